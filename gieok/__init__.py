@@ -1,0 +1,54 @@
+"""gieok (기억): long-term memory for AI agents — offline, one SQLite file, Korean and English.
+
+>>> from gieok import Memory
+"""
+
+from gieok.errors import (
+    BankNotFoundError,
+    BlockedContentError,
+    ConfigError,
+    EmbedderMismatchError,
+    FileFormatError,
+    GieokError,
+    InputError,
+    InvalidMessageError,
+    InvalidTimeError,
+    MemoryNotFoundError,
+    MissingExtensionError,
+    NotFoundError,
+    SourceNotFoundError,
+    StoreError,
+    UnknownProviderError,
+)
+from gieok.memory import AsyncMemory, Memory
+from gieok.records import BankInfo, ChannelHit, Message, Recall, RecalledMemory, RetainResult, SourceInfo
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AsyncMemory",
+    "BankInfo",
+    "BankNotFoundError",
+    "BlockedContentError",
+    "ChannelHit",
+    "ConfigError",
+    "EmbedderMismatchError",
+    "FileFormatError",
+    "GieokError",
+    "InputError",
+    "InvalidMessageError",
+    "InvalidTimeError",
+    "Memory",
+    "MemoryNotFoundError",
+    "Message",
+    "MissingExtensionError",
+    "NotFoundError",
+    "Recall",
+    "RecalledMemory",
+    "RetainResult",
+    "SourceInfo",
+    "SourceNotFoundError",
+    "StoreError",
+    "UnknownProviderError",
+    "__version__",
+]

@@ -1,0 +1,203 @@
+"""Retain: source in, facts out.
+
+Two phases keep the single write lock short: first everything that can fail or is slow happens
+outside the database (validation, redaction, chunking, extraction, embedding); then one write
+transaction stores the verbatim source, the chunks, the facts and their index rows together. Bad
+input fails in the first phase, so nothing already stored is touched.
+
+Conversations: each message is its own chunk (hash of speaker, time and text), so re-retaining a
+conversation skips messages already stored and re-extracts only changed ones. Documents: chunks at
+paragraph boundaries, matched by SHA-256 with the chunks stored for the same ``document_id``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gieok.engine._time import to_datetime
+from gieok.errors import InvalidMessageError
+from gieok.extract import chunk_document, facts_from_text
+from gieok.providers.embedders import Embedder
+from gieok.records import Message, NewFact, RetainResult
+from gieok.settings import Settings
+from gieok.store.protocol import BankRow, Store
+from gieok.text.terms import keyword_terms
+from gieok.text.tokens import count_tokens
+
+__all__ = ["normalize_messages", "retain_messages", "retain_document", "AGENT_SPEAKERS"]
+
+AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
+Progress = Callable[[int], None] | None
+
+
+@dataclass
+class _PlannedChunk:
+    sha256: str
+    text: str
+    message_ids: list[str]
+    facts: list[NewFact] = field(default_factory=list)
+    message: Message | None = None
+    keep_chunk_id: int | None = None  # an unchanged stored chunk that is kept as it is
+
+
+def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[Message]:
+    """Validate caller messages; raise InvalidMessageError naming the bad one before anything is stored."""
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise InvalidMessageError("messages must be a list of {'id', 'speaker', 'text', 'timestamp'} objects")
+    out: list[Message] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(messages):
+        if isinstance(raw, Message):
+            raw = {"id": raw.id, "speaker": raw.speaker, "text": raw.text, "timestamp": raw.timestamp}
+        if not isinstance(raw, Mapping):
+            raise InvalidMessageError(f"message #{i} is a {type(raw).__name__}, expected an object with 'text'")
+        text = raw.get("text", raw.get("content"))
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidMessageError(f"message #{i} ({raw.get('id', 'no id')}) has no text: give it a non-empty 'text'")
+        speaker = raw.get("speaker", raw.get("role")) or "user"
+        if not isinstance(speaker, str):
+            raise InvalidMessageError(f"message #{i}: 'speaker' must be a string")
+        timestamp = raw.get("timestamp")
+        if timestamp is not None:
+            try:
+                timestamp = to_datetime(timestamp, f"timestamp of message #{i}").isoformat()
+            except Exception as exc:
+                raise InvalidMessageError(str(exc)) from None
+        message_id = raw.get("id")
+        if message_id is None:
+            digest = hashlib.sha256(f"{speaker}\x00{timestamp}\x00{text}".encode()).hexdigest()
+            message_id = "m-" + digest[:16]
+        message_id = str(message_id)
+        if message_id in seen:
+            raise InvalidMessageError(f"message id {message_id!r} appears twice in one retain call")
+        seen.add(message_id)
+        out.append(Message(message_id, speaker, text, timestamp))
+    if not out:
+        raise InvalidMessageError("messages is empty: give at least one message")
+    return out
+
+
+def _embed_text(text: str, speaker: str | None, when: str | None) -> str:
+    # The vector sees who said it and when; the stored fact text stays as said.
+    prefix = f"[{when[:10]}] " if when else ""
+    return f"{prefix}{speaker}: {text}" if speaker else f"{prefix}{text}"
+
+
+def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str]) -> NewFact:
+    dt = to_datetime(when) if when else None
+    return NewFact(
+        text=text,
+        embed_text=_embed_text(text, speaker, when),
+        terms=keyword_terms(text),
+        kind="experience" if speaker and speaker.lower() in AGENT_SPEAKERS else "world",
+        speaker=speaker,
+        message_ids=message_ids,
+        mentioned_at=dt.timestamp() if dt else None,
+        utc_offset=int(dt.utcoffset().total_seconds() // 60) if dt and dt.utcoffset() is not None else None,
+        tokens=count_tokens(text),
+    )
+
+
+def _sha(*parts: str | None) -> str:
+    return hashlib.sha256("\x00".join(p or "" for p in parts).encode("utf-8")).hexdigest()
+
+
+def _embed_all(embedder: Embedder, chunks: list[_PlannedChunk], progress: Progress) -> list[np.ndarray]:
+    texts = [f.embed_text for c in chunks for f in c.facts]
+    vectors = embedder.embed(texts, "document", progress=progress) if texts else np.zeros((0, embedder.dim))
+    out, i = [], 0
+    for c in chunks:
+        out.append(vectors[i : i + len(c.facts)])
+        i += len(c.facts)
+    return out
+
+
+def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: Settings,
+                    messages: list[Message], source_external_id: str,
+                    progress: Progress = None, on_total: Callable[[int], None] | None = None) -> RetainResult:
+    existing = store.existing_messages(bank.id, [m.id for m in messages])
+    planned: list[_PlannedChunk] = []
+    changed: list[Message] = []
+    skipped = 0
+    for m in messages:
+        old = existing.get(m.id)
+        if old is not None and old[1] == m.text:
+            skipped += 1
+            continue
+        if old is not None:
+            changed.append(m)
+        chunk = _PlannedChunk(_sha(m.speaker, m.timestamp, m.text), m.text, [m.id], message=m)
+        for a, b in facts_from_text(m.text, settings.max_fact_chars):
+            chunk.facts.append(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id]))
+        planned.append(chunk)
+    if on_total:
+        on_total(sum(len(c.facts) for c in planned))
+    vectors = _embed_all(embedder, planned, progress)
+
+    added = removed = 0
+    with store.write():
+        row = store.get_source_row(bank.id, source_external_id)
+        if row is not None and row[1] != "conversation":
+            raise InvalidMessageError(f"source {source_external_id!r} is a document; retain messages under another id")
+        source_id = store.upsert_source(bank.id, source_external_id, "conversation", None, {})
+        position = store.next_message_position(source_id)
+        for chunk, chunk_vectors in zip(planned, vectors):
+            message = chunk.message
+            assert message is not None
+            if message in changed:
+                owner = existing[message.id][0]
+                removed += store.delete_chunks(bank.id, store.chunk_ids_for_message(bank.id, owner, message.id))
+                store.update_message_text(bank.id, message.id, message.text)
+                target_source = owner
+            else:
+                store.add_message(bank.id, source_id, message, position)
+                position += 1
+                target_source = source_id
+            chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
+            added += len(store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors))
+    return RetainResult(bank.name, source_external_id, added, removed, len(messages), skipped)
+
+
+def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, text: str,
+                    document_id: str, timestamp: str | None, metadata: Mapping[str, Any],
+                    progress: Progress = None, on_total: Callable[[int], None] | None = None) -> RetainResult:
+    row = store.get_source_row(bank.id, document_id)
+    if row is not None and row[1] != "document":
+        raise InvalidMessageError(f"source {document_id!r} is a conversation; retain the document under another id")
+    stored = {c.sha256: c for c in store.chunks_of(row[0])} if row else {}
+    spans = chunk_document(text, settings.chunk_chars)
+    planned: list[_PlannedChunk] = []
+    for a, b in spans:
+        piece = text[a:b]
+        sha = _sha(piece)
+        chunk = _PlannedChunk(sha, piece, [])
+        if sha in stored:
+            chunk.keep_chunk_id = stored.pop(sha).id
+        else:
+            for fa, fb in facts_from_text(piece, max(200, settings.max_fact_chars // 2)):
+                chunk.facts.append(_make_fact(piece[fa:fb], None, timestamp, []))
+        planned.append(chunk)
+    if on_total:
+        on_total(sum(len(c.facts) for c in planned))
+    vectors = _embed_all(embedder, planned, progress)
+    meta = dict(metadata)
+    if timestamp:
+        meta["timestamp"] = timestamp
+    added = removed = skipped = 0
+    with store.write():
+        source_id = store.upsert_source(bank.id, document_id, "document", text, meta)
+        removed = store.delete_chunks(bank.id, [c.id for c in stored.values()])
+        for position, (chunk, chunk_vectors) in enumerate(zip(planned, vectors)):
+            if chunk.keep_chunk_id is not None:
+                store.set_chunk_position(chunk.keep_chunk_id, position)
+                skipped += 1
+                continue
+            chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [])
+            added += len(store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors))
+    return RetainResult(bank.name, document_id, added, removed, len(planned), skipped)
+

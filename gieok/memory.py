@@ -1,0 +1,220 @@
+"""The public library API: ``Memory`` (sync) and ``AsyncMemory`` (async twin).
+
+``Memory`` owns one store (a SQLite file), one embedder for new banks and the settings. Adapters
+(CLI, HTTP, MCP) only call these methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime, timezone
+from typing import Any
+
+from gieok.engine import recall as _recall
+from gieok.engine import retain as _retain
+from gieok.engine._time import to_datetime
+from gieok.errors import (
+    BankNotFoundError,
+    EmbedderMismatchError,
+    InputError,
+    MemoryNotFoundError,
+    SourceNotFoundError,
+)
+from gieok.providers import create as create_provider
+from gieok.providers.embedders import Embedder
+from gieok.records import BankInfo, Message, Recall, RecalledMemory, RetainResult, SourceInfo
+from gieok.settings import resolve_settings
+from gieok.store.protocol import BankRow, Store
+from gieok.store.sqlite import SQLiteStore
+
+__all__ = ["Memory", "AsyncMemory"]
+
+TimeLike = str | datetime | date
+Progress = Callable[[int], None] | None
+
+
+class Memory:
+    """Long-term memory on one SQLite file.
+
+    >>> with Memory("memories.db") as mem:                        # doctest: +SKIP
+    ...     mem.retain("alice", messages=[{"id": "m1", "speaker": "alice", "text": "나 땅콩 알레르기 있어"}])
+    ...     mem.recall("alice", "Can I eat peanut cookies?").memories[0].text
+    """
+
+    def __init__(self, path: str = "gieok.db", *, embedder: str | Embedder | None = None,
+                 store: Store | None = None, **settings: Any) -> None:
+        self.settings = resolve_settings(settings)
+        self._embedder_spec = embedder if embedder is not None else self.settings.embedder
+        self._embedders: dict[str, Embedder] = {}
+        self._embedders_lock = threading.Lock()
+        if isinstance(self._embedder_spec, Embedder):
+            self._embedders[self._embedder_spec.model_id] = self._embedder_spec
+        self.store: Store = store if store is not None else SQLiteStore(path)
+        self.path = self.store.path
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- helpers -----------------------------------------------------------------------------
+    @property
+    def embedder_id(self) -> str:
+        spec = self._embedder_spec
+        return spec.model_id if isinstance(spec, Embedder) else str(spec)
+
+    def _embedder(self, model_id: str) -> Embedder:
+        with self._embedders_lock:
+            if model_id not in self._embedders:
+                self._embedders[model_id] = create_provider("embedder", model_id)
+            return self._embedders[model_id]
+
+    def _bank(self, name: str) -> BankRow:
+        _check_bank_name(name)
+        bank = self.store.get_bank(name)
+        if bank is None:
+            raise BankNotFoundError(name)
+        if bank.embedder != self.embedder_id:
+            raise EmbedderMismatchError(name, bank.embedder, self.embedder_id)
+        return bank
+
+    def _bank_for_write(self, name: str) -> BankRow:
+        _check_bank_name(name)
+        bank = self.store.get_bank(name)
+        if bank is None:
+            embedder = self._embedder(self.embedder_id)
+            with self.store.write():
+                bank = self.store.get_bank(name) or self.store.create_bank(name, embedder.model_id, embedder.dim)
+        if bank.embedder != self.embedder_id:
+            raise EmbedderMismatchError(name, bank.embedder, self.embedder_id)
+        return bank
+
+    # -- retain ------------------------------------------------------------------------------
+    def retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
+               text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
+               metadata: Mapping[str, Any] | None = None, progress: Progress = None,
+               on_total: Callable[[int], None] | None = None) -> RetainResult:
+        """Store a conversation (``messages``) or a document (``text``) verbatim and extract facts.
+
+        ``document_id`` names the source; re-retaining the same id re-processes only what changed.
+        ``progress(n)`` is called as facts are embedded, after ``on_total(total)``.
+        """
+        if (messages is None) == (text is None):
+            raise InputError("retain needs exactly one of messages=[...] or text='...'")
+        if document_id is not None and (not isinstance(document_id, str) or not document_id.strip()):
+            raise InputError("document_id must be a non-empty string")
+        if messages is not None:
+            normalized = _retain.normalize_messages(messages)
+            if timestamp is not None:
+                default_ts = to_datetime(timestamp, "timestamp").isoformat()
+                normalized = [m if m.timestamp else Message(m.id, m.speaker, m.text, default_ts) for m in normalized]
+            source_id = document_id or f"conversation-{normalized[0].id}"
+            row = self._bank_for_write(bank)
+            return _retain.retain_messages(self.store, row, self._embedder(row.embedder), self.settings,
+                                           normalized, source_id, progress, on_total)
+        assert text is not None
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("text is empty: give the document's text")
+        ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
+        doc_id = document_id or "doc-" + _retain._sha(text)[:16]
+        row = self._bank_for_write(bank)
+        return _retain.retain_document(self.store, row, self._embedder(row.embedder), self.settings, text,
+                                       doc_id, ts, metadata or {}, progress, on_total)
+
+    # -- recall ------------------------------------------------------------------------------
+    def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
+               now: TimeLike | None = None) -> Recall:
+        """The memories ``query`` needs, best first; at most ``max_tokens`` tokens / ``limit`` items."""
+        if not isinstance(query, str) or not query.strip():
+            raise InputError("query is empty: ask something")
+        if max_tokens is not None and max_tokens <= 0:
+            raise InputError("max_tokens must be positive")
+        if limit is not None and limit <= 0:
+            raise InputError("limit must be positive")
+        row = self._bank(bank)
+        when = to_datetime(now, "now") if now is not None else datetime.now(timezone.utc)
+        return _recall.recall(self.store, row, self._embedder(row.embedder), self.settings, query,
+                              now=when, max_tokens=max_tokens, limit=limit)
+
+    # -- inspection --------------------------------------------------------------------------
+    def banks(self) -> list[BankInfo]:
+        return self.store.list_banks()
+
+    def sources(self, bank: str) -> list[SourceInfo]:
+        row = self._bank(bank)
+        return self.store.list_sources(row.id, row.name)
+
+    def source(self, bank: str, source_id: str) -> SourceInfo:
+        row = self._bank(bank)
+        found = self.store.get_source(row.id, row.name, source_id)
+        if found is None:
+            raise SourceNotFoundError(source_id)
+        return found
+
+    def get(self, bank: str, memory_id: str) -> RecalledMemory:
+        row = self._bank(bank)
+        fact_id = _recall.fact_id_of(memory_id)
+        facts = self.store.get_facts(row.id, [fact_id]) if fact_id is not None else []
+        if not facts:
+            raise MemoryNotFoundError(memory_id)
+        return _recall.fact_to_memory(facts[0], 0.0, {})
+
+    def delete_bank(self, bank: str) -> dict[str, int]:
+        """Delete a bank and everything in it; returns how many rows of each kind went."""
+        _check_bank_name(bank)
+        row = self.store.get_bank(bank)
+        if row is None:
+            raise BankNotFoundError(bank)
+        with self.store.write():
+            return self.store.delete_bank(row.id)
+
+
+def _check_bank_name(name: str) -> None:
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("bank must be a non-empty string, e.g. 'alice'")
+
+
+class AsyncMemory:
+    """The async twin of :class:`Memory`: the same methods, run in a worker thread."""
+
+    def __init__(self, path: str = "gieok.db", **kwargs: Any) -> None:
+        self._sync = Memory(path, **kwargs)
+        self.path = self._sync.path
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._sync.close)
+
+    async def retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None,
+                     **kwargs: Any) -> RetainResult:
+        return await asyncio.to_thread(self._sync.retain, bank, messages, **kwargs)
+
+    async def recall(self, bank: str, query: str, **kwargs: Any) -> Recall:
+        return await asyncio.to_thread(self._sync.recall, bank, query, **kwargs)
+
+    async def banks(self) -> list[BankInfo]:
+        return await asyncio.to_thread(self._sync.banks)
+
+    async def sources(self, bank: str) -> list[SourceInfo]:
+        return await asyncio.to_thread(self._sync.sources, bank)
+
+    async def source(self, bank: str, source_id: str) -> SourceInfo:
+        return await asyncio.to_thread(self._sync.source, bank, source_id)
+
+    async def get(self, bank: str, memory_id: str) -> RecalledMemory:
+        return await asyncio.to_thread(self._sync.get, bank, memory_id)
+
+    async def delete_bank(self, bank: str) -> dict[str, int]:
+        return await asyncio.to_thread(self._sync.delete_bank, bank)

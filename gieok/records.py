@@ -1,0 +1,168 @@
+"""Plain data records shared by the engine, the store and the public API."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+__all__ = [
+    "Message",
+    "BankInfo",
+    "SourceInfo",
+    "NewFact",
+    "FactRow",
+    "ChannelHit",
+    "RecalledMemory",
+    "Recall",
+    "RetainResult",
+]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a conversation, as the caller gave it (after redaction)."""
+
+    id: str
+    speaker: str
+    text: str
+    timestamp: str | None = None
+
+
+@dataclass(frozen=True)
+class BankInfo:
+    name: str
+    embedder: str
+    dim: int
+    created_at: datetime
+    sources: int = 0
+    facts: int = 0
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    id: str
+    bank: str
+    kind: str
+    created_at: datetime
+    updated_at: datetime
+    messages: list[Message] = field(default_factory=list)
+    text: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class NewFact:
+    """A fact ready to be written (engine → store)."""
+
+    text: str
+    embed_text: str
+    terms: tuple[str, ...]
+    kind: str = "world"
+    speaker: str | None = None
+    message_ids: list[str] = field(default_factory=list)
+    occurred_start: float | None = None
+    occurred_end: float | None = None
+    mentioned_at: float | None = None
+    utc_offset: int | None = None
+    importance: float = 0.5
+    pinned: bool = False
+    decay_class: str = "stable"
+    expires_at: float | None = None
+    tokens: int = 0
+
+
+@dataclass(frozen=True)
+class FactRow:
+    """A stored fact (store → engine)."""
+
+    id: int
+    bank_id: int
+    source_id: int
+    source_external_id: str
+    chunk_id: int
+    text: str
+    kind: str
+    speaker: str | None
+    message_ids: list[str]
+    occurred_start: float | None
+    occurred_end: float | None
+    mentioned_at: float | None
+    utc_offset: int | None
+    valid_from: float | None
+    valid_to: float | None
+    importance: float
+    pinned: bool
+    decay_class: str
+    expires_at: float | None
+    tokens: int
+
+
+@dataclass(frozen=True)
+class ChannelHit:
+    """Where one channel ranked a memory (rank 1 = best) and its raw score."""
+
+    rank: int
+    score: float
+
+
+@dataclass
+class RecalledMemory:
+    id: str
+    text: str
+    score: float
+    kind: str
+    type: str
+    source_id: str
+    source_ids: list[str]
+    speaker: str | None
+    occurred_start: datetime | None
+    occurred_end: datetime | None
+    mentioned_at: datetime | None
+    channels: dict[str, ChannelHit]
+    tokens: int
+
+    @property
+    def occurred_at(self) -> datetime | None:
+        return self.occurred_start or self.mentioned_at
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for key in ("occurred_start", "occurred_end", "mentioned_at"):
+            value = getattr(self, key)
+            d[key] = value.isoformat() if value else None
+        return d
+
+
+@dataclass
+class Recall:
+    query: str
+    bank: str
+    memories: list[RecalledMemory]
+    total_tokens: int
+    max_tokens: int | None
+    now: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "bank": self.bank,
+            "now": self.now.isoformat(),
+            "max_tokens": self.max_tokens,
+            "total_tokens": self.total_tokens,
+            "memories": [m.to_dict() for m in self.memories],
+        }
+
+
+@dataclass(frozen=True)
+class RetainResult:
+    bank: str
+    source_id: str
+    facts_added: int
+    facts_removed: int
+    chunks_total: int
+    chunks_skipped: int
+    redactions: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

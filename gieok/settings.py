@@ -1,0 +1,81 @@
+"""Settings in one declarative table: name, default, type, help.
+
+The same table drives ``Memory(**settings)`` keyword arguments, ``GIEOK_<NAME>`` environment
+variables, the CLI's ``--set name=value`` option and the settings section of the README (a test fails
+when they drift). Unknown names are refused, never ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gieok.errors import ConfigError
+
+__all__ = ["Setting", "SETTINGS", "Settings", "resolve_settings"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: Any
+    type: type
+    help: str
+
+    @property
+    def env(self) -> str:
+        return "GIEOK_" + self.name.upper()
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("embedder", "e5-small", str, "embedder provider for new banks (`e5-small`, `use-multilingual`, or a plugin)"),
+    Setting("rrf_k", 60, int, "the k of Reciprocal Rank Fusion: score = sum of weight / (k + rank)"),
+    Setting("candidates", 100, int, "how many candidates each recall channel contributes before fusion"),
+    Setting("semantic_weight", 1.0, float, "RRF weight of the semantic (vector) channel"),
+    Setting("keyword_weight", 1.0, float, "RRF weight of the keyword (BM25) channel"),
+    Setting("default_limit", 20, int, "memories returned by recall when neither limit nor max_tokens is given"),
+    Setting("max_fact_chars", 600, int, "a message longer than this is split into sentence-group facts"),
+    Setting("chunk_chars", 1500, int, "target size of a document chunk, in characters"),
+)
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def _coerce(setting: Setting, value: Any, origin: str) -> Any:
+    if isinstance(value, setting.type) and not (setting.type is int and isinstance(value, bool)):
+        return value
+    try:
+        if setting.type is float and isinstance(value, int):
+            return float(value)
+        if isinstance(value, str):
+            return setting.type(value.strip())
+    except ValueError:
+        pass
+    raise ConfigError(f"setting {setting.name!r} from {origin} must be {setting.type.__name__}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    values: Mapping[str, Any]
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def resolve_settings(overrides: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """Defaults, then ``GIEOK_*`` environment variables, then explicit overrides."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        values[setting.name] = setting.default
+        if setting.env in env:
+            values[setting.name] = _coerce(setting, env[setting.env], f"${setting.env}")
+    for name, value in (overrides or {}).items():
+        if name not in _BY_NAME:
+            raise ConfigError(f"unknown setting {name!r}: known settings are {', '.join(sorted(_BY_NAME))}")
+        values[name] = _coerce(_BY_NAME[name], value, "arguments")
+    return Settings(values)

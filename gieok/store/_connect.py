@@ -1,0 +1,58 @@
+"""Open SQLite with FTS5 and sqlite-vec, or fail saying what is missing.
+
+The pyenv Pythons common on servers cannot load extensions, so ``pysqlite3`` (a wheel with its own
+SQLite) comes first; the standard ``sqlite3`` is used only when it can load extensions.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from gieok.errors import MissingExtensionError
+
+__all__ = ["sqlite_module", "open_connection"]
+
+
+def sqlite_module() -> ModuleType:
+    try:
+        import pysqlite3.dbapi2 as mod  # type: ignore[import-not-found]
+
+        return mod
+    except ImportError:
+        import sqlite3 as mod
+
+        if not hasattr(mod.Connection, "enable_load_extension"):
+            raise MissingExtensionError(
+                f"this Python's sqlite3 (SQLite {mod.sqlite_version}) cannot load extensions and "
+                "pysqlite3 is not installed: `pip install pysqlite3-binary`"
+            ) from None
+        return mod
+
+
+def open_connection(path: str, *, check_same_thread: bool = False) -> Any:
+    mod = sqlite_module()
+    conn = mod.connect(path, isolation_level=None, check_same_thread=check_same_thread, timeout=30.0)
+    try:
+        import sqlite_vec
+
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+    except Exception as exc:
+        conn.close()
+        raise MissingExtensionError(
+            f"cannot load the sqlite-vec extension into SQLite {mod.sqlite_version}: {exc}; "
+            "install it with `pip install sqlite-vec`"
+        ) from exc
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.gieok_fts5_probe USING fts5(x)")
+        conn.execute("DROP TABLE temp.gieok_fts5_probe")
+    except Exception as exc:
+        conn.close()
+        raise MissingExtensionError(
+            f"SQLite {mod.sqlite_version} was built without FTS5; install `pysqlite3-binary`"
+        ) from exc
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA busy_timeout = 30000")
+    return conn

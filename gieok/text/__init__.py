@@ -1,0 +1,1 @@
+"""Text components: Korean morphology, keyword terms, sentences, token counts."""
