@@ -58,6 +58,7 @@ class NewFact:
     text: str
     embed_text: str
     terms: tuple[str, ...]
+    context_terms: tuple[str, ...] = ()
     kind: str = "world"
     speaker: str | None = None
     message_ids: list[str] = field(default_factory=list)

@@ -35,6 +35,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("candidates", 100, int, "how many candidates each recall channel contributes before fusion"),
     Setting("semantic_weight", 1.0, float, "RRF weight of the semantic (vector) channel"),
     Setting("keyword_weight", 1.0, float, "RRF weight of the keyword (BM25) channel"),
+    Setting("keyword_context_weight", 0.3, float,
+            "BM25 weight of the terms of the message a fact answers, relative to the fact's own terms"),
     Setting("default_limit", 20, int, "memories returned by recall when neither limit nor max_tokens is given"),
     Setting("max_fact_chars", 600, int, "a message longer than this is split into sentence-group facts"),
     Setting("chunk_chars", 1500, int, "target size of a document chunk, in characters"),

@@ -61,7 +61,7 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     pool = settings.candidates
     rankings = {
         "semantic": store.vector_search(bank.id, bank.dim, embedder.embed_query(query), pool),
-        "keyword": store.keyword_search(bank.id, keyword_terms(query), pool),
+        "keyword": store.keyword_search(bank.id, keyword_terms(query), pool, settings.keyword_context_weight),
     }
     weights = {"semantic": settings.semantic_weight, "keyword": settings.keyword_weight}
     fused = rrf_fuse(rankings, k=settings.rrf_k, weights=weights)

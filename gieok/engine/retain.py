@@ -82,18 +82,22 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
     return out
 
 
-def _embed_text(text: str, speaker: str | None, when: str | None) -> str:
-    # The vector sees who said it and when; the stored fact text stays as said.
-    prefix = f"[{when[:10]}] " if when else ""
-    return f"{prefix}{speaker}: {text}" if speaker else f"{prefix}{text}"
+def _embed_text(text: str, speaker: str | None, context: str | None) -> str:
+    # The vector sees who said it and the message it answers ("Yes, twice!" means little alone);
+    # the stored fact text stays as said. Dates are left out: measured on LoCoMo, a date prefix
+    # lowers dense recall (R@10 0.686 -> 0.657); time is the temporal channel's job.
+    said = f"{speaker}: {text}" if speaker else text
+    return f"{context}\n{said}" if context else said
 
 
-def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str]) -> NewFact:
+def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str],
+               context: str | None = None) -> NewFact:
     dt = to_datetime(when) if when else None
     return NewFact(
         text=text,
-        embed_text=_embed_text(text, speaker, when),
-        terms=keyword_terms(text),
+        embed_text=_embed_text(text, speaker, context),
+        terms=keyword_terms(f"{speaker} {text}" if speaker else text),
+        context_terms=keyword_terms(context) if context else (),
         kind="experience" if speaker and speaker.lower() in AGENT_SPEAKERS else "world",
         speaker=speaker,
         message_ids=message_ids,
@@ -124,16 +128,20 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
     planned: list[_PlannedChunk] = []
     changed: list[Message] = []
     skipped = 0
+    previous = store.last_message(bank.id, source_external_id)
     for m in messages:
         old = existing.get(m.id)
         if old is not None and old[1] == m.text:
             skipped += 1
+            previous = m
             continue
         if old is not None:
             changed.append(m)
         chunk = _PlannedChunk(_sha(m.speaker, m.timestamp, m.text), m.text, [m.id], message=m)
         for a, b in facts_from_text(m.text, settings.max_fact_chars):
-            chunk.facts.append(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id]))
+            context = f"{previous.speaker}: {previous.text}" if previous else None
+            chunk.facts.append(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context))
+        previous = m
         planned.append(chunk)
     if on_total:
         on_total(sum(len(c.facts) for c in planned))

@@ -159,7 +159,7 @@ class SQLiteStore:
             (name, embedder, dim, time.time()),
         )
         bank_id = int(cur.lastrowid)
-        conn.execute(f"CREATE VIRTUAL TABLE {_fts_table(bank_id)} USING fts5(terms, tokenize='unicode61 remove_diacritics 0')")
+        conn.execute(f"CREATE VIRTUAL TABLE {_fts_table(bank_id)} USING fts5(terms, context, tokenize='unicode61 remove_diacritics 0')")
         conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {_vec_table(dim)} USING vec0("
             f"bank_id integer partition key, embedding float[{int(dim)}] distance_metric=cosine)"
@@ -260,6 +260,14 @@ class SQLiteStore:
                 out[ext] = (int(source_id), text)
         return out
 
+    def last_message(self, bank_id: int, source_external_id: str) -> Message | None:
+        row = self._conn().execute(
+            "SELECT m.external_id, m.speaker, m.text, m.timestamp FROM messages m JOIN sources s ON s.id = m.source_id "
+            "WHERE s.bank_id = ? AND s.external_id = ? ORDER BY m.position DESC LIMIT 1",
+            (bank_id, source_external_id),
+        ).fetchone()
+        return Message(row[0], row[1] or "", row[2], row[3]) if row else None
+
     def next_message_position(self, source_id: int) -> int:
         row = self._conn().execute("SELECT COALESCE(MAX(position), -1) FROM messages WHERE source_id = ?", (source_id,)).fetchone()
         return int(row[0]) + 1
@@ -342,7 +350,10 @@ class SQLiteStore:
                 ),
             )
             fact_id = int(cur.lastrowid)
-            conn.execute(f"INSERT INTO {_fts_table(bank_id)} (rowid, terms) VALUES (?, ?)", (fact_id, " ".join(fact.terms)))
+            conn.execute(
+                f"INSERT INTO {_fts_table(bank_id)} (rowid, terms, context) VALUES (?, ?, ?)",
+                (fact_id, " ".join(fact.terms), " ".join(fact.context_terms)),
+            )
             conn.execute(
                 f"INSERT INTO {_vec_table(dim)} (rowid, bank_id, embedding) VALUES (?, ?, ?)",
                 (fact_id, bank_id, np.asarray(vector, dtype=np.float32).tobytes()),
@@ -379,14 +390,21 @@ class SQLiteStore:
             yield int(fact_id)
 
     # -- channels ----------------------------------------------------------------------------
-    def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
-        """Okapi BM25 (FTS5 ``bm25()``), best first; scores returned positive (higher = better)."""
+    def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
+                       context_weight: float = 0.0) -> list[tuple[int, float]]:
+        """Okapi BM25 (FTS5 ``bm25()``), best first; scores returned positive (higher = better).
+
+        The ``context`` column (terms of the message a fact answers) counts ``context_weight`` times
+        as much as the fact's own terms; at 0 it is not searched at all."""
         query = _fts_query(terms)
         if not query:
             return []
+        table = _fts_table(bank_id)
+        if context_weight <= 0:
+            query = "terms : (" + query + ")"
         rows = self._conn().execute(
-            f"SELECT rowid, bm25({_fts_table(bank_id)}) AS s FROM {_fts_table(bank_id)} "
-            f"WHERE {_fts_table(bank_id)} MATCH ? ORDER BY s LIMIT ?", (query, limit),
+            f"SELECT rowid, bm25({table}, 1.0, ?) AS s FROM {table} WHERE {table} MATCH ? ORDER BY s LIMIT ?",
+            (float(context_weight), query, limit),
         ).fetchall()
         return [(int(r[0]), -float(r[1])) for r in rows]
 

@@ -1,0 +1,33 @@
+"""Memory defense: keep secrets and personal identifiers out of everything gieok stores.
+
+Retain calls :func:`redact` on every item before it is chunked, extracted, embedded or indexed, then
+:func:`enforce` to refuse items a "block" policy forbids. Redaction is on by default for every type in
+:data:`REDACTION_TYPES`, Korean and English alike::
+
+    >>> from gieok.defense import redact
+    >>> redact("번호는010-1234-5678이야").text
+    '번호는[REDACTED:kr_phone]이야'
+
+Design, in one breath: each type is a detector (a substring trigger plus a compiled pattern plus an
+arithmetic or context check), detectors run in priority order and the most specific wins an overlap,
+boundaries are ASCII so values glued to Hangul are still found, and results carry positions and keyed
+fingerprints but never the values themselves.
+"""
+
+from gieok.defense._catalog import REDACTION_TYPES
+from gieok.defense._redact import AuditEntry, RedactionResult, Span, enforce, placeholder, redact
+from gieok.defense.policy import DEFAULT_POLICY, REDACTION_ACTIONS, Action, RedactionPolicy
+
+__all__ = [
+    "Action",
+    "AuditEntry",
+    "DEFAULT_POLICY",
+    "REDACTION_ACTIONS",
+    "REDACTION_TYPES",
+    "RedactionPolicy",
+    "RedactionResult",
+    "Span",
+    "enforce",
+    "placeholder",
+    "redact",
+]
