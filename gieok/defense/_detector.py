@@ -23,10 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
+    "Accept",
     "Hit",
     "Detector",
     "ScanContext",
     "anchor_key",
+    "gate_bytes",
     "regex_detector",
     "value_span",
     "WORD_BEFORE",
@@ -68,21 +70,28 @@ class ScanContext:
     """The text being scanned plus work shared by the detectors, each done at most once per text.
 
     ``folded`` is the text projected to one byte per character (non-ASCII becomes '?') and lowered:
-    offsets are unchanged, ASCII anchors are found case-insensitively in a single ``bytes.find``
-    pass, and bytes scan faster than a string holding Hangul.
+    offsets are unchanged, ASCII anchors are found case-insensitively with ``bytes`` searches, and
+    bytes scan faster than a string holding Hangul. ``present`` answers, for every anchor of every
+    detector at once, whether it occurs at all, so detectors with nothing to anchor on cost nothing.
     """
 
-    __slots__ = ("text", "_wide_pattern", "_folded", "_occurrences", "_numeric", "_absent")
+    __slots__ = ("text", "_ascii_groups", "_wide_pattern", "_folded", "_present", "_occurrences", "_numeric")
 
-    def __init__(self, text: str, wide_pattern: re.Pattern[str] | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        ascii_groups: tuple[tuple[bytes, tuple[bytes, ...]], ...] = (),
+        wide_pattern: re.Pattern[str] | None = None,
+    ) -> None:
         self.text = text
+        self._ascii_groups = ascii_groups  # (gate bytes, anchors containing exactly those gate bytes)
         # One alternation of every non-ASCII anchor ("비밀", "여권", …): a single regex pass over the
         # text beats one str.find pass per Korean word.
         self._wide_pattern = wide_pattern
         self._folded: bytes | None = None
+        self._present: set[bytes | str] | None = None
         self._occurrences: dict[bytes | str, list[int]] = {}
         self._numeric: list[tuple[int, int]] | None = None
-        self._absent: dict[int, bool] = {}
 
     @property
     def folded(self) -> bytes:
@@ -90,45 +99,39 @@ class ScanContext:
             self._folded = self.text.encode("ascii", "replace").lower()
         return self._folded
 
+    @property
+    def present(self) -> set[bytes | str]:
+        """Anchor keys that occur in the text."""
+        if self._present is None:
+            folded = self.folded
+            present: set[bytes | str] = set()
+            for gates, keys in self._ascii_groups:
+                # One memchr per gate byte ('_', '-', ':') rules out every anchor containing it.
+                if all(byte in folded for byte in gates):
+                    present.update(key for key in keys if key in folded)
+            if self._wide_pattern is not None and not self.text.isascii():  # isascii() is O(1)
+                for match in self._wide_pattern.finditer(self.text):
+                    word = match.group()
+                    present.add(word)
+                    self._occurrences.setdefault(word, []).append(match.start())
+            self._present = present
+        return self._present
+
     def occurrences(self, key: bytes | str) -> list[int]:
         """Start offsets of an anchor key (see :func:`anchor_key`)."""
+        present = self.present  # computing it also records where the non-ASCII anchors are
         found = self._occurrences.get(key)
-        if found is not None:
-            return found
-        if isinstance(key, str):
-            self._find_wide()
-            return self._occurrences.setdefault(key, [])
-        found = []
-        if not self._gated_out(key):
-            folded = self.folded
-            find = folded.find
-            at = find(key)
-            while at != -1:
-                found.append(at)
-                at = find(key, at + 1)
-        self._occurrences[key] = found
+        if found is None:
+            found = []
+            if key in present:  # an ASCII anchor: non-ASCII ones were all recorded above
+                assert isinstance(key, bytes)
+                find = self.folded.find
+                at = find(key)
+                while at != -1:
+                    found.append(at)
+                    at = find(key, at + 1)
+            self._occurrences[key] = found
         return found
-
-    def _gated_out(self, key: bytes) -> bool:
-        """True when the key holds a byte the text lacks: one memchr answers for every anchor with an
-        '_', '-' or ':' in it, which is most provider prefixes."""
-        for byte in _GATE_BYTES:
-            if byte in key:
-                absent = self._absent.get(byte)
-                if absent is None:
-                    absent = self._absent[byte] = byte not in self.folded
-                if absent:
-                    return True
-        return False
-
-    def _find_wide(self) -> None:
-        if self._wide_pattern is None or self.text.isascii():  # isascii() is O(1) on str
-            self._wide_pattern = None
-            return
-        pattern, self._wide_pattern = self._wide_pattern, None
-        occurrences = self._occurrences
-        for match in pattern.finditer(self.text):
-            occurrences.setdefault(match.group(), []).append(match.start())
 
     def numeric_windows(self) -> list[tuple[int, int]]:
         if self._numeric is None:
@@ -147,6 +150,10 @@ class ScanContext:
 def anchor_key(anchor: str) -> bytes | str:
     """ASCII anchors are searched lowered in the folded bytes (case-insensitive); others verbatim."""
     return anchor.lower().encode("ascii") if anchor.isascii() else anchor
+
+
+def gate_bytes(key: bytes) -> bytes:
+    return bytes(byte for byte in _GATE_BYTES if byte in key)
 
 
 def _window_end(text: str, end: int) -> int:
@@ -168,10 +175,14 @@ Scan = Callable[[ScanContext, list[Hit]], None]
 
 @dataclass(frozen=True)
 class Detector:
+    """``scan`` runs only when one of ``anchor_keys`` occurs (if it has any) and, for ``numeric``
+    detectors, when the text has numeric windows; ``find_hits`` checks both before calling it."""
+
     type: str
     scan: Scan
     also_emits: tuple[str, ...] = ()  # further types ``scan`` may report (kr_rrn's scan finds kr_frn too)
-    anchor_keys: tuple[bytes | str, ...] = ()  # what the scan looks up in ScanContext.occurrences
+    anchor_keys: tuple[bytes | str, ...] = ()
+    numeric: bool = False
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -283,4 +294,4 @@ def regex_detector(
             _search_all(compiled, check, ctx.text, 0, len(ctx.text), out)
 
     used = keys if anchors else word_keys if near is not None else ()
-    return Detector(type_name, scan, also_emits, used)
+    return Detector(type_name, scan, also_emits, used, numeric)

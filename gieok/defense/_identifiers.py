@@ -13,6 +13,7 @@ belong to businesses, are published on purpose, and "1592-1598" is a span of yea
 from __future__ import annotations
 
 import re
+
 from gieok.defense import _validators as v
 from gieok.defense._detector import (
     NUM_AFTER,
@@ -43,13 +44,14 @@ def _scan_email(ctx: ScanContext, out: list[Hit]) -> None:
         start = at
         while start > 0 and text[start - 1] in _LOCAL_CHARS and at - start < 64:
             start -= 1
+        too_long = start > 0 and text[start - 1] in _LOCAL_CHARS  # a local part is at most 64 long
         while start < at and text[start] in ".-+":
             start += 1
         domain = _DOMAIN.match(text, at + 1)
         if (
             domain is not None
             and start < at
-            and (start == 0 or text[start - 1] not in _LOCAL_CHARS)
+            and not too_long
             and domain.group(1).lower() not in _FILE_SUFFIXES
             and text[start:at] != "git"
         ):
@@ -127,20 +129,28 @@ def _accept_ssn(text: str, match: re.Match[str]) -> Hit | None:
 
 
 # --- context-dependent: passports and bank accounts -------------------------------------------------
-_PASSPORT = WORD_BEFORE + r"(?:[A-Za-z]\d{8}|[A-Za-z]\d{3}[A-Za-z]\d{4}|[A-Za-z]{2}\d{7}|[A-Za-z]\d{7}|\d{9})" + WORD_AFTER
-_PASSPORT_WORDS = re.compile(r"여권|passport|패스포트", re.IGNORECASE)
+# Korean M12345678 and the 2021 format M123A4567 first; then common foreign shapes (US: nine digits).
+_PASSPORT = (
+    WORD_BEFORE
+    + r"(?:[A-Za-z]\d{8}|[A-Za-z]\d{3}[A-Za-z]\d{4}|[A-Za-z]{2}\d{7}|[A-Za-z]\d{7}|\d{9})"
+    + WORD_AFTER
+)
+_PASSPORT_WORDS = re.compile(r"여권|passport", re.IGNORECASE)
 
 _ACCOUNT = NUM_BEFORE + r"(?:\d{2,6}(?:-\d{2,8}){1,4}|\d{10,16})" + NUM_AFTER
 # Words that mean "bank account" anywhere in a short window around the number.
 _BANK_WORDS = re.compile(
-    r"계좌|은행|뱅크|입금|송금|이체|예금주|(?<![A-Za-z])(?:account|acct|bank|iban|a/c)(?![a-z])", re.IGNORECASE
+    r"계좌|은행|뱅크|입금|송금|이체|예금주|(?<![A-Za-z])(?:accounts?|acct|bank|iban|a/c)(?![a-z])",
+    re.IGNORECASE,
 )
 # Bank names that are also everyday words (우리 "we", 하나 "one", 기업 "company", 국민 "people") count
 # only right before the number: "국민 123456-01-234567", "하나 : 123-456789-01234".
 _BANK_NAME_BEFORE = re.compile(
-    r"(?:국민|신한|우리|하나|농협|기업|카카오|토스|케이|우체국|새마을(?:금고)?|신협|수협|SC제일|씨티|부산|대구|경남"
-    r"|광주|전북|제주|산업|KB|NH|IBK|SC)[^\S\r\n]*(?:번호)?[^\S\r\n]*[:：]?[^\S\r\n]*$"
+    r"(?:국민|신한|우리|하나|농협|기업|카카오|토스|케이|우체국|새마을(?:금고)?|신협|수협|SC제일|씨티|부산|대구"
+    r"|경남|광주|전북|제주|산업|KB|NH|IBK|SC)[^\S\r\n]*(?:번호)?[^\S\r\n]*[:：]?[^\S\r\n]*$"
 )
+
+
 def _near(pattern: re.Pattern[str], text: str, start: int, end: int, before: int, after: int) -> bool:
     return (
         pattern.search(text, max(0, start - before), start) is not None
@@ -170,7 +180,7 @@ def _accept_account(text: str, match: re.Match[str]) -> Hit | None:
 
 
 IDENTIFIER_DETECTORS: tuple[Detector, ...] = (
-    Detector("email", _scan_email),
+    Detector("email", _scan_email, anchor_keys=(b"@",)),
     regex_detector("kr_rrn", _RRN, _accept_rrn, numeric=True, also_emits=("kr_frn",)),
     regex_detector("credit_card", _CARD, _accept_card, numeric=True),
     regex_detector("kr_phone", _PHONE_INTL, numeric=True),

@@ -1,8 +1,12 @@
-"""Run every detector over a text and settle overlaps by priority.
+"""Run the detectors over a text and settle overlaps by priority.
 
-Detectors run in catalog order. All their hits are collected, then accepted most-specific first: a hit
-that overlaps one already accepted is dropped. So ``sk-ant-…`` is reported once, as anthropic_key, even
-though the openai and generic detectors see it too, and a JWT after "Bearer" stays a jwt.
+A :class:`ScanPlan` is prepared once per detector list: which anchors exist, grouped by the rare
+bytes that gate them, and which detectors each anchor wakes up. Per text, the plan asks the context
+which anchors occur and runs only the detectors that can possibly fire, in priority order.
+
+All hits are then accepted most-specific first: a hit that overlaps one already accepted is dropped.
+So ``sk-ant-…`` is reported once, as anthropic_key, even though the openai and generic detectors see
+it too, and a JWT after "Bearer" stays a jwt.
 """
 
 from __future__ import annotations
@@ -10,11 +14,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from gieok.defense._detector import Detector, Hit, ScanContext
+from gieok.defense._detector import Detector, Hit, ScanContext, gate_bytes
 from gieok.defense._identifiers import IDENTIFIER_DETECTORS
 from gieok.defense._secrets import SECRET_DETECTORS
 
-__all__ = ["DETECTORS", "find_hits", "wide_anchor_words"]
+__all__ = ["DETECTORS", "ScanPlan", "find_hits", "wide_anchor_words"]
 
 DETECTORS: tuple[Detector, ...] = SECRET_DETECTORS + IDENTIFIER_DETECTORS
 
@@ -24,26 +28,49 @@ def wide_anchor_words(detectors: tuple[Detector, ...]) -> list[str]:
     return sorted({key for d in detectors for key in d.anchor_keys if isinstance(key, str)}, key=len, reverse=True)
 
 
-def _wide_anchor_pattern(detectors: tuple[Detector, ...]) -> re.Pattern[str] | None:
-    words = wide_anchor_words(detectors)
-    # finditer reports only one of two overlapping words; a test pins that no two anchors can overlap.
-    return re.compile("|".join(map(re.escape, words))) if words else None
+class ScanPlan:
+    def __init__(self, detectors: tuple[Detector, ...]) -> None:
+        self.detectors = detectors
+        words = wide_anchor_words(detectors)
+        # finditer reports only one of two overlapping words; a test pins that no two anchors overlap.
+        self.wide_pattern = re.compile("|".join(map(re.escape, words))) if words else None
+        groups: dict[bytes, list[bytes]] = {}
+        for key in sorted({key for d in detectors for key in d.anchor_keys if isinstance(key, bytes)}):
+            groups.setdefault(gate_bytes(key), []).append(key)
+        self.ascii_groups = tuple((gates, tuple(keys)) for gates, keys in groups.items())
+        self.woken_by: dict[bytes | str, list[int]] = {}
+        self.unconditional: list[int] = []
+        self.numeric: list[int] = []
+        for index, detector in enumerate(detectors):
+            for key in detector.anchor_keys:
+                self.woken_by.setdefault(key, []).append(index)
+            if not detector.anchor_keys:
+                (self.numeric if detector.numeric else self.unconditional).append(index)
+
+    def active(self, context: ScanContext) -> list[int]:
+        """Indices of the detectors worth running on this text, in priority order."""
+        indices = set(self.unconditional)
+        for key in context.present:
+            indices.update(self.woken_by[key])
+        if self.numeric and context.numeric_windows():
+            indices.update(self.numeric)
+        return sorted(indices)
 
 
-_WIDE_ANCHORS = _wide_anchor_pattern(DETECTORS)
+_DEFAULT_PLAN = ScanPlan(DETECTORS)
 
 
-def find_hits(text: str, detectors: tuple[Detector, ...] = DETECTORS) -> list[Hit]:
+def find_hits(text: str, plan: ScanPlan = _DEFAULT_PLAN) -> list[Hit]:
     """Non-overlapping hits sorted by start."""
     if not text:
         return []
-    context = ScanContext(text, _WIDE_ANCHORS if detectors is DETECTORS else _wide_anchor_pattern(detectors))
+    context = ScanContext(text, plan.ascii_groups, plan.wide_pattern)
+    detectors = plan.detectors
     found: list[Hit] = []
-    # (priority, start, end, type): detectors run in priority order, so sorting keeps that order and
-    # breaks ties inside one detector by position.
+    # (priority, start, end, type): sorting keeps detector priority and, inside one detector, position.
     candidates: list[tuple[int, int, int, str]] = []
-    for priority, detector in enumerate(detectors):
-        detector.scan(context, found)
+    for priority in plan.active(context):
+        detectors[priority].scan(context, found)
         if found:
             candidates.extend((priority, hit.start, hit.end, hit.type) for hit in found)
             found.clear()

@@ -1,7 +1,7 @@
 """Detectors for credentials: provider keys, tokens, private keys, URLs and password assignments.
 
-Provider keys are found by their fixed prefix, so each pattern is gated by a substring trigger and
-costs nothing on text that never mentions it. Assignments (``password=…``, ``비밀번호는 …``) are found
+Provider keys are found by their fixed prefix (the detector's anchor), so each pattern is only
+tried where its prefix occurs and costs nothing on text that never mentions it. Assignments (``password=…``, ``비밀번호는 …``) are found
 by their keyword and redact only the value; placeholders such as ``${DB_PASSWORD}``, ``<your-key>``
 or ``********`` are left alone because they are not secrets and redacting them hides useful text.
 
@@ -12,8 +12,18 @@ credential as a unit, and its host and user name help an attacker as much as the
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
-from gieok.defense._detector import WORD_AFTER, WORD_BEFORE, Detector, Hit, regex_detector, value_span
+from gieok.defense._detector import (
+    WORD_AFTER,
+    WORD_BEFORE,
+    Accept,
+    Detector,
+    Hit,
+    ScanContext,
+    regex_detector,
+    value_span,
+)
 
 __all__ = ["SECRET_DETECTORS"]
 
@@ -64,7 +74,7 @@ def _has_operator(match: re.Match[str]) -> bool:
     return any(match.group(g) for g in ("op", "op2") if g in match.re.groupindex)
 
 
-def _assignment(type_name: str, min_len: int, check: str = "any", keyword_only_min: int | None = None):
+def _assignment(type_name: str, min_len: int, check: str = "any", keyword_only_min: int | None = None) -> Accept:
     """``accept`` for keyword-anchored values. ``check`` is "any", "digit_or_symbol" or "secret".
     A separator without ':'/'=' (Korean particles, a bare space) is weaker evidence, so it can ask for
     a longer value (``keyword_only_min``)."""
@@ -89,7 +99,7 @@ def _assignment(type_name: str, min_len: int, check: str = "any", keyword_only_m
     return accept
 
 
-def _has_digit(type_name: str):
+def _has_digit(type_name: str) -> Accept:
     def accept(text: str, match: re.Match[str]) -> Hit | None:
         value = match.group()
         return Hit(type_name, *match.span()) if any(c.isdigit() for c in value) else None
@@ -97,7 +107,7 @@ def _has_digit(type_name: str):
     return accept
 
 
-def _mixed_case(type_name: str):
+def _mixed_case(type_name: str) -> Accept:
     def accept(text: str, match: re.Match[str]) -> Hit | None:
         start, end = value_span(match)
         value = text[start:end]
@@ -108,7 +118,7 @@ def _mixed_case(type_name: str):
     return accept
 
 
-def _url_accept(type_name: str):
+def _url_accept(type_name: str) -> Accept:
     def accept(text: str, match: re.Match[str]) -> Hit | None:
         if _PLACEHOLDER.fullmatch(match.group("password")):
             return None
@@ -128,12 +138,34 @@ def _ci(literal: str) -> str:
     return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in literal)
 
 
-_PEM = (
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-    # Up to 64 KiB to the END line; a truncated paste without one loses its base64 lines instead.
-    r"(?:[\s\S]{0,65536}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-    r"|(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]+: [^\r\n]*))*)"
+_PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", re.ASCII)
+_PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", re.ASCII)
+# A truncated paste has no END line: take the base64 runs that follow, on the same line (a key
+# flattened into one line) or on the next ones, and "Proc-Type: …" header lines.
+_PEM_TRUNCATED_BODY = re.compile(
+    r"(?:(?:[ \t]*\r?\n)?[ \t]*[A-Za-z0-9+/=]{8,}|[ \t]*\r?\n[ \t]*[A-Za-z-]+: [^\r\n]*)*", re.ASCII
 )
+_PEM_MAX_BODY = 65536  # a 4096-bit RSA key is ~3 KB, a PGP key block a few KB more
+
+
+def _scan_private_keys(ctx: ScanContext, out: list[Hit]) -> None:
+    """Each BEGIN line up to the first END line after it. END lines are located once for the whole
+    text, so many BEGIN lines without an END (a pasted log) cost a bisection each, not a scan each."""
+    text = ctx.text
+    ends = [(m.start(), m.end()) for at in ctx.occurrences(b"-----end") if (m := _PEM_END.match(text, at))]
+    end_starts = [start for start, _ in ends]
+    for at in ctx.occurrences(b"-----begin"):
+        begin = _PEM_BEGIN.match(text, at)
+        if begin is None:
+            continue
+        index = bisect_left(end_starts, begin.end())
+        if index < len(ends) and ends[index][0] - begin.end() <= _PEM_MAX_BODY:
+            stop = ends[index][1]
+        else:
+            body = _PEM_TRUNCATED_BODY.match(text, begin.end())  # always matches, possibly empty
+            stop = body.end() if body else begin.end()
+        out.append(Hit("private_key", at, stop))
+
 
 _DB_SCHEME = (
     r"(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|valkey|amqps?|mssql|sqlserver"
@@ -163,7 +195,8 @@ def _scheme_start(text: str, at: int) -> int:
     return start
 
 
-_ASSIGN = r"[\"']?[^\S\r\n]*(?:[:=]|=>)[^\S\r\n]*"
+# After the key: an optional closing quote and bracket (config["password"] = …), then the operator.
+_ASSIGN = r"[\"']?\]?[^\S\r\n]*(?:=>|[:=：])[^\S\r\n]*"
 _KO_SEPARATOR = (
     r"(?:[^\S\r\n]*(?P<op>[:=：])[^\S\r\n]*|(?:은|는|이|가|을|를)[^\S\r\n]*(?P<op2>[:=：])?[^\S\r\n]*"
     r"|[^\S\r\n]+)"
@@ -178,7 +211,7 @@ _QUALIFIED_KEY = (
 _EN_SECRET_KEY = _KEYWORD_BEFORE + r"(?:(?i:token|secret(?:[_-]?key)?|credentials?)|" + _QUALIFIED_KEY + ")"
 
 SECRET_DETECTORS: tuple[Detector, ...] = (
-    regex_detector("private_key", _PEM, anchors=("-----begin",)),
+    Detector("private_key", _scan_private_keys, anchor_keys=(b"-----begin", b"-----end")),
     regex_detector("anthropic_key", WORD_BEFORE + r"sk-ant-[A-Za-z0-9_-]{20,}", anchors=("sk-",)),
     regex_detector(
         "openai_key", WORD_BEFORE + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}", anchors=("sk-",)
@@ -290,8 +323,8 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     ),
     regex_detector(
         "generic_secret",
-        r"(?:(?i:api)[^\S\r\n]?키|토큰|시크릿(?:[^\S\r\n]?키)?|액세스[^\S\r\n]?키|인증[^\S\r\n]?(?:키|토큰)"
-        r"|비밀[^\S\r\n]?키)"
+        r"(?:(?i:api)[^\S\r\n]?키|토큰|시크릿(?:[^\S\r\n]?키)?|액세스[^\S\r\n]?키"
+        r"|인증[^\S\r\n]?(?:키|토큰)|비밀[^\S\r\n]?키)"
         + _KO_SEPARATOR
         + _VALUE,
         _assignment("generic_secret", 8, "secret"),

@@ -55,11 +55,16 @@ class RedactionPolicy:
 
     def __post_init__(self) -> None:
         _check_action("default", self.default)
+        if not isinstance(self.overrides, Mapping):
+            raise ConfigError("redaction overrides are a mapping of type name to action, e.g. {'email': 'allow'}")
         checked = {_check_type(name): _check_action(name, action) for name, action in self.overrides.items()}
         # Frozen all the way down: a policy shared between banks cannot be edited through one of them.
         object.__setattr__(self, "overrides", MappingProxyType(checked))
         if not isinstance(self.fingerprint_key, bytes) or not self.fingerprint_key:
             raise ConfigError("redaction fingerprint_key must be non-empty bytes")
+
+    def __hash__(self) -> int:
+        return hash((self.default, tuple(sorted(self.overrides.items()))))
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, str], *, fingerprint_key: bytes | None = None) -> RedactionPolicy:

@@ -51,10 +51,10 @@ Rules for ambiguous cases (examples on Tuesday 2026-05-12 15:00):
 - Ranges: "X부터 Y까지", "X~Y", "X에서 Y까지", "X와 Y 사이", "from X to Y", "between X and Y",
   "X-Y" span the start of X to the end of Y, Y being searched forward from X: 11월부터 2월까지
   crosses the new year, 3월 5일~7일 stays in March.
-- Open ends: since / from / starting / 부터 / 이후 → start of X to now (``TIME_CEILING`` when X begins
-  after today); after → end of X to now; before / prior to / 이전 / 전에 (after a date, not a count)
-  → ``TIME_FLOOR`` to the start of X; until / till → ``TIME_FLOOR`` to the end of X.  "X까지" and
-  "by X" keep X itself: in messages they are deadlines.
+- Open ends: since / from / starting / 부터 / 이후 → start of X to now (``TIME_CEILING``, 9999-12-31,
+  when X begins today or later: "다음 주부터"); after → end of X to now; before / prior to / 이전 /
+  전에 (after a date, not a count) → ``TIME_FLOOR`` (0001-01-02) to the start of X; until / till →
+  ``TIME_FLOOR`` to the end of X.  "X까지" and "by X" keep X itself: in messages they are deadlines.
 - With several mentions, ``parse_time_range`` takes the first, unless a later one lies inside it
   (then the narrower: "지난주에... 금요일에" → that Friday).
 - English month names need a day, a year or a preposition unless capitalised and unambiguous;

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from enum import Enum
 
 from ._ranges import (
@@ -36,17 +36,15 @@ from ._ranges import (
     week_span,
 )
 
-Resolve = Callable[[Context], "Span | None"]
-Refine = Callable[[Span, Grain, Context], "Span | None"]
-Builder = Callable[["re.Match[str]", str], "Atom | None"]
+Resolve = Callable[[Context], Span | None]
+Refine = Callable[[Span, Grain, Context], Span | None]
+Builder = Callable[[re.Match[str], str], "Atom | None"]
 #: A language rule: its regex, what a match means, and words of which one must occur in the
 #: lowercased text before the regex is worth running (a cheap filter: most texts hold no dates).
-Rule = tuple["re.Pattern[str]", Builder, tuple[str, ...]]
+Rule = tuple[re.Pattern[str], Builder, tuple[str, ...]]
 DIGITS = tuple("0123456789")
-
-
-def rule(pattern: str, build: Builder, *triggers: str, flags: int = 0) -> Rule:
-    return re.compile(pattern, flags), build, triggers
+#: What calendar arithmetic raises past year 9999 or before year 1: such words are not a mention.
+OUT_OF_CALENDAR = (ValueError, OverflowError)
 
 #: A year-less date or month may lie this far in the future and still be "this one": people talk
 #: about the coming week's dates ("15일 회의") as often as about the past.
@@ -80,6 +78,10 @@ class Atom:
     part: Part | None = None
     part_before: bool = False  # English parts precede their period, Korean ones follow it
     anchors: bool = True  # False for parts of day: "저녁" alone is not a time expression
+
+
+def rule(pattern: str, build: Builder, *triggers: str, flags: int = 0) -> Rule:
+    return re.compile(pattern, flags), build, triggers
 
 
 # ---- standalone meanings ---------------------------------------------------------------------
@@ -275,8 +277,7 @@ def around_in(parent: Span, grain: Grain, ctx: Context) -> Span | None:
     if grain != Grain.YEAR:
         return None
     year = parent[0].year
-    found = safe_date(year, ctx.today.month, ctx.today.day) or safe_date(year, 2, 28)
-    assert found is not None
+    found = safe_date(year, ctx.today.month, ctx.today.day) or date(year, 2, 28)  # 29 Feb → 28 Feb
     start = midnight(found)
     return start - AROUND, start + AROUND + DAY
 

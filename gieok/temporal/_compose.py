@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ._atoms import Atom, Pick
+from ._atoms import OUT_OF_CALENDAR, Atom, Pick
 from ._ranges import (
     DAY,
     TIME_CEILING,
@@ -89,12 +89,11 @@ def select(atoms: list[Atom]) -> list[Atom]:
     return chosen
 
 
-def _occurrence(head: Atom, ctx: Context, anchor: datetime, step: int) -> tuple[Span | None, Span]:
-    """The head inside the parent unit ``step`` units from ``anchor``, and that parent unit."""
+def _occurrence(head: Atom, ctx: Context, anchor: datetime, step: int) -> Span | None:
+    """The head inside the parent unit (year, month, week, day) ``step`` units from ``anchor``."""
     assert head.bare is not None and head.refine is not None
     unit = _PARENT_UNIT[head.bare]
-    parent = unit_span(shift(anchor, unit, step), unit)
-    return head.refine(parent, head.bare, ctx), parent
+    return head.refine(unit_span(shift(anchor, unit, step), unit), head.bare, ctx)
 
 
 def _pick(head: Atom, ctx: Context, after: datetime | None) -> Span | None:
@@ -104,20 +103,20 @@ def _pick(head: Atom, ctx: Context, after: datetime | None) -> Span | None:
     back = _LOOK_BACK[_PARENT_UNIT[head.bare]]
     if after is not None:
         for step in range(0, back + 2):
-            span, _ = _occurrence(head, ctx, after, step)
+            span = _occurrence(head, ctx, after, step)
             if span is not None and span[0] >= after:
                 return span
         return None
     if head.pick is Pick.NEXT:
         for step in range(-1, back + 2):
-            span, _ = _occurrence(head, ctx, ctx.now, step)
+            span = _occurrence(head, ctx, ctx.now, step)
             if span is not None and span[0] >= ctx.midnight + DAY:
                 return span
         return None
     if head.pick is Pick.THIS:
         current: Span | None = None
         for step in (-1, 0, 1):
-            span, parent = _occurrence(head, ctx, ctx.now, step)
+            span = _occurrence(head, ctx, ctx.now, step)
             if span is not None and span[0] <= ctx.now < span[1]:
                 return span
             if step == 0:
@@ -125,7 +124,7 @@ def _pick(head: Atom, ctx: Context, after: datetime | None) -> Span | None:
         return current
     limit = ctx.now + head.grace
     for step in range(2, -back - 1, -1):
-        span, _ = _occurrence(head, ctx, ctx.now, step)
+        span = _occurrence(head, ctx, ctx.now, step)
         if span is None:
             continue
         if head.pick is Pick.PAST and span[0] <= limit:
@@ -138,7 +137,15 @@ def _pick(head: Atom, ctx: Context, after: datetime | None) -> Span | None:
 def resolve(
     atoms: Sequence[Atom], parts: Sequence[Part], ctx: Context, after: datetime | None = None
 ) -> Span | None:
-    """Fold a group coarse to fine; None when the words do not fit together."""
+    """Fold a group coarse to fine; None when the words do not fit together, or when the period
+    falls outside the years ``datetime`` can hold ("내년" said in 9999)."""
+    try:
+        return _fold(atoms, parts, ctx, after)
+    except OUT_OF_CALENDAR:
+        return None
+
+
+def _fold(atoms: Sequence[Atom], parts: Sequence[Part], ctx: Context, after: datetime | None) -> Span | None:
     # Coarse to fine; among equals, the one searched in the coarser parent anchors ("June 5"
     # before "Monday" in "Monday, June 5").
     ordered = sorted(atoms, key=lambda a: (a.grain, -1 if a.bare is None else a.bare))
@@ -229,6 +236,14 @@ def _range(text: str, first: Group, second: Group) -> tuple[int, int] | None:
 
 
 def _open(text: str, found: Group, ctx: Context) -> Found:
+    assert found.span is not None
+    opened = _open_range(text, found, ctx)
+    if opened.span[0] < opened.span[1]:
+        return opened
+    return Found(found.start, found.end, found.span)  # nothing lies before the calendar's first day
+
+
+def _open_range(text: str, found: Group, ctx: Context) -> Found:
     assert found.span is not None
     start, end = found.span
     prefix = _EN_OPEN_PREFIX.search(text, max(0, found.start - 20), found.start)

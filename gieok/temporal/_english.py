@@ -16,8 +16,9 @@ from ._atoms import (
     DIGITS,
     NO_GRACE,
     Atom,
-    Rule,
+    Builder,
     Pick,
+    Rule,
     around_in,
     clock_hours,
     clock_in,
@@ -33,6 +34,7 @@ from ._atoms import (
     narrowing,
     part_atom,
     recent,
+    rule,
     season_in,
     short_decade,
     standalone,
@@ -198,8 +200,6 @@ def _relative_day(m: re.Match[str], text: str) -> Atom:
 
 
 _OFFSETS = {"last": -1, "previous": -1, "this": 0, "next": 1, "following": 1, "coming": 1}
-
-
 _GRAINS = {"week": Grain.WEEK, "month": Grain.MONTH, "year": Grain.YEAR}
 
 
@@ -329,7 +329,7 @@ def _part(m: re.Match[str], text: str) -> Atom:
 
 def _this_part(m: re.Match[str], text: str) -> Atom:
     part, unit = _PART_WORDS[m.group(1).lower()], m.group(2).lower()
-    grain = {"week": Grain.WEEK, "month": Grain.MONTH, "year": Grain.YEAR}[unit]
+    grain = _GRAINS[unit]
 
     def resolve(ctx: Context) -> Span | None:
         return apply_part(offset_unit(ctx, unit, 0), grain, part)
@@ -380,53 +380,61 @@ _UNIT_WORDS = ("min", "hour", "hr", "day", "week", "fortnight", "month", "year",
 _UNIT = r"(min(?:ute)?s?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|yrs?|decades?)"
 _ORD = r"(?:st|nd|rd|th)?"
 
+_NOT_AN_ORDINAL_DAY = (r"(?!\s+(?:century|floor|time|times|place|grade|anniversary|birthday|edition|row|round|"
+                       r"page|chapter|percentile|person|people|day|week|month|year|of|inning|hole|lap)\b)")
+_MONTH_TRIGGERS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_SEASON_WORDS = ("spring", "summer", "fall", "autumn", "winter")
+_DAYPART_WORDS = ("morning", "afternoon", "evening", "night", "noon", "midday", "lunchtime")
+
+
+def _en(pattern: str, build: Builder, *triggers: str) -> Rule:
+    return rule(pattern, build, *triggers, flags=re.IGNORECASE)
+
+
 RULES: list[Rule] = [
-    (re.compile(rf"\b(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MON}\b\.?(?:,?\s+(\d{{4}})\b)?", _I),
-     _day_month, DIGITS),
-    (re.compile(rf"\b{_MON}\.?\s+(?:the\s+)?(\d{{1,2}}){_ORD}\b(?!\s*(?:[:%]|am\b|pm\b|a\.m|p\.m|o'?clock))"
-                rf"(?:,?\s+(\d{{4}})\b)?", _I), _month_day, DIGITS),
-    (re.compile(rf"\b{_MON}\.?\s+(\d{{1,2}}){_ORD}\s*(?:-|–|to|through)\s*(\d{{1,2}}){_ORD}\b"
-                rf"(?:,?\s+(\d{{4}})\b)?", _I), _month_days, DIGITS),
-    (re.compile(rf"\b{_MON}\.?,?\s+(?:of\s+)?(\d{{4}})\b", _I), _month_year, DIGITS),
-    (re.compile(rf"\b(?:{_DIRECTION}\s+)?{_FULL_MON}\b", _I), _month, ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")),
-    (re.compile(r"\b(?:on|by|since|until|till|before|after|from|between|and|to)\s+"
-                r"(the\s+(\d{1,2})(?:st|nd|rd|th))\b(?!\s+(?:century|floor|time|times|place|grade|"
-                r"anniversary|birthday|edition|row|round|page|chapter|percentile|person|people|day|"
-                r"week|month|year|of|inning|hole|lap)\b)", _I), _nth, DIGITS),
-    (re.compile(r"\b(?:(?:the\s+)?day\s+before\s+yesterday|(?:the\s+)?day\s+after\s+tomorrow|today|"
-                r"yesterday|tomorrow|tonight|last\s+night|this\s+(?:morning|afternoon|evening))\b", _I),
-     _relative_day, ("today", "yesterday", "tomorrow", "tonight", "night", "morning", "afternoon", "evening")),
-    (re.compile(r"\b(?:the\s+)?(week|month|year)\s+(before\s+last|after\s+next)\b", _I), _two_units, ("before last", "after next")),
-    (re.compile(r"\b(last|this|next|previous|(?:the\s+)?following|coming)\s+(week|month|year)\b", _I),
-     _relative_unit, ("week", "month", "year")),
-    (re.compile(rf"\b(?:{_DIRECTION}\s+weekend|(?:over|on|at|during)\s+the\s+weekend)\b", _I), _weekend, ("weekend",)),
-    (re.compile(rf"\b(?:{_DIRECTION}\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
-                _I), _weekday, ("day",)),
-    (re.compile(rf"\b(?:{_DIRECTION}\s+)?(?:(early|mid|late)[\s-]+)?(spring|summer|fall|autumn|winter)\b"
-                r"(?:,?\s+(?:of\s+)?(\d{4})\b)?", _I), _season, ("spring", "summer", "fall", "autumn", "winter")),
-    (re.compile(r"\b(?:the\s+)?((?:1[89]|20)\d0)['’]?s\b|(?<![\w'’])['’]?(\d0)['’]?s\b", _I), _decade, ("0s", "0's", "0’s")),
-    (re.compile(r"(?<![\w$£€#.,])(1[89]\d{2}|2[01]\d{2})\b(?![.,]\d|\s*(?:%|percent))", _I), _year, DIGITS),
-    (re.compile(rf"\b(half\s+an?|{_COUNT})\s+{_UNIT}\s+(ago|back|before\s+now|later|from\s+now|hence)\b", _I), _ago, ("ago", "back", "before now", "later", "from now", "hence")),
-    (re.compile(rf"\bin\s+({_COUNT})\s+{_UNIT}\b(?!\s+(?:ago|back))", _I), _in_future, _UNIT_WORDS),
-    (re.compile(rf"\b(?:the\s+(?:past|last|previous)\s+(?:({_COUNT})\s+)?|(?:past|last)\s+({_COUNT})\s+)"
-                rf"{_UNIT}\b", _I), _rolling, ("past", "last", "previous")),
-    (re.compile(r"\b(?:recently|lately|these\s+days|nowadays|of\s+late|in\s+recent\s+(?:days|weeks)|"
-                r"just\s+now|earlier\s+today|a\s+(?:moment|little\s+while|few\s+moments)\s+ago|"
-                r"a\s+while\s+(?:ago|back)|the\s+other\s+day)\b", _I), _recent, ("recent", "lately", "these days", "nowadays", "of late", "just now", "earlier today", "ago", "back", "other day")),
-    (re.compile(r"\b(?:(?:around|about|at)\s+)?(?:this|the\s+same)\s+time\s+(last|next)\s+year\b", _I),
-     _around, ("time last year", "time next year")),
-    (re.compile(r"\b(?:the\s+)?(beginning|start|end|middle)\s+of\s+(?:the|this)\s+(week|month|year)\b",
-                _I), _this_part, (" of the ", " of this ")),
-    (re.compile(r"\b(early|mid|late)(?:-|\s+)(?=[\w'])", _I), _part, ("early", "mid", "late")),
-    (re.compile(r"\b(?:the\s+)?(beginning|start|end|middle)\s+of\s+", _I), _part, (" of ",)),
-    (re.compile(r"\b(?:the\s+)?(first|second|latter)\s+half\s+of\s+", _I), _part, ("half",)),
-    (re.compile(r"\b(earlier|later)\s+this\s+(week|month|year)\b", _I), _earlier_later, ("earlier this", "later this")),
-    (re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|last|final)\s+week\s+of\b", _I),
-     _week_of_month, ("week of",)),
-    (re.compile(r"\b(early\s+morning|morning|afternoon|evening|night|noon|midday|lunchtime)\b", _I),
-     _daypart, ("morning", "afternoon", "evening", "night", "noon", "midday", "lunchtime")),
-    (re.compile(r"\b(\d{1,2})(?::([0-5]\d))?\s*([ap])\.?\s?m\b\.?", _I), _clock, DIGITS),
-    (re.compile(r"\b(\d{1,2})()\s+o['’]?clock\b()", _I), _clock, ("clock",)),
-    (re.compile(r"\b(?:Q([1-4])|(?:the\s+)?(first|second|third|fourth)\s+quarter)"
-                r"(?:\s+(?:of\s+)?(\d{4}))?\b", _I), _quarter, ("q1", "q2", "q3", "q4", "quarter")),
+    _en(rf"\b(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MON}\b\.?(?:,?\s+(\d{{4}})\b)?", _day_month, *DIGITS),
+    _en(rf"\b{_MON}\.?\s+(?:the\s+)?(\d{{1,2}}){_ORD}\b(?!\s*(?:[:%]|am\b|pm\b|a\.m|p\.m|o'?clock))"
+        rf"(?:,?\s+(\d{{4}})\b)?", _month_day, *DIGITS),
+    _en(rf"\b{_MON}\.?\s+(\d{{1,2}}){_ORD}\s*(?:-|–|to|through)\s*(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}})\b)?",
+        _month_days, *DIGITS),
+    _en(rf"\b{_MON}\.?,?\s+(?:of\s+)?(\d{{4}})\b", _month_year, *DIGITS),
+    _en(rf"\b(?:{_DIRECTION}\s+)?{_FULL_MON}\b", _month, *_MONTH_TRIGGERS),
+    _en(r"\b(?:on|by|since|until|till|before|after|from|between|and|to)\s+(the\s+(\d{1,2})(?:st|nd|rd|th))\b"
+        + _NOT_AN_ORDINAL_DAY, _nth, *DIGITS),
+    _en(r"\b(?:(?:the\s+)?day\s+before\s+yesterday|(?:the\s+)?day\s+after\s+tomorrow|today|yesterday|tomorrow|"
+        r"tonight|last\s+night|this\s+(?:morning|afternoon|evening))\b",
+        _relative_day, "today", "yesterday", "tomorrow", "tonight", "night", "morning", "afternoon", "evening"),
+    _en(r"\b(?:the\s+)?(week|month|year)\s+(before\s+last|after\s+next)\b", _two_units, "before last", "after next"),
+    _en(r"\b(last|this|next|previous|(?:the\s+)?following|coming)\s+(week|month|year)\b",
+        _relative_unit, "week", "month", "year"),
+    _en(rf"\b(?:{_DIRECTION}\s+weekend|(?:over|on|at|during)\s+the\s+weekend)\b", _weekend, "weekend"),
+    _en(rf"\b(?:{_DIRECTION}\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", _weekday, "day"),
+    _en(rf"\b(?:{_DIRECTION}\s+)?(?:(early|mid|late)[\s-]+)?(spring|summer|fall|autumn|winter)\b"
+        r"(?:,?\s+(?:of\s+)?(\d{4})\b)?", _season, *_SEASON_WORDS),
+    _en(r"\b(?:the\s+)?((?:1[89]|20)\d0)['’]?s\b|(?<![\w'’])['’]?(\d0)['’]?s\b", _decade, "0s", "0's", "0’s"),
+    _en(r"(?<![\w$£€#.,])(1[89]\d{2}|2[01]\d{2})\b(?![.,]\d|\s*(?:%|percent))", _year, *DIGITS),
+    _en(rf"\b(half\s+an?|{_COUNT})\s+{_UNIT}\s+(ago|back|before\s+now|later|from\s+now|hence)\b",
+        _ago, "ago", "back", "before now", "later", "from now", "hence"),
+    _en(rf"\bin\s+({_COUNT})\s+{_UNIT}\b(?!\s+(?:ago|back))", _in_future, *_UNIT_WORDS),
+    _en(rf"\b(?:the\s+(?:past|last|previous)\s+(?:({_COUNT})\s+)?|(?:past|last)\s+({_COUNT})\s+){_UNIT}\b",
+        _rolling, "past", "last", "previous"),
+    _en(r"\b(?:recently|lately|these\s+days|nowadays|of\s+late|in\s+recent\s+(?:days|weeks)|just\s+now|"
+        r"earlier\s+today|a\s+(?:moment|little\s+while|few\s+moments)\s+ago|a\s+while\s+(?:ago|back)|"
+        r"the\s+other\s+day)\b",
+        _recent, "recent", "lately", "these days", "nowadays", "of late", "just now", "earlier today", "ago", "back",
+        "other day"),
+    _en(r"\b(?:(?:around|about|at)\s+)?(?:this|the\s+same)\s+time\s+(last|next)\s+year\b",
+        _around, "time last year", "time next year"),
+    _en(r"\b(?:the\s+)?(beginning|start|end|middle)\s+of\s+(?:the|this)\s+(week|month|year)\b",
+        _this_part, " of the ", " of this "),
+    _en(r"\b(early|mid|late)(?:-|\s+)(?=[\w'])", _part, "early", "mid", "late"),
+    _en(r"\b(?:the\s+)?(beginning|start|end|middle)\s+of\s+", _part, " of "),
+    _en(r"\b(?:the\s+)?(first|second|latter)\s+half\s+of\s+", _part, "half"),
+    _en(r"\b(earlier|later)\s+this\s+(week|month|year)\b", _earlier_later, "earlier this", "later this"),
+    _en(r"\b(?:the\s+)?(first|second|third|fourth|fifth|last|final)\s+week\s+of\b", _week_of_month, "week of"),
+    _en(r"\b(early\s+morning|morning|afternoon|evening|night|noon|midday|lunchtime)\b", _daypart, *_DAYPART_WORDS),
+    _en(r"\b(\d{1,2})(?::([0-5]\d))?\s*([ap])\.?\s?m\b\.?", _clock, *DIGITS),
+    _en(r"\b(\d{1,2})()\s+o['’]?clock\b()", _clock, "clock"),
+    _en(r"\b(?:Q([1-4])|(?:the\s+)?(first|second|third|fourth)\s+quarter)(?:\s+(?:of\s+)?(\d{4}))?\b",
+        _quarter, "q1", "q2", "q3", "q4", "quarter"),
 ]

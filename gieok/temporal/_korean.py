@@ -14,9 +14,8 @@ import re
 from ._atoms import (
     NO_GRACE,
     Atom,
-    Rule,
-    rule,
     Pick,
+    Rule,
     around_in,
     clock_hours,
     clock_in,
@@ -33,6 +32,7 @@ from ._atoms import (
     part_atom,
     part_in,
     recent,
+    rule,
     season_in,
     short_decade,
     short_year_date,
@@ -56,7 +56,6 @@ from ._numbers import (
 )
 from ._ranges import Grain, Part, day_span, month_span, safe_date, year_span
 
-
 # Particles and endings that may follow a time word; used where the word alone is too common.
 _PARTICLE = (
     "에서|에는|에도|에|엔|부터|까지|쯤|경|께|무렵|즈음|의|이나|이랑|이었|이라|이야|이다|이고|이면|"
@@ -64,7 +63,7 @@ _PARTICLE = (
 )
 _TAIL = rf"(?=$|[^가-힣]|(?:{_PARTICLE}))"
 
-_WEEK_OFFSET = {"지지난": -2, "지난": -1, "저번": -1, "이번": 0, "요번": 0, "다음": 1, "담": 1, "다다음": 2}
+_WEEK_OFFSET = {"지지난": -2, "지난": -1, "저번": -1, "이번": 0, "요번": 0, "다음": 1, "담": 1, "오는": 1, "다다음": 2}
 _WEEK_PREFIX = "지지난|다다음|지난|저번|이번|요번|다음|담"
 _PICK = {"지난": Pick.LAST, "저번": Pick.LAST, "오는": Pick.NEXT, "다음": Pick.NEXT, "이번": Pick.THIS,
          "요번": Pick.THIS, "올": Pick.THIS}
@@ -268,7 +267,7 @@ def _recent(m: re.Match[str], text: str) -> Atom:
     word = _compact(m.group(0))
     if word.startswith("얼마"):
         return standalone(_where(m), Grain.DAY, recent(30, include_today=False))
-    if word.startswith(("방금", "아까", "조금", "좀", "금방")):
+    if word.startswith(("방금", "아까", "조금", "좀")):
         return standalone(_where(m), Grain.DAY, days_from_today(0))
     return standalone(_where(m), Grain.DAY, recent())
 

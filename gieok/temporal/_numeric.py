@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from ._atoms import Atom, Pick, Rule, clock_in, date_in, fixed, narrowing, standalone
+from ._atoms import Atom, Pick, Rule, clock_in, date_in, fixed, narrowing, rule, standalone
 from ._ranges import Grain, day_span, month_span, safe_date, year_span
 
 
@@ -65,13 +65,17 @@ def _clock(m: re.Match[str], text: str) -> Atom:
 
 _YEAR = r"(1[89]\d{2}|2[01]\d{2})"
 
+# After "M/D", words that make it a fraction or a ratio ("1/2 cup", "3/4 of").
+_NOT_A_DATE = (r"(?![\d/%]|\.\d|\s*(?:cups?|tsp|tbsp|tea|table|inch|in\b|of\b|miles?|lbs?|oz|kg|g\b|개|명|컵|큰술|"
+               r"작은술|인분|쪽|페이지|점))")
+_TIME_OF_DAY = r"(?:(?:T|\s+)(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+
 RULES: list[Rule] = [
-    (re.compile(r"(?<![\d./\-])(\d{4})\s*([-./])\s*(\d{1,2})\s*\2\s*(\d{1,2})(?!\d)\.?"
-                r"(?:(?:T|\s+)(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"), _year_first, ("-", ".", "/")),
-    (re.compile(r"(?<![\d/.\-])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])"), _us_date, ("/",)),
-    (re.compile(r"(?<![\d/.\-])(\d{1,2})/(\d{1,2})(?![\d/%]|\.\d|\s*(?:cups?|tsp|tbsp|tea|table|inch|in\b|of\b|"
-                r"miles?|lbs?|oz|kg|g\b|개|명|컵|큰술|작은술|인분|쪽|페이지|점))"), _month_slash_day, ("/",)),
-    (re.compile(r"(?<![\d./\-])(\d{4})-(\d{2})(?![\d\-])"), _year_month, ("-",)),
-    (re.compile(rf"(?<![\d./\-]){_YEAR}\s*(?:년\s*)?[-–~]\s*{_YEAR}(?:\s*년(?!대))?(?![\d\-])"), _years, ("-", "–", "~")),
-    (re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?![\d:])"), _clock, (":",)),
+    rule(r"(?<![\d./\-])(\d{4})\s*([-./])\s*(\d{1,2})\s*\2\s*(\d{1,2})(?!\d)\.?" + _TIME_OF_DAY,
+         _year_first, "-", ".", "/"),
+    rule(r"(?<![\d/.\-])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])", _us_date, "/"),
+    rule(r"(?<![\d/.\-])(\d{1,2})/(\d{1,2})" + _NOT_A_DATE, _month_slash_day, "/"),
+    rule(r"(?<![\d./\-])(\d{4})-(\d{2})(?![\d\-])", _year_month, "-"),
+    rule(rf"(?<![\d./\-]){_YEAR}\s*(?:년\s*)?[-–~]\s*{_YEAR}(?:\s*년(?!대))?(?![\d\-])", _years, "-", "–", "~"),
+    rule(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?![\d:])", _clock, ":"),
 ]

@@ -10,14 +10,14 @@ from functools import lru_cache
 from gieok.errors import InvalidTimeError
 
 from . import _english, _korean, _numeric
-from ._atoms import Atom, Builder, Rule
+from ._atoms import OUT_OF_CALENDAR, Atom, Builder, Rule
 from ._compose import Found, combine, group, select
 from ._ranges import Context, Span, midnight
 
 _ISO = re.compile(
     r"\s*(\d{4})-(\d{2})-(\d{2})"
     r"(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?\s*",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 _EXPECTED = "expected ISO 8601 such as 2026-05-12, 2026-05-12T15:00 or 2026-05-12T15:00:00+09:00"
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -86,7 +86,10 @@ def _reference(now: datetime | date | str) -> tuple[Context, tzinfo | None]:
     raise InvalidTimeError(f"cannot use {now!r} as the reference time: {_EXPECTED}")
 
 
-def _with_filters(rules: list[Rule]) -> list[tuple[re.Pattern[str], Builder, re.Pattern[str]]]:
+_Filtered = list[tuple[re.Pattern[str], Builder, re.Pattern[str]]]
+
+
+def _with_filters(rules: list[Rule]) -> _Filtered:
     return [(pattern, build, re.compile("|".join(map(re.escape, words)))) for pattern, build, words in rules]
 
 
@@ -95,11 +98,24 @@ _KOREAN = _with_filters(_korean.RULES)
 _ENGLISH = _with_filters(_english.RULES)
 
 
-@lru_cache(maxsize=2048)
 def _atoms(text: str) -> tuple[Atom, ...]:
-    """Every rule's atoms, overlaps removed.  Independent of the reference time, so cached."""
+    # Queries repeat and are short, so their atoms (which do not depend on the reference time) are
+    # cached; long documents are scanned afresh rather than pinned in memory.
+    return _cached_atoms(text) if len(text) <= _CACHED_LENGTH else _scan(text)
+
+
+_CACHED_LENGTH = 512
+
+
+@lru_cache(maxsize=4096)
+def _cached_atoms(text: str) -> tuple[Atom, ...]:
+    return _scan(text)
+
+
+def _scan(text: str) -> tuple[Atom, ...]:
+    """Every rule's atoms, overlaps removed."""
     found: list[Atom] = []
-    rule_sets = []
+    rule_sets: list[_Filtered] = []
     if _DIGIT.search(text):
         rule_sets.append(_NUMERIC)
     if _HANGUL.search(text):
@@ -112,7 +128,10 @@ def _atoms(text: str) -> tuple[Atom, ...]:
             if trigger.search(lowered) is None:
                 continue
             for match in pattern.finditer(text):
-                atom = build(match, text)
+                try:
+                    atom = build(match, text)
+                except OUT_OF_CALENDAR:  # "9999년 12월 31일" has no following midnight
+                    continue
                 if atom is not None:
                     found.append(atom)
     return tuple(select(found))

@@ -7,8 +7,9 @@ reference's timezone at the very end, so DST never shifts a day boundary.  Spans
 
 from __future__ import annotations
 
+import calendar
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import MAXYEAR, MINYEAR, date, datetime, timedelta
 from enum import Enum, IntEnum
 
 Span = tuple[datetime, datetime]
@@ -115,9 +116,9 @@ def safe_date(year: int, month: int, day: int) -> date | None:
 def add_months(moment: datetime, months: int) -> datetime:
     """Calendar month arithmetic, clamping the day (31 March minus one month is 28/29 February)."""
     year, month = shift_month(moment.year, moment.month, months)
-    day = moment.day
-    while safe_date(year, month, day) is None:
-        day -= 1
+    if not MINYEAR <= year <= MAXYEAR:
+        raise OverflowError(f"year {year} is out of range")
+    day = min(moment.day, calendar.monthrange(year, month)[1])
     return moment.replace(year=year, month=month, day=day)
 
 
