@@ -20,8 +20,10 @@ from gieok.errors import (
     StoreError,
     UnknownProviderError,
 )
+from gieok.defense import RedactionPolicy, redact
 from gieok.memory import AsyncMemory, Memory
 from gieok.records import BankInfo, ChannelHit, Message, Recall, RecalledMemory, RetainResult, SourceInfo
+from gieok.temporal import TimeMention, find_time_expressions, parse_time_range
 
 __version__ = "0.1.0"
 
@@ -45,10 +47,15 @@ __all__ = [
     "NotFoundError",
     "Recall",
     "RecalledMemory",
+    "RedactionPolicy",
     "RetainResult",
     "SourceInfo",
     "SourceNotFoundError",
     "StoreError",
+    "TimeMention",
     "UnknownProviderError",
     "__version__",
+    "find_time_expressions",
+    "parse_time_range",
+    "redact",
 ]

@@ -7,11 +7,15 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
+from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, timezone
 from typing import Any
 
+from gieok.defense import RedactionPolicy
+from gieok.engine import defense as _defense
 from gieok.engine import recall as _recall
 from gieok.engine import retain as _retain
 from gieok.engine._time import to_datetime
@@ -44,8 +48,10 @@ class Memory:
     """
 
     def __init__(self, path: str = "gieok.db", *, embedder: str | Embedder | None = None,
+                 redaction: RedactionPolicy | Mapping[str, str] | None = None,
                  store: Store | None = None, **settings: Any) -> None:
         self.settings = resolve_settings(settings)
+        self._default_redaction = RedactionPolicy.coerce(redaction).to_mapping()
         self._embedder_spec = embedder if embedder is not None else self.settings.embedder
         self._embedders: dict[str, Embedder] = {}
         self._embedders_lock = threading.Lock()
@@ -53,6 +59,8 @@ class Memory:
             self._embedders[self._embedder_spec.model_id] = self._embedder_spec
         self.store: Store = store if store is not None else SQLiteStore(path)
         self.path = self.store.path
+        key = self.store.get_meta("fingerprint_key")
+        self._fingerprint_key = bytes.fromhex(key) if key else None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -96,6 +104,37 @@ class Memory:
             raise EmbedderMismatchError(name, bank.embedder, self.embedder_id)
         return bank
 
+    # -- redaction policy --------------------------------------------------------------------
+    def redaction_policy(self, bank: str) -> RedactionPolicy:
+        """The policy retain applies to ``bank``: its own if set, else this Memory's default."""
+        row = self.store.get_bank(bank)
+        mapping = (self.store.bank_config(row.id).get("redaction") if row else None) or self._default_redaction
+        return RedactionPolicy.from_mapping(mapping, fingerprint_key=self._fingerprint_key)
+
+    def set_redaction_policy(self, bank: str, policy: RedactionPolicy | Mapping[str, str] | None) -> RedactionPolicy:
+        """Store a per-bank policy, e.g. ``{"email": "allow", "kr_rrn": "block"}``; None resets it."""
+        mapping = RedactionPolicy.coerce(policy).to_mapping() if policy is not None else None
+        row = self._bank_for_write(bank)
+        with self.store.write():
+            config = self.store.bank_config(row.id)
+            if mapping is None:
+                config.pop("redaction", None)
+            else:
+                config["redaction"] = mapping
+            self.store.set_bank_config(row.id, config)
+        return self.redaction_policy(bank)
+
+    def audit_log(self, bank: str, limit: int = 1000) -> list[dict[str, Any]]:
+        """Audit entries of ``bank``, newest first: types, positions, fingerprints; never values."""
+        _check_bank_name(bank)
+        return self.store.audit_log(bank, limit)
+
+    def _audit(self, bank: str, operation: str, source_id: str, redacted: _defense.Redacted) -> None:
+        entries = [{"bank": bank, "operation": operation, "source_id": source_id, **e} for e in redacted.audit]
+        if entries:
+            with self.store.write():
+                self.store.add_audit(entries)
+
     # -- retain ------------------------------------------------------------------------------
     def retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
                text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
@@ -116,17 +155,36 @@ class Memory:
                 default_ts = to_datetime(timestamp, "timestamp").isoformat()
                 normalized = [m if m.timestamp else Message(m.id, m.speaker, m.text, default_ts) for m in normalized]
             source_id = document_id or f"conversation-{normalized[0].id}"
+            _check_bank_name(bank)
+            redacted = _defense.redact_messages(normalized, self.redaction_policy(bank))
+            self._refuse_if_blocked(bank, source_id, redacted)
             row = self._bank_for_write(bank)
-            return _retain.retain_messages(self.store, row, self._embedder(row.embedder), self.settings,
-                                           normalized, source_id, progress, on_total)
+            result = _retain.retain_messages(self.store, row, self._embedder(row.embedder), self.settings,
+                                             redacted.messages, source_id, progress, on_total)
+            self._audit(bank, "retain", source_id, redacted)
+            return replace(result, redactions=redacted.count)
         assert text is not None
         if not isinstance(text, str) or not text.strip():
             raise InputError("text is empty: give the document's text")
         ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
         doc_id = document_id or "doc-" + _retain._sha(text)[:16]
+        _check_bank_name(bank)
+        redacted = _defense.redact_document(text, doc_id, metadata or {}, self.redaction_policy(bank))
+        self._refuse_if_blocked(bank, doc_id, redacted)
         row = self._bank_for_write(bank)
-        return _retain.retain_document(self.store, row, self._embedder(row.embedder), self.settings, text,
-                                       doc_id, ts, metadata or {}, progress, on_total)
+        assert redacted.text is not None
+        result = _retain.retain_document(self.store, row, self._embedder(row.embedder), self.settings,
+                                         redacted.text, doc_id, ts, redacted.metadata, progress, on_total)
+        self._audit(bank, "retain", doc_id, redacted)
+        return replace(result, redactions=redacted.count)
+
+    def _refuse_if_blocked(self, bank: str, source_id: str, redacted: _defense.Redacted) -> None:
+        try:
+            _defense.check_blocked(redacted)
+        except Exception:
+            # the refusal is audited (types, positions, fingerprints), the content is not stored
+            self._audit(bank, "retain-refused", source_id, redacted)
+            raise
 
     # -- recall ------------------------------------------------------------------------------
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
@@ -182,7 +240,9 @@ def _check_bank_name(name: str) -> None:
 
 
 class AsyncMemory:
-    """The async twin of :class:`Memory`: the same methods, run in a worker thread."""
+    """The async twin of :class:`Memory`: every public method of Memory, as a coroutine run in a worker
+    thread (SQLite and the embedders are blocking). The methods are generated from Memory's, so the two
+    cannot drift apart."""
 
     def __init__(self, path: str = "gieok.db", **kwargs: Any) -> None:
         self._sync = Memory(path, **kwargs)
@@ -194,27 +254,17 @@ class AsyncMemory:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def close(self) -> None:
-        await asyncio.to_thread(self._sync.close)
 
-    async def retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None,
-                     **kwargs: Any) -> RetainResult:
-        return await asyncio.to_thread(self._sync.retain, bank, messages, **kwargs)
+def _async_twin(name: str) -> Callable[..., Any]:
+    sync = getattr(Memory, name)
 
-    async def recall(self, bank: str, query: str, **kwargs: Any) -> Recall:
-        return await asyncio.to_thread(self._sync.recall, bank, query, **kwargs)
+    @functools.wraps(sync)
+    async def method(self: AsyncMemory, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(getattr(self._sync, name), *args, **kwargs)
 
-    async def banks(self) -> list[BankInfo]:
-        return await asyncio.to_thread(self._sync.banks)
+    return method
 
-    async def sources(self, bank: str) -> list[SourceInfo]:
-        return await asyncio.to_thread(self._sync.sources, bank)
 
-    async def source(self, bank: str, source_id: str) -> SourceInfo:
-        return await asyncio.to_thread(self._sync.source, bank, source_id)
-
-    async def get(self, bank: str, memory_id: str) -> RecalledMemory:
-        return await asyncio.to_thread(self._sync.get, bank, memory_id)
-
-    async def delete_bank(self, bank: str) -> dict[str, int]:
-        return await asyncio.to_thread(self._sync.delete_bank, bank)
+for _name, _value in list(vars(Memory).items()):
+    if not _name.startswith("_") and callable(_value):
+        setattr(AsyncMemory, _name, _async_twin(_name))

@@ -139,7 +139,8 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
             changed.append(m)
         chunk = _PlannedChunk(_sha(m.speaker, m.timestamp, m.text), m.text, [m.id], message=m)
         for a, b in facts_from_text(m.text, settings.max_fact_chars):
-            context = f"{previous.speaker}: {previous.text}" if previous else None
+            # only a reply gets context: a message continuing the same speaker's turn stands on its own
+            context = f"{previous.speaker}: {previous.text}" if previous and previous.speaker != m.speaker else None
             chunk.facts.append(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context))
         previous = m
         planned.append(chunk)

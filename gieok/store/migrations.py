@@ -98,8 +98,42 @@ def m0001_core(conn: Any) -> None:
     )
 
 
+def m0002_defense(conn: Any) -> None:
+    import secrets
+
+    _run_script(
+        conn,
+        """
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE audit_log (
+            id          INTEGER PRIMARY KEY,
+            bank        TEXT NOT NULL,
+            at          REAL NOT NULL,
+            operation   TEXT NOT NULL,
+            source_id   TEXT,
+            item_id     TEXT,
+            type        TEXT NOT NULL,
+            start       INTEGER,
+            end         INTEGER,
+            length      INTEGER,
+            fingerprint TEXT,
+            action      TEXT NOT NULL,
+            count       INTEGER NOT NULL DEFAULT 1
+        );
+        CREATE INDEX audit_bank ON audit_log(bank, at);
+        """,
+    )
+    # Keyed fingerprints in the audit log must not be brute-forceable with a public key: each
+    # database gets its own random key.
+    conn.execute("INSERT INTO meta (key, value) VALUES ('fingerprint_key', ?)", (secrets.token_hex(32),))
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = [
     ("0001_core", m0001_core),
+    ("0002_defense", m0002_defense),
 ]
 
 

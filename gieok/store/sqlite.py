@@ -188,6 +188,40 @@ class SQLiteStore:
         conn.execute("DELETE FROM banks WHERE id = ?", (bank_id,))  # cascades to the rest
         return counts
 
+    def bank_config(self, bank_id: int) -> dict[str, Any]:
+        row = self._conn().execute("SELECT config FROM banks WHERE id = ?", (bank_id,)).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def set_bank_config(self, bank_id: int, config: dict[str, Any]) -> None:
+        self._require_write().execute(
+            "UPDATE banks SET config = ? WHERE id = ?", (json.dumps(config, ensure_ascii=False), bank_id)
+        )
+
+    # -- meta and audit ----------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self._conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def add_audit(self, entries: Sequence[dict[str, Any]]) -> None:
+        """Append audit entries: ids, types, positions, counts and fingerprints — never values."""
+        conn = self._require_write()
+        now = time.time()
+        for e in entries:
+            conn.execute(
+                "INSERT INTO audit_log (bank, at, operation, source_id, item_id, type, start, end, length, "
+                "fingerprint, action, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (e["bank"], now, e["operation"], e.get("source_id"), e.get("item_id"), e["type"], e.get("start"),
+                 e.get("end"), e.get("length"), e.get("fingerprint"), e["action"], e.get("count", 1)),
+            )
+
+    def audit_log(self, bank: str, limit: int = 1000) -> list[dict[str, Any]]:
+        cur = self._conn().execute(
+            "SELECT at, operation, source_id, item_id, type, start, end, length, fingerprint, action, count "
+            "FROM audit_log WHERE bank = ? ORDER BY id DESC LIMIT ?", (bank, limit),
+        )
+        names = [d[0] for d in cur.description]
+        return [{**dict(zip(names, row)), "at": _dt(row[0]).isoformat()} for row in cur.fetchall()]
+
     # -- sources -----------------------------------------------------------------------------
     def get_source_row(self, bank_id: int, external_id: str) -> tuple[int, str] | None:
         row = self._conn().execute(

@@ -1,0 +1,50 @@
+"""``gieok demo``: a bundled bilingual conversation retained and recalled, fully offline."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from gieok.memory import Memory
+
+__all__ = ["run_demo", "demo_data"]
+
+
+def demo_data() -> dict[str, Any]:
+    return json.loads(files("gieok").joinpath("data/demo.json").read_text(encoding="utf-8"))
+
+
+def run_demo(db: str | None = None, *, embedder: str | None = None, settings: dict[str, Any] | None = None,
+             as_json: bool = False) -> list[dict[str, Any]]:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    data = demo_data()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = db or str(Path(tmp) / "demo.db")
+        with Memory(path, embedder=embedder, **(settings or {})) as mem:
+            result = mem.retain(data["bank"], data["messages"], document_id="demo-chat")
+            if not as_json:
+                console.print(f"[bold]retained[/] {len(data['messages'])} messages into bank "
+                              f"[cyan]{data['bank']}[/] → {result.facts_added} facts "
+                              f"(small talk kept in the source, not made a fact) · db: {path}")
+            outputs = []
+            for query in data["queries"]:
+                recalled = mem.recall(data["bank"], query, limit=3, now=data["now"])
+                outputs.append(recalled.to_dict())
+                if as_json:
+                    continue
+                table = Table(title=f"recall: {query}", title_justify="left")
+                for column in ("#", "memory", "from", "found by (rank)"):
+                    table.add_column(column)
+                for i, m in enumerate(recalled.memories, start=1):
+                    found = ", ".join(f"{c} #{h.rank}" for c, h in m.channels.items())
+                    table.add_row(str(i), m.text, ", ".join(m.source_ids), found)
+                console.print(table)
+    if as_json:
+        print(json.dumps(outputs, ensure_ascii=False, indent=2))
+    return outputs

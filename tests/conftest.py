@@ -1,0 +1,55 @@
+"""Shared fixtures: a deterministic fake embedder registered per test, and Memory on a temp file."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gieok import Memory
+from gieok.providers import registry
+from gieok.providers.embedders import Embedder
+from gieok.text.terms import keyword_terms
+
+
+class FakeEmbedder(Embedder):
+    """Bag of keyword terms hashed into 64 dimensions: texts sharing words are close. Records calls."""
+
+    model_id = "fake"
+    dim = 64
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, int]] = []
+
+    def embed_batch(self, texts: list[str], kind: str) -> np.ndarray:  # type: ignore[override]
+        self.calls.append((kind, len(texts)))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for term in keyword_terms(text) or (text,):
+                h = int.from_bytes(hashlib.sha256(term.encode()).digest()[:4], "little")
+                out[i, h % self.dim] += 1.0
+            out[i, -1] += 0.01  # never the zero vector
+        return out
+
+
+@pytest.fixture
+def fake_embedder() -> Iterator[FakeEmbedder]:
+    embedder = FakeEmbedder()
+    registry.register("embedder", "fake", lambda: embedder, replace=True)
+    yield embedder
+    registry.unregister("embedder", "fake")
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "memories.db")
+
+
+@pytest.fixture
+def mem(db_path: str, fake_embedder: FakeEmbedder) -> Iterator[Memory]:
+    with Memory(db_path, embedder="fake") as memory:
+        yield memory

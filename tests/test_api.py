@@ -1,0 +1,67 @@
+"""The public surface: exported names, the async twin, settings, providers."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+import pytest
+
+import gieok
+from gieok import AsyncMemory, ConfigError, Memory, UnknownProviderError
+from gieok.providers import available, create
+from gieok.settings import SETTINGS, resolve_settings
+
+
+def test_public_names_are_pinned() -> None:
+    assert sorted(gieok.__all__) == sorted([
+        "AsyncMemory", "BankInfo", "BankNotFoundError", "BlockedContentError", "ChannelHit", "ConfigError",
+        "EmbedderMismatchError", "FileFormatError", "GieokError", "InputError", "InvalidMessageError",
+        "InvalidTimeError", "Memory", "MemoryNotFoundError", "Message", "MissingExtensionError", "NotFoundError",
+        "Recall", "RecalledMemory", "RedactionPolicy", "RetainResult", "SourceInfo", "SourceNotFoundError",
+        "StoreError", "TimeMention", "UnknownProviderError", "__version__", "find_time_expressions",
+        "parse_time_range", "redact",
+    ])
+    for name in gieok.__all__:
+        assert hasattr(gieok, name)
+
+
+def _public_methods(cls: type) -> set[str]:
+    return {n for n, v in vars(cls).items() if not n.startswith("_") and callable(v)}
+
+
+def test_async_twin_has_the_same_methods() -> None:
+    assert _public_methods(Memory) == _public_methods(AsyncMemory)
+    for name in _public_methods(Memory):
+        assert inspect.iscoroutinefunction(getattr(AsyncMemory, name)), name
+
+
+def test_async_memory_works(db_path: str, fake_embedder) -> None:
+    async def run() -> list[str]:
+        async with AsyncMemory(db_path, embedder="fake") as mem:
+            await mem.retain("a", [{"id": "1", "speaker": "a", "text": "민지는 필라테스를 해"}])
+            result = await mem.recall("a", "필라테스")
+            return [m.text for m in result.memories]
+
+    assert asyncio.run(run()) == ["민지는 필라테스를 해"]
+
+
+def test_unknown_settings_are_refused() -> None:
+    with pytest.raises(ConfigError, match="unknown setting 'rrfk'"):
+        resolve_settings({"rrfk": 10})
+    with pytest.raises(ConfigError, match="must be int"):
+        resolve_settings({"rrf_k": "sixty"})
+    assert resolve_settings({}, env={"GIEOK_RRF_K": "30"}).rrf_k == 30
+    assert resolve_settings({"rrf_k": 10}, env={"GIEOK_RRF_K": "30"}).rrf_k == 10
+    assert {s.name for s in SETTINGS} >= {"embedder", "rrf_k", "candidates"}
+
+
+def test_memory_refuses_unknown_settings(db_path: str) -> None:
+    with pytest.raises(ConfigError):
+        Memory(db_path, rrfk=3)
+
+
+def test_unknown_provider_lists_what_exists() -> None:
+    with pytest.raises(UnknownProviderError, match="e5-small, use-multilingual"):
+        create("embedder", "nope")
+    assert {"e5-small", "use-multilingual"} <= set(available("embedder"))

@@ -1,0 +1,75 @@
+"""The CLI adapter, in-process with click's runner: every command, --json, errors as exit code 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gieok.cli import cli
+
+MESSAGES = [
+    {"id": "m1", "speaker": "민지", "text": "다음 주부터 판교 카카오로 출근해", "timestamp": "2026-05-04T09:00:00+09:00"},
+    {"id": "m2", "speaker": "Mina", "text": "I adopted a cat named Nabi", "timestamp": "2026-05-05T09:00:00+09:00"},
+]
+
+
+@pytest.fixture
+def run(db_path: str, fake_embedder):
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None, code: int = 0):
+        result = runner.invoke(cli, ["--db", db_path, "--embedder", "fake", *args], input=input)
+        assert result.exit_code == code, result.output + str(result.exception)
+        return result
+
+    return invoke
+
+
+def test_retain_recall_banks_sources_show(run, tmp_path: Path) -> None:
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(MESSAGES, ensure_ascii=False), encoding="utf-8")
+    out = json.loads(run("retain", "minji", str(chat), "--json").output)
+    assert out["facts_added"] == 2 and out["source_id"] == "conversation-m1"
+
+    jsonl = tmp_path / "more.jsonl"
+    jsonl.write_text(json.dumps({"id": "m3", "speaker": "민지", "text": "주말에 한라산에 올랐어"}, ensure_ascii=False) + "\n")
+    run("retain", "minji", str(jsonl), "--document-id", "chat-2")
+    run("retain", "minji", "--document-id", "notes", "--json", input="민지는 필라테스를 좋아한다.\n\nShe hates cilantro.")
+
+    recalled = json.loads(run("recall", "minji", "한라산 오르다", "--json").output)
+    top = recalled["memories"][0]
+    assert top["source_ids"] == ["m3"] and top["channels"]["keyword"]["rank"] == 1
+    assert "한라산" in run("recall", "minji", "한라산").output
+
+    banks = json.loads(run("banks", "--json").output)
+    assert banks[0]["name"] == "minji" and banks[0]["facts"] == 4
+    sources = json.loads(run("sources", "minji", "--json").output)
+    assert {s["id"] for s in sources} == {"conversation-m1", "chat-2", "notes"}
+    shown = json.loads(run("show", "minji", top["id"], "--json").output)
+    assert shown["text"] == "주말에 한라산에 올랐어"
+    assert "I adopted a cat named Nabi" in run("show", "minji", "conversation-m1").output
+    assert json.loads(run("show", "minji", "notes", "--json").output)["text"].startswith("민지는 필라테스")
+
+    deleted = json.loads(run("delete-bank", "minji", "--yes", "--json").output)
+    assert deleted["facts"] == 4
+    assert json.loads(run("banks", "--json").output) == []
+
+
+def test_errors_are_one_line_and_exit_2(run, tmp_path: Path) -> None:
+    result = run("recall", "nobody", "hello", code=2)
+    assert "error: no bank named 'nobody'" in result.output
+    bad = tmp_path / "bad.json"
+    bad.write_text("[{\"id\": 1, ", encoding="utf-8")
+    assert "not valid JSON" in run("retain", "x", str(bad), code=2).output
+    no_text = tmp_path / "no_text.json"
+    no_text.write_text(json.dumps([{"id": "a", "speaker": "b"}]), encoding="utf-8")
+    assert "has no text" in run("retain", "x", str(no_text), code=2).output
+    assert "unknown setting" in run("--set", "nope=1", "banks", code=2).output
+
+
+def test_demo_json_runs_offline_with_the_given_embedder(run) -> None:
+    outputs = json.loads(run("demo", "--json").output)
+    assert len(outputs) >= 4 and all(o["memories"] for o in outputs)
