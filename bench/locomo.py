@@ -93,6 +93,14 @@ def baselines(conv: Conversation, embedder_name: str) -> dict[str, Ranker]:
     }
 
 
+ABLATIONS = {
+    "gieok − semantic": "keyword,graph,temporal",
+    "gieok − keyword": "semantic,graph,temporal",
+    "gieok − graph": "semantic,keyword,temporal",
+    "gieok − temporal": "semantic,keyword,graph",
+}
+
+
 def gieok_ranker(mem: Memory, bank: str, now: str) -> Ranker:
     def rank(q: str) -> list[list[str]]:
         return [m.source_ids for m in mem.recall(bank, q, limit=max(KS), now=now).memories]
@@ -107,6 +115,7 @@ def main() -> None:
     parser.add_argument("--db", default=None, help="keep the gieok database here (default: a temp file)")
     parser.add_argument("--limit-conversations", type=int, default=None)
     parser.add_argument("--no-baselines", action="store_true")
+    parser.add_argument("--no-ablations", action="store_true", help="skip the runs with one channel off")
     args = parser.parse_args()
 
     console = Console()
@@ -119,6 +128,9 @@ def main() -> None:
     results: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     timings: dict[str, float] = defaultdict(float)
     with Memory(db, embedder=args.embedder) as mem, Progress(console=console) as progress:
+        ablated = {} if args.no_ablations else {
+            name: Memory(db, embedder=args.embedder, channels=channels) for name, channels in ABLATIONS.items()
+        }
         for conv in conversations:
             task = progress.add_task(f"retain {conv.id}", total=None)
             start = time.perf_counter()
@@ -128,6 +140,7 @@ def main() -> None:
                        progress=lambda n, task=task: progress.advance(task, n))
             timings["gieok retain"] += time.perf_counter() - start
             rankers: dict[str, Ranker] = {"gieok": gieok_ranker(mem, conv.id, conv.now)}
+            rankers.update({name: gieok_ranker(m, conv.id, conv.now) for name, m in ablated.items()})
             if not args.no_baselines:
                 start = time.perf_counter()
                 rankers.update(baselines(conv, args.embedder))
@@ -143,6 +156,8 @@ def main() -> None:
                         results[name][f"{bucket} nDCG@10"].append(ndcg_at(ranked, q.evidence, 10))
                     progress.advance(qtask)
                 timings[f"{name} queries"] += time.perf_counter() - start
+        for m in ablated.values():
+            m.close()
 
     def mean(name: str, key: str) -> str:
         values = results[name].get(key, [])

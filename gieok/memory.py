@@ -21,6 +21,7 @@ from gieok.engine import retain as _retain
 from gieok.engine._time import to_datetime
 from gieok.errors import (
     BankNotFoundError,
+    ConfigError,
     EmbedderMismatchError,
     InputError,
     MemoryNotFoundError,
@@ -28,6 +29,7 @@ from gieok.errors import (
 )
 from gieok.providers import create as create_provider
 from gieok.providers.embedders import Embedder
+from gieok.providers.rerankers import Reranker
 from gieok.records import BankInfo, Message, Recall, RecalledMemory, RetainResult, SourceInfo
 from gieok.settings import resolve_settings
 from gieok.store.protocol import BankRow, Store
@@ -49,9 +51,10 @@ class Memory:
 
     def __init__(self, path: str = "gieok.db", *, embedder: str | Embedder | None = None,
                  redaction: RedactionPolicy | Mapping[str, str] | None = None,
-                 store: Store | None = None, **settings: Any) -> None:
+                 reranker: Reranker | None = None, store: Store | None = None, **settings: Any) -> None:
         self.settings = resolve_settings(settings)
         self._default_redaction = RedactionPolicy.coerce(redaction).to_mapping()
+        self.reranker = reranker if reranker is not None else _configured_reranker(self.settings)
         self._embedder_spec = embedder if embedder is not None else self.settings.embedder
         self._embedders: dict[str, Embedder] = {}
         self._embedders_lock = threading.Lock()
@@ -188,8 +191,11 @@ class Memory:
 
     # -- recall ------------------------------------------------------------------------------
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
-               now: TimeLike | None = None) -> Recall:
-        """The memories ``query`` needs, best first; at most ``max_tokens`` tokens / ``limit`` items."""
+               now: TimeLike | None = None, explain: bool = False) -> Recall:
+        """The memories ``query`` needs, best first; at most ``max_tokens`` tokens / ``limit`` items.
+
+        ``now`` anchors relative times in the query ("지난주", "last Friday"); ``explain=True`` adds,
+        per memory, each channel's rank and score, the fused score and the multipliers."""
         if not isinstance(query, str) or not query.strip():
             raise InputError("query is empty: ask something")
         if max_tokens is not None and max_tokens <= 0:
@@ -199,7 +205,8 @@ class Memory:
         row = self._bank(bank)
         when = to_datetime(now, "now") if now is not None else datetime.now(timezone.utc)
         return _recall.recall(self.store, row, self._embedder(row.embedder), self.settings, query,
-                              now=when, max_tokens=max_tokens, limit=limit)
+                              now=when, max_tokens=max_tokens, limit=limit, explain=explain,
+                              reranker=self.reranker)
 
     # -- inspection --------------------------------------------------------------------------
     def banks(self) -> list[BankInfo]:
@@ -232,6 +239,23 @@ class Memory:
             raise BankNotFoundError(bank)
         with self.store.write():
             return self.store.delete_bank(row.id)
+
+
+def _configured_reranker(settings: Any) -> Reranker | None:
+    name = settings.reranker
+    if not name:
+        return None
+    options: dict[str, Any] = {}
+    if name == "http":
+        if not settings.reranker_url:
+            raise ConfigError("reranker 'http' needs reranker_url (GIEOK_RERANKER_URL), e.g. http://localhost:8080")
+        options = {"base_url": settings.reranker_url, "model": settings.reranker_model or None}
+    elif name == "onnx":
+        if not settings.reranker_model_dir:
+            raise ConfigError("reranker 'onnx' needs reranker_model_dir (GIEOK_RERANKER_MODEL_DIR)")
+        options = {"model_dir": settings.reranker_model_dir}
+    reranker: Reranker = create_provider("reranker", name, **options)
+    return reranker
 
 
 def _check_bank_name(name: str) -> None:

@@ -122,6 +122,7 @@ class RecalledMemory:
     mentioned_at: datetime | None
     channels: dict[str, ChannelHit]
     tokens: int
+    explanation: dict[str, Any] | None = None
 
     @property
     def occurred_at(self) -> datetime | None:
@@ -143,12 +144,14 @@ class Recall:
     total_tokens: int
     max_tokens: int | None
     now: datetime
+    time_range: tuple[datetime, datetime] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "query": self.query,
             "bank": self.bank,
             "now": self.now.isoformat(),
+            "time_range": [t.isoformat() for t in self.time_range] if self.time_range else None,
             "max_tokens": self.max_tokens,
             "total_tokens": self.total_tokens,
             "memories": [m.to_dict() for m in self.memories],

@@ -91,7 +91,7 @@ def test_document_rechunk_only_changed_chunks(mem: Memory, fake_embedder) -> Non
     assert changed.chunks_total == 3 and changed.chunks_skipped == 2
     assert changed.facts_removed >= 1 and changed.facts_added >= 1
     assert len(fake_embedder.calls) > calls_before  # only the changed chunk was embedded again
-    recalled = mem.recall("alice", "3분기 비용 늘다")
+    recalled = mem.recall("alice", "비용이 늘다")
     assert recalled.memories[0].source_ids == ["report-q3"]
     assert "20% 늘었다" in recalled.memories[0].text
     assert all("비슷했다" not in m.text for m in mem.recall("alice", "비용", limit=100).memories)

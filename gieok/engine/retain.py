@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from gieok.engine._time import to_datetime
+from gieok.engine.linking import link_new_facts
 from gieok.errors import InvalidMessageError
 from gieok.extract import chunk_document, facts_from_text
 from gieok.providers.embedders import Embedder
@@ -27,6 +28,7 @@ from gieok.records import Message, NewFact, RetainResult
 from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms
+from gieok.temporal import find_time_expressions
 from gieok.text.tokens import count_tokens
 
 __all__ = ["normalize_messages", "retain_messages", "retain_document", "AGENT_SPEAKERS"]
@@ -93,6 +95,12 @@ def _embed_text(text: str, speaker: str | None, context: str | None) -> str:
 def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str],
                context: str | None = None) -> NewFact:
     dt = to_datetime(when) if when else None
+    occurred: tuple[float, float] | None = None
+    if dt is not None:
+        # "지난주에 부산 갔어" said on 2026-05-12 happened in the week of 2026-05-04
+        found = find_time_expressions(text, dt)
+        if found:
+            occurred = (found[0].range[0].timestamp(), found[0].range[1].timestamp())
     return NewFact(
         text=text,
         embed_text=_embed_text(text, speaker, context),
@@ -102,6 +110,8 @@ def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: li
         speaker=speaker,
         message_ids=message_ids,
         mentioned_at=dt.timestamp() if dt else None,
+        occurred_start=occurred[0] if occurred else None,
+        occurred_end=occurred[1] if occurred else None,
         utc_offset=int(dt.utcoffset().total_seconds() // 60) if dt and dt.utcoffset() is not None else None,
         tokens=count_tokens(text),
     )
@@ -149,6 +159,7 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
     vectors = _embed_all(embedder, planned, progress)
 
     added = removed = 0
+    speakers = sorted({m.speaker for m in messages})
     with store.write():
         row = store.get_source_row(bank.id, source_external_id)
         if row is not None and row[1] != "conversation":
@@ -168,7 +179,9 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
                 position += 1
                 target_source = source_id
             chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
-            added += len(store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors))
+            fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors)
+            link_new_facts(store, bank, target_source, fact_ids, chunk.facts, chunk_vectors, speakers)
+            added += len(fact_ids)
     return RetainResult(bank.name, source_external_id, added, removed, len(messages), skipped)
 
 
@@ -207,6 +220,8 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
                 skipped += 1
                 continue
             chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [])
-            added += len(store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors))
+            fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors)
+            link_new_facts(store, bank, source_id, fact_ids, chunk.facts, chunk_vectors, [])
+            added += len(fact_ids)
     return RetainResult(bank.name, document_id, added, removed, len(planned), skipped)
 

@@ -18,7 +18,8 @@ from functools import lru_cache
 
 from gieok.entities._extract_english import english_mentions
 from gieok.entities._extract_korean import korean_mentions
-from gieok.entities._korean_names import is_hangul_syllable
+from gieok.entities._korean_names import is_hangul_syllable, is_surname
+from gieok.entities._lexicon import KOREAN_HONORIFICS, KOREAN_TITLES
 from gieok.entities._normalize import is_hub_name, name_words, normalize_name
 from gieok.entities._types import Mention
 from gieok.text.korean import has_hangul
@@ -43,6 +44,7 @@ def extract_mentions(
     speaker_name = speaker.strip() if speaker and not is_hub_name(speaker) else None
     if speaker_name:
         known_names.append(speaker_name)
+    known_names += _titled_full_names(text)
     hangul_known = tuple(sorted({k for k in known_names if has_hangul(k)}, key=len, reverse=True))
     latin_known = tuple(sorted({k for k in known_names if not has_hangul(k)}, key=len, reverse=True))
 
@@ -106,3 +108,22 @@ def _latin_known_mentions(text: str, names: tuple[str, ...]) -> list[Mention]:
         name = by_lower.get(surface.casefold(), surface)
         mentions.append(Mention(surface, name, "unknown", match.start(), match.end()))
     return mentions
+
+
+_TITLED = re.compile(
+    r"(?<![가-힣])([가-힣]{3})\s?(?=(?:"
+    + "|".join(sorted({*KOREAN_TITLES, *KOREAN_HONORIFICS}, key=len, reverse=True))
+    + r"))"
+)
+
+
+def _titled_full_names(text: str) -> list[str]:
+    """Three-syllable surname+given names right before a title or honorific ("동료 이민수 대리").
+
+    Kiwi sometimes splits such a name into common nouns (이민 + 수); the title that follows is strong
+    enough evidence that it is a person's full name, so it is treated as a known name.
+    """
+    return [
+        m.group(1) for m in _TITLED.finditer(text)
+        if is_surname(m.group(1)[0]) and m.group(1)[1:] not in KOREAN_TITLES  # 김팀장님 is 김 + 팀장
+    ]

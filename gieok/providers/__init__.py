@@ -1,4 +1,4 @@
-"""Providers: embedders now; rerankers, LLMs and decision models register the same way.
+"""Providers: embedders and rerankers; LLMs and decision models will register the same way.
 
 Built-ins register through the same :func:`register` call a third party uses (or an entry point in the
 ``gieok.providers`` group whose object is a callable ``register(registry)``).
@@ -6,5 +6,6 @@ Built-ins register through the same :func:`register` call a third party uses (or
 
 from gieok.providers.embedders import Embedder
 from gieok.providers.registry import available, create, register
+from gieok.providers.rerankers import Reranker
 
-__all__ = ["Embedder", "available", "create", "register"]
+__all__ = ["Embedder", "Reranker", "available", "create", "register"]

@@ -50,6 +50,9 @@ def _ensure_loaded() -> None:
         from gieok.providers import embedders
 
         embedders.register_builtins(register)
+        from gieok.providers import rerankers
+
+        rerankers.register_builtins(register)
         for ep in entry_points(group="gieok.providers"):
             ep.load()(register)
 

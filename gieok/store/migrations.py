@@ -131,9 +131,58 @@ def m0002_defense(conn: Any) -> None:
     conn.execute("INSERT INTO meta (key, value) VALUES ('fingerprint_key', ?)", (secrets.token_hex(32),))
 
 
+def m0003_graph(conn: Any) -> None:
+    _run_script(
+        conn,
+        """
+        CREATE TABLE entities (
+            id             INTEGER PRIMARY KEY,
+            bank_id        INTEGER NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            canonical_name TEXT NOT NULL,
+            kind           TEXT NOT NULL DEFAULT 'unknown',
+            aliases        TEXT NOT NULL DEFAULT '[]',
+            titles         TEXT NOT NULL DEFAULT '[]',
+            cooccurring    TEXT NOT NULL DEFAULT '{}',
+            last_seen      REAL
+        );
+        CREATE TABLE entity_keys (
+            bank_id   INTEGER NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            key       TEXT NOT NULL,
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            PRIMARY KEY (bank_id, key, entity_id)
+        );
+        CREATE INDEX entity_keys_entity ON entity_keys(entity_id);
+        CREATE TABLE mentions (
+            fact_id   INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            surface   TEXT NOT NULL,
+            PRIMARY KEY (fact_id, entity_id)
+        );
+        CREATE INDEX mentions_entity ON mentions(entity_id);
+        CREATE TABLE context_degrees (
+            bank_id INTEGER NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            key     TEXT NOT NULL,
+            degree  INTEGER NOT NULL,
+            PRIMARY KEY (bank_id, key)
+        );
+        CREATE TABLE links (
+            bank_id   INTEGER NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            from_fact INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+            to_fact   INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+            type      TEXT NOT NULL CHECK (type IN ('temporal', 'semantic', 'caused_by', 'enables', 'prevents')),
+            weight    REAL NOT NULL,
+            PRIMARY KEY (from_fact, to_fact, type)
+        );
+        CREATE INDEX links_to ON links(to_fact);
+        CREATE INDEX facts_bank_occurred ON facts(bank_id, occurred_start);
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = [
     ("0001_core", m0001_core),
     ("0002_defense", m0002_defense),
+    ("0003_graph", m0003_graph),
 ]
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from gieok.errors import StoreError
 from gieok.records import BankInfo, FactRow, Message, NewFact, SourceInfo
 from gieok.store._connect import open_connection, sqlite_module
+from gieok.store._graph import GraphQueries
 from gieok.store.migrations import migrate
 
 __all__ = ["SQLiteStore"]
@@ -70,7 +71,7 @@ def _fts_query(terms: Sequence[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
 
 
-class SQLiteStore:
+class SQLiteStore(GraphQueries):
     """The SQLite implementation of :class:`gieok.store.protocol.Store`."""
 
     def __init__(self, path: str) -> None:
@@ -354,6 +355,7 @@ class SQLiteStore:
         self._delete_fact_indexes(conn, bank_id, dim, fact_ids)
         conn.execute(f"DELETE FROM facts WHERE chunk_id IN ({marks})", tuple(chunk_ids))
         conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", tuple(chunk_ids))
+        self.delete_orphan_entities(bank_id)
         return len(fact_ids)
 
     def _delete_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:

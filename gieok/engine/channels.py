@@ -1,0 +1,109 @@
+"""The graph and temporal recall channels.
+
+**Graph** — start from the query's own entities and from the best semantic and keyword hits
+(seeds), then reach facts that share an entity with them or are linked to them. An entity's pull is
+divided by √(number of facts mentioning it), so hubs (the user, a speaker named in every other
+message) cannot flood the result. This is how "민지 팀장은 무슨 운동 해?" reaches a fact about
+필라테스 that never says 운동.
+
+**Temporal** — when the query names a time ("지난주", "in June", "3월부터 5월까지"), facts whose
+occurred range (or, without one, the time they were said) overlaps it, scored by how close their
+middle is to the range's middle, then spread one step along temporal and causal links.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+from gieok.entities import CandidateEntity, EntityResolver, candidate_keys, extract_mentions
+from gieok.store.protocol import BankRow, Store
+
+__all__ = ["query_entities", "graph_channel", "temporal_channel"]
+
+_RESOLVER = EntityResolver()
+_CAUSAL_AND_TEMPORAL = ("temporal", "caused_by", "enables", "prevents")
+
+
+def query_entities(store: Store, bank: BankRow, query: str) -> dict[int, float]:
+    """Entities the query names, with a weight (split between candidates when ambiguous)."""
+    found: dict[int, float] = {}
+    for mention in extract_mentions(query):
+        rows = store.entities_by_keys(bank.id, candidate_keys(mention.name))
+        if not rows:
+            continue
+        candidates = [CandidateEntity(str(r.id), r.canonical_name, r.aliases, r.titles, r.kind,  # type: ignore[arg-type]
+                                      r.cooccurring) for r in rows]
+        resolution = _RESOLVER.resolve(mention, candidates)
+        if resolution.status == "match" and resolution.entity_id is not None:
+            found[int(resolution.entity_id)] = max(found.get(int(resolution.entity_id), 0.0), 1.0)
+        else:
+            # a bare name the resolver will not merge on its own (민지 → 김민지) still points at the
+            # name-compatible candidates; share the weight between them
+            ids = [int(s.entity_id) for s in resolution.scores] or [r.id for r in rows]
+            for entity_id in ids:
+                found[entity_id] = max(found.get(entity_id, 0.0), 1.0 / len(ids))
+    return found
+
+
+def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple[int, float]],
+                  limit: int, query_vector: np.ndarray | None = None, per_entity: int = 200) -> list[tuple[int, float]]:
+    """Facts about the entities the query names (seeds included), then facts reached from the seeds
+    through shared entities and links (seeds excluded: the other channels already rank them)."""
+    scores: dict[int, float] = defaultdict(float)
+    named = query_entities(store, bank, query)
+    seed_weight = dict(seeds)
+    reached: dict[int, float] = defaultdict(float)
+    for fact_id, entities in store.entities_of_facts(list(seed_weight)).items():
+        for entity_id in entities:
+            reached[entity_id] += seed_weight[fact_id]
+    everything = set(named) | set(reached)
+    if everything:
+        degrees = store.entity_degrees(list(everything))
+        for entity_id, facts in store.facts_of_entities(list(everything), per_entity).items():
+            damping = 1.0 / math.sqrt(max(1, degrees.get(entity_id, 1)))
+            for fact_id in facts:
+                if entity_id in named:
+                    scores[fact_id] += 2.0 * named[entity_id] * damping
+                if entity_id in reached and fact_id not in seed_weight:
+                    scores[fact_id] += reached[entity_id] * damping
+    for seed, other, _type, weight in store.links_of(list(seed_weight)):
+        if other not in seed_weight:
+            scores[other] += 0.5 * seed_weight[seed] * weight
+    if query_vector is not None and len(scores) > 1:
+        scores = _weigh_by_relevance(store, bank, scores, query_vector)
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ranked[:limit]
+
+
+def _weigh_by_relevance(store: Store, bank: BankRow, scores: dict[int, float],
+                        query_vector: np.ndarray) -> dict[int, float]:
+    """Connection alone does not order a hub's hundreds of facts; the query's similarity does.
+
+    Each reached fact's pull is multiplied by exp(z), z being its cosine with the query standardised
+    over the reached set — relative, so no absolute cosine threshold is assumed for the model."""
+    vectors = store.vectors_of(bank.dim, list(scores))
+    ids = [i for i in scores if i in vectors]
+    if len(ids) < 2:
+        return scores
+    sims = np.stack([vectors[i] for i in ids]) @ query_vector
+    z = (sims - sims.mean()) / (sims.std() + 1e-9)
+    return {i: scores[i] * math.exp(float(zi)) for i, zi in zip(ids, z)}
+
+
+def temporal_channel(store: Store, bank: BankRow, start: float, end: float, limit: int) -> list[tuple[int, float]]:
+    middle = (start + end) / 2
+    half = max((end - start) / 2, 3600.0)
+    scores: dict[int, float] = {}
+    for fact_id, f_start, f_end in store.facts_in_range(bank.id, start, end, 5 * limit):
+        distance = abs((f_start + f_end) / 2 - middle)
+        scores[fact_id] = 1.0 / (1.0 + distance / half)
+    top = sorted(scores.items(), key=lambda kv: -kv[1])[:20]
+    for seed, other, _type, weight in store.links_of([f for f, _ in top], _CAUSAL_AND_TEMPORAL):
+        spread = 0.5 * scores[seed] * weight
+        if spread > scores.get(other, 0.0):
+            scores[other] = spread
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
