@@ -132,24 +132,31 @@ def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id:
 @click.option("--max-tokens", type=int, default=None, help="token budget for the memories returned")
 @click.option("--limit", type=int, default=None, help="at most this many memories")
 @click.option("--now", default=None, help="reference time for the question (ISO 8601); default: now")
+@click.option("--explain", is_flag=True, help="show each channel's rank and score, the fused score and multipliers")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
 @_handle_errors
 def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, limit: int | None,
-           now: str | None, as_json: bool) -> None:
+           now: str | None, explain: bool, as_json: bool) -> None:
     """Recall the memories of BANK that QUERY needs, best first."""
-    result = _open(ctx).recall(bank, query, max_tokens=max_tokens, limit=limit, now=now)
+    result = _open(ctx).recall(bank, query, max_tokens=max_tokens, limit=limit, now=now, explain=explain)
     if as_json:
         _echo_json(result.to_dict())
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{query}  ({result.total_tokens} tokens)")
+    span = f", time range {result.time_range[0].date()} – {result.time_range[1].date()}" if result.time_range else ""
+    table = Table(title=f"{query}  ({result.total_tokens} tokens{span})")
     for column in ("#", "id", "score", "memory", "sources", "channels (rank)"):
         table.add_column(column)
     for i, m in enumerate(result.memories, start=1):
-        channels = ", ".join(f"{name} #{hit.rank}" for name, hit in m.channels.items())
+        if explain and m.explanation:
+            channels = "\n".join(f"{name} #{hit.rank} ({hit.score:.3g})" for name, hit in m.channels.items())
+            channels += f"\nfused {m.explanation['fused']:.4f}\n" + " ".join(
+                f"×{value:.3f} {name}" for name, value in m.explanation["multipliers"].items())
+        else:
+            channels = ", ".join(f"{name} #{hit.rank}" for name, hit in m.channels.items())
         table.add_row(str(i), m.id, f"{m.score:.4f}", m.text, ", ".join(m.source_ids), channels)
     Console().print(table)
 
