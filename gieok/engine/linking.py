@@ -44,15 +44,17 @@ SEMANTIC_Z = 3.0
 _RESOLVER = EntityResolver()
 
 
-def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, known: Sequence[str]) -> None:
+def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, known: Sequence[str]) -> list[str]:
+    """Resolve and store the fact's mentions; returns the canonical names written."""
     mentions = extract_mentions(fact.text, fact.speaker, known=known)
     if not mentions:
-        return
+        return []
     contexts = fact_contexts(mentions, fact.text)
     seen_at = datetime.fromtimestamp(fact.mentioned_at, tz=timezone.utc) if fact.mentioned_at else None
     all_keys = sorted({k for c in contexts for k in c})
     degrees = store.context_degrees(bank.id, all_keys)
     linked: list[tuple[int, str]] = []
+    names: list[str] = []
     for mention, context in zip(mentions, contexts):
         rows = store.entities_by_keys(bank.id, candidate_keys(mention.name))
         candidates = [
@@ -90,8 +92,10 @@ def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, 
             keys = list(dict.fromkeys([*keys, *candidate_keys(mention.name)]))
         saved = store.save_entity(bank.id, entity_id, canonical, kind, aliases, titles, cooccurring, last_seen, keys)
         linked.append((saved, mention.surface))
+        names.append(canonical)
     store.add_mentions(fact_id, linked)
     store.bump_context_degrees(bank.id, all_keys)
+    return names
 
 
 def _temporal_links(store: Store, source_id: int, fact_ids: Sequence[int],
@@ -142,6 +146,8 @@ def link_new_facts(store: Store, bank: BankRow, source_id: int, fact_ids: Sequen
     # (a sentence-initial "Caroline", a name Kiwi splits into common nouns)
     known = [*speakers, *store.recent_entity_names(bank.id, RECENT_ENTITY_NAMES)]
     for fact_id, fact in zip(fact_ids, facts):
-        _resolve_entities(store, bank, fact_id, fact, known)
+        for name in _resolve_entities(store, bank, fact_id, fact, known):
+            if name not in known:
+                known.append(name)
     links = _temporal_links(store, source_id, fact_ids, facts) + _semantic_links(store, bank, fact_ids, vectors)
     store.add_links(bank.id, links)

@@ -160,6 +160,7 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
 
     added = removed = 0
     speakers = sorted({m.speaker for m in messages})
+    to_link: dict[int, tuple[list[int], list[NewFact], list[np.ndarray]]] = {}
     with store.write():
         row = store.get_source_row(bank.id, source_external_id)
         if row is not None and row[1] != "conversation":
@@ -180,8 +181,14 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
                 target_source = source_id
             chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
             fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors)
-            link_new_facts(store, bank, target_source, fact_ids, chunk.facts, chunk_vectors, speakers)
+            batch = to_link.setdefault(target_source, ([], [], []))
+            batch[0].extend(fact_ids)
+            batch[1].extend(chunk.facts)
+            batch[2].append(chunk_vectors)
             added += len(fact_ids)
+        # linking once per call, not per message: the calibration sample and entity names are read once
+        for target_source, (ids, new_facts, vector_parts) in to_link.items():
+            link_new_facts(store, bank, target_source, ids, new_facts, np.concatenate(vector_parts), speakers)
     return RetainResult(bank.name, source_external_id, added, removed, len(messages), skipped)
 
 
@@ -211,6 +218,9 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
     if timestamp:
         meta["timestamp"] = timestamp
     added = removed = skipped = 0
+    new_ids: list[int] = []
+    new_facts: list[NewFact] = []
+    new_vectors: list[np.ndarray] = []
     with store.write():
         source_id = store.upsert_source(bank.id, document_id, "document", text, meta)
         removed = store.delete_chunks(bank.id, [c.id for c in stored.values()])
@@ -221,7 +231,11 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
                 continue
             chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [])
             fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors)
-            link_new_facts(store, bank, source_id, fact_ids, chunk.facts, chunk_vectors, [])
+            new_ids.extend(fact_ids)
+            new_facts.extend(chunk.facts)
+            new_vectors.append(chunk_vectors)
             added += len(fact_ids)
+        if new_ids:
+            link_new_facts(store, bank, source_id, new_ids, new_facts, np.concatenate(new_vectors), [])
     return RetainResult(bank.name, document_id, added, removed, len(planned), skipped)
 
