@@ -38,7 +38,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("semantic_weight", 1.0, float, "RRF weight of the semantic (vector) channel"),
     Setting("keyword_weight", 1.0, float, "RRF weight of the keyword (BM25) channel"),
     Setting("graph_weight", 0.1, float, "RRF weight of the graph (shared entities and links) channel"),
-    Setting("temporal_weight", 1.0, float, "RRF weight of the temporal (query time range) channel"),
+    Setting("temporal_weight", 0.5, float, "RRF weight of the temporal (query time range) channel"),
     Setting("graph_seeds", 5, int, "best hits of each of the semantic and keyword channels that seed the graph channel"),
     Setting("recency_half_life_days", 180.0, float, "age at which the recency multiplier is halfway (±5 % at most)"),
     Setting("keyword_context_weight", 0.3, float,
