@@ -25,6 +25,7 @@ from gieok.store.protocol import BankRow, Store
 __all__ = ["query_entities", "graph_channel", "temporal_channel"]
 
 _RESOLVER = EntityResolver()
+RELEVANCE_POOL = 300
 _CAUSAL_AND_TEMPORAL = ("temporal", "caused_by", "enables", "prevents")
 
 
@@ -74,7 +75,9 @@ def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple
         if other not in seed_weight:
             scores[other] += 0.5 * seed_weight[seed] * weight
     if query_vector is not None and len(scores) > 1:
-        scores = _weigh_by_relevance(store, bank, scores, query_vector)
+        # only the strongest-connected facts are worth reading vectors for
+        strongest = dict(sorted(scores.items(), key=lambda kv: -kv[1])[:RELEVANCE_POOL])
+        scores = _weigh_by_relevance(store, bank, strongest, query_vector)
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return ranked[:limit]
 
