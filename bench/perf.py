@@ -69,7 +69,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _synthetic import Message, PoolSentence, SyntheticText  # noqa: E402
+from _synthetic import PoolSentence, SyntheticText  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: E402
 from rich.table import Table  # noqa: E402
@@ -409,7 +409,8 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
     questions = gen.distinct_questions(args.queries + args.warmup, avoid=pool_texts)
     warmups, queries = questions[: args.warmup], questions[args.warmup :]
     sizes = sorted(args.sizes)
-    path = db_path(directory, "perf-latency.db")
+    reuse = args.reuse and (directory / "perf-latency.db").exists()
+    path = str(directory / "perf-latency.db") if reuse else db_path(directory, "perf-latency.db")
     out: dict[str, Any] = {"sizes": {}, "load": [], "skipped": [], "path": path, "k": None, "unlinked_from": None}
     timer = StageTimer()
     budget = args.max_load_minutes * 60
@@ -419,9 +420,22 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
         settings = mem.settings
         store = mem.store
         vector_search = store.vector_search
+        # one-time loading (Kiwi model, entity lexicons, tokenizer) is not part of any timed batch
+        warm_messages, warm_parts = SyntheticText(seed=args.seed + 3000).pooled_conversation(
+            pool, 8, prefix="warm", start=START)
+        for m, idx in zip(warm_messages, warm_parts):
+            pooled.lookup[m.text] = idx
+        mem.retain("perf-warmup", messages=[m.as_dict() for m in warm_messages], document_id="warmup")
         undo = instrument(timer, store, pooled)
         try:
             facts = 0
+            if reuse:
+                existing = mem.store.get_bank(bank)
+                facts = store.count_facts(existing.id) if existing is not None else 0
+                if facts:
+                    console.print(f"--reuse: measuring the existing {facts:,}-fact bank in {path} (no loading)")
+                    sizes = [facts]
+                    out["unlinked_from"] = "unknown (reused bank)"
             batch_no = 0
             load_total = 0.0
             last_rate: tuple[int, float] | None = None  # (bank size, seconds per fact) of the last batch
@@ -467,10 +481,11 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
                             raise RuntimeError("a load batch added no facts; the synthetic messages are broken")
                         last_rate = (facts, took / r.facts_added)
                         progress.advance(task, r.facts_added)
-                out["load"].append({"from": seg_start_facts, "to": facts, "messages": seg_messages,
-                                    "seconds": seg_seconds, "vector_seconds": pooled.document_seconds - vec_before,
-                                    "mb": file_mb(path), "last_batch_rate": 1 / last_rate[1] if last_rate else 0.0,
-                                    "unlinked": out["unlinked_from"] is not None})
+                if seg_messages:
+                    out["load"].append({"from": seg_start_facts, "to": facts, "messages": seg_messages,
+                                        "seconds": seg_seconds, "vector_seconds": pooled.document_seconds - vec_before,
+                                        "mb": file_mb(path), "last_batch_rate": 1 / last_rate[1] if last_rate else 0.0,
+                                        "unlinked": out["unlinked_from"] if isinstance(out["unlinked_from"], int) else None})
                 # -- latency ------------------------------------------------------------------------
                 row = store.get_bank(bank)
                 assert row is not None
@@ -545,6 +560,15 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
             undo()
 
         if args.profile:
+            profiler = cProfile.Profile()
+            extra = gen.distinct_questions(50, avoid=set(questions))
+            clear_term_caches()
+            start = time.perf_counter()
+            profiler.enable()
+            for q in extra:
+                mem.recall(bank, q)
+            profiler.disable()
+            out["recall_profile"] = (profiler, time.perf_counter() - start, facts, len(extra))
             messages, parts = gen.pooled_conversation(pool, args.load_batch, prefix="prof", start=START)
             for m, idx in zip(messages, parts):
                 pooled.lookup[m.text] = idx
@@ -578,6 +602,8 @@ def main() -> None:
     parser.add_argument("--retain-into-bank", type=int, default=None,
                         help="after measuring each size, retain this many synthetic messages with real e5 into the "
                              "bank and time it against the embedder alone (default 200; --quick 100; 0 = off)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --db-dir: measure latency on the bank a previous run left there, without loading")
     parser.add_argument("--pool", type=int, default=None, help="distinct pool sentences embedded with real e5 (default 3000; --quick 1000)")
     parser.add_argument("--noise", type=float, default=0.2, help="relative size of the noise added to pooled vectors")
     parser.add_argument("--quick", action="store_true", help="sizes 1000,10000, 60 queries, 300 retain messages")
@@ -650,7 +676,10 @@ def main() -> None:
             if m["knn_returned"] < expected:
                 console.print(f"[yellow]at {m['facts']:,} facts the floor KNN returned only {m['knn_returned']} of "
                               f"{expected} neighbours[/yellow]")
-            if m["unlinked_from"] is not None:
+            if isinstance(m["unlinked_from"], str):
+                console.print(f"[yellow]the {m['facts']:,}-fact bank was reused from an earlier run (--reuse): how it "
+                              "was built (linked or not) is in that run's output[/yellow]")
+            elif m["unlinked_from"] is not None:
                 console.print(f"[yellow]the bank at {m['facts']:,} facts has no entities/links for facts loaded after "
                               f"{m['unlinked_from']:,} (--unlinked-above): the graph stage is understated there[/yellow]")
         for skipped in latency["skipped"]:
@@ -678,7 +707,8 @@ def main() -> None:
         for seg in latency["load"]:
             n = seg["to"] - seg["from"]
             rest = seg["seconds"] - seg["vector_seconds"]
-            note = " (unlinked)" if seg["unlinked"] else ""
+            u = seg["unlinked"]
+            note = "" if u is None or u >= seg["to"] else (" (unlinked)" if u <= seg["from"] else f" (unlinked after {u:,})")
             print(f"| {seg['from']:,} → {seg['to']:,}{note} | {seg['messages']:,} | {seg['seconds']:.1f} | "
                   f"{n / seg['seconds']:.0f} | {seg['last_batch_rate']:.0f} | {seg['vector_seconds']:.1f} | "
                   f"{n / rest:.0f} | {seg['mb']:.0f} |")
@@ -724,6 +754,8 @@ def main() -> None:
         if retain and "profile" in retain:
             print_profile(console, "cProfile: retain with real e5-small", *retain["profile"])
         if latency and "profile" in latency:
+            profiler, wall, at, n = latency["recall_profile"]
+            print_profile(console, f"cProfile: {n} recalls (new questions) on the {at:,}-fact bank", profiler, wall)
             profiler, wall, at = latency["profile"]
             print_profile(console, f"cProfile: one {args.load_batch}-message load batch into the bank at {at:,} facts "
                                    "(pooled vectors)", profiler, wall)
