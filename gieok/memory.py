@@ -16,6 +16,7 @@ from typing import Any
 
 from gieok.defense import RedactionPolicy
 from gieok.engine import defense as _defense
+from gieok.engine import forget as _forget
 from gieok.engine import recall as _recall
 from gieok.engine import retain as _retain
 from gieok.engine._time import to_datetime
@@ -191,11 +192,13 @@ class Memory:
 
     # -- recall ------------------------------------------------------------------------------
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
-               now: TimeLike | None = None, explain: bool = False) -> Recall:
+               now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None) -> Recall:
         """The memories ``query`` needs, best first; at most ``max_tokens`` tokens / ``limit`` items.
 
         ``now`` anchors relative times in the query ("지난주", "last Friday"); ``explain=True`` adds,
-        per memory, each channel's rank and score, the fused score and the multipliers."""
+        per memory, each channel's rank and score, the fused score and the multipliers. Only current
+        versions are returned; ``as_of`` answers as the bank stood then (facts said later are
+        invisible, versions superseded by then are hidden)."""
         if not isinstance(query, str) or not query.strip():
             raise InputError("query is empty: ask something")
         if max_tokens is not None and max_tokens <= 0:
@@ -204,9 +207,15 @@ class Memory:
             raise InputError("limit must be positive")
         row = self._bank(bank)
         when = to_datetime(now, "now") if now is not None else datetime.now(timezone.utc)
-        return _recall.recall(self.store, row, self._embedder(row.embedder), self.settings, query,
-                              now=when, max_tokens=max_tokens, limit=limit, explain=explain,
-                              reranker=self.reranker)
+        then = to_datetime(as_of, "as_of") if as_of is not None else None
+        result = _recall.recall(self.store, row, self._embedder(row.embedder), self.settings, query,
+                                now=when, max_tokens=max_tokens, limit=limit, explain=explain,
+                                reranker=self.reranker, as_of=then)
+        if self.settings.refresh_on_recall and then is None and result.memories:
+            used = [i for i in (_recall.fact_id_of(m.id) for m in result.memories) if i is not None]
+            with self.store.write():
+                self.store.touch_recalled(used, when.timestamp())
+        return result
 
     # -- inspection --------------------------------------------------------------------------
     def banks(self) -> list[BankInfo]:
@@ -230,6 +239,44 @@ class Memory:
         if not facts:
             raise MemoryNotFoundError(memory_id)
         return _recall.fact_to_memory(facts[0], 0.0, {})
+
+    def history(self, bank: str, memory_id: str) -> list[RecalledMemory]:
+        """Every version of the statement ``memory_id`` belongs to, oldest first; each carries
+        ``valid_from`` / ``valid_to`` and which version replaced it."""
+        row = self._bank(bank)
+        fact_id = _recall.fact_id_of(memory_id)
+        if fact_id is None or not self.store.get_facts(row.id, [fact_id]):
+            raise MemoryNotFoundError(memory_id)
+        chain = self.store.get_facts(row.id, self.store.version_chain(fact_id))
+        versions = [_recall.fact_to_memory(f, 0.0, {}) for f in chain]
+        _recall.add_versions(self.store, versions)
+        return versions
+
+    # -- forgetting --------------------------------------------------------------------------
+    def forget(self, bank: str, *, source_id: str | None = None, memory_id: str | None = None,
+               entity: str | None = None, before: TimeLike | None = None, verify: bool = False) -> _forget.ForgetResult:
+        """Erase for real: facts, index rows, vectors, links, mentions, observations, queued jobs and the
+        verbatim evidence they came from. ``source_id`` is a ``document_id``/conversation id or a message
+        id given on retain. ``verify=True`` also proves it (see :meth:`verify_erased`)."""
+        row = self._bank(bank)
+        before_ts = to_datetime(before, "before") if before is not None else None
+        for name, value in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity)):
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise InputError(f"{name} must be a non-empty string")
+        result = _forget.forget(self.store, row, self._embedder(row.embedder), source_id=source_id,
+                                memory_id=memory_id, entity=entity,
+                                before=before_ts.timestamp() if before_ts else None,
+                                before_iso=before_ts.isoformat() if before_ts else None,
+                                fingerprint_key=self._fingerprint_key)
+        if verify:
+            result.proof = _forget.verify_erased(self.store, result._probes) if result._probes else \
+                _forget.ErasureProof(clean=True, checked=[])
+        return result
+
+    def verify_erased(self, texts: Sequence[str] | str, *, deep: bool = True) -> _forget.ErasureProof:
+        """Prove that ``texts`` are nowhere in the database: no table, no FTS index or shadow table, no
+        vector table and (``deep``: after a checkpoint and VACUUM) not in the file's bytes."""
+        return _forget.verify_erased(self.store, [texts] if isinstance(texts, str) else list(texts), deep=deep)
 
     def delete_bank(self, bank: str) -> dict[str, int]:
         """Delete a bank and everything in it; returns how many rows of each kind went."""

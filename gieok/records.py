@@ -97,6 +97,11 @@ class FactRow:
     decay_class: str
     expires_at: float | None
     tokens: int
+    superseded_by: int | None = None
+    strength: float = 1.0
+    archived_at: float | None = None
+    created_at: float = 0.0
+    recall_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,13 @@ class RecalledMemory:
     channels: dict[str, ChannelHit]
     tokens: int
     explanation: dict[str, Any] | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    supersedes: list[str] = field(default_factory=list)
+    superseded_by: str | None = None
+    decay_class: str = "stable"
+    pinned: bool = False
+    strength: float = 1.0
 
     @property
     def occurred_at(self) -> datetime | None:
@@ -130,7 +142,7 @@ class RecalledMemory:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        for key in ("occurred_start", "occurred_end", "mentioned_at"):
+        for key in ("occurred_start", "occurred_end", "mentioned_at", "valid_from", "valid_to"):
             value = getattr(self, key)
             d[key] = value.isoformat() if value else None
         return d

@@ -51,14 +51,23 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("default_limit", 20, int, "memories returned by recall when neither limit nor max_tokens is given"),
     Setting("max_fact_chars", 600, int, "a message longer than this is split into sentence-group facts"),
     Setting("chunk_chars", 1500, int, "target size of a document chunk, in characters"),
+    Setting("refresh_on_recall", True, bool,
+            "a recalled memory's decay clock restarts (memories in use do not fade); off for read-only audits"),
+    Setting("archive_below", 0.05, float, "the decay pass archives a fact whose strength falls below this"),
+    Setting("supersede", True, bool, "at retain, detect statements that update older ones and close the old version"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
+_BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 
 
 def _coerce(setting: Setting, value: Any, origin: str) -> Any:
     if isinstance(value, setting.type) and not (setting.type is int and isinstance(value, bool)):
         return value
     try:
+        if setting.type is bool and isinstance(value, str) and value.strip().lower() in _BOOLEANS:
+            return _BOOLEANS[value.strip().lower()]
+        if setting.type is bool:
+            raise ValueError(value)
         if setting.type is float and isinstance(value, int):
             return float(value)
         if isinstance(value, str):

@@ -22,11 +22,13 @@ def test_migrating_an_empty_database_gives_the_schema(db_path: str) -> None:
         names = [r[0] for r in store._conn().execute("SELECT name FROM schema_migrations ORDER BY name")]
         assert names == [name for name, _ in MIGRATIONS]
         tables = {r[0] for r in store._conn().execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        assert {"banks", "sources", "messages", "chunks", "facts", "meta", "audit_log"} <= tables
+        assert {"banks", "sources", "messages", "chunks", "facts", "meta", "audit_log", "entities", "mentions",
+                "links", "jobs", "observations", "observation_facts", "mental_models", "llm_usage"} <= tables
         assert _columns(store, "facts") == [
             "id", "bank_id", "source_id", "chunk_id", "text", "kind", "speaker", "message_ids", "occurred_start",
             "occurred_end", "mentioned_at", "utc_offset", "valid_from", "valid_to", "importance", "pinned",
-            "decay_class", "expires_at", "embed_hash", "tokens", "created_at",
+            "decay_class", "expires_at", "embed_hash", "tokens", "created_at", "superseded_by", "supersede_reason",
+            "strength", "recall_count", "last_recalled_at", "archived_at", "consolidated_at", "consolidation_failed",
         ]
         assert store._conn().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert store.get_meta("fingerprint_key") and len(store.get_meta("fingerprint_key") or "") == 64

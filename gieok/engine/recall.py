@@ -59,13 +59,25 @@ def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit])
         mentioned_at=from_epoch(fact.mentioned_at, fact.utc_offset),
         channels=channels,
         tokens=fact.tokens,
+        valid_from=from_epoch(fact.valid_from, fact.utc_offset),
+        valid_to=from_epoch(fact.valid_to, fact.utc_offset),
+        decay_class=fact.decay_class,
+        pinned=fact.pinned,
+        strength=fact.strength,
     )
 
 
-def _is_current(fact: FactRow, now_ts: float) -> bool:
-    if fact.valid_to is not None and fact.valid_to <= now_ts:
+def _is_current(fact: FactRow, now_ts: float, as_of: float | None = None) -> bool:
+    """Visible to a recall at ``now`` (as the bank stands) or ``as_of`` (as it stood then)."""
+    if fact.expires_at is not None and fact.expires_at <= now_ts:
+        return False  # a TTL is real time: an expired fact is gone, whatever as_of says
+    at = now_ts if as_of is None else as_of
+    if fact.valid_to is not None and fact.valid_to <= at:
         return False
-    return not (fact.expires_at is not None and fact.expires_at <= now_ts)
+    if as_of is None:
+        return fact.archived_at is None
+    said = fact.mentioned_at if fact.mentioned_at is not None else fact.created_at
+    return said <= as_of and (fact.archived_at is None or fact.archived_at > as_of)
 
 
 def enabled_channels(settings: Settings) -> tuple[str, ...]:
@@ -89,6 +101,8 @@ def _multipliers(fact: FactRow, now_ts: float, time_range: tuple[float, float] |
         closeness = 1.0 if f_start < end and f_end >= start else 1.0 / (1.0 + abs((f_start + f_end) / 2 - middle) / half)
         out["time"] = 0.90 + 0.20 * closeness
     out["support"] = 1.0 + 0.05 * min(1.0, math.log1p(support) / math.log1p(10))
+    if fact.strength < 1.0:  # decayed memories sink a little; archiving, not this, removes them
+        out["strength"] = 0.9 + 0.1 * fact.strength
     return out
 
 
@@ -110,9 +124,20 @@ def _rerank(reranker: Reranker, query: str, memories: list[RecalledMemory], top:
     return reordered + tail
 
 
+def add_versions(store: Store, memories: list[RecalledMemory]) -> None:
+    """Say when a memory replaced an earlier statement (and, under as_of, when it was later replaced)."""
+    ids = [fact_id_of(m.id) for m in memories]
+    lifecycle = store.lifecycle_of([i for i in ids if i is not None])
+    for memory, fact_id in zip(memories, ids):
+        info = lifecycle.get(fact_id) if fact_id is not None else None
+        if info:
+            memory.supersedes = [memory_id_of(i) for i in sorted(info["supersedes"])]
+            memory.superseded_by = memory_id_of(info["superseded_by"]) if info["superseded_by"] else None
+
+
 def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, query: str, *,
            now: datetime, max_tokens: int | None, limit: int | None, explain: bool = False,
-           reranker: Reranker | None = None) -> Recall:
+           reranker: Reranker | None = None, as_of: datetime | None = None) -> Recall:
     pool = settings.candidates
     channels = enabled_channels(settings)
     rankings: dict[str, list[tuple[int, float]]] = {}
@@ -135,11 +160,12 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     fused = rrf_fuse(rankings, k=settings.rrf_k, weights=weights)
     facts = {f.id: f for f in store.get_facts(bank.id, [i for i, _, _ in fused])}
     now_ts = now.timestamp()
+    as_of_ts = as_of.timestamp() if as_of is not None else None
     support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",)) if kind == "semantic")
     scored = []
     for fact_id, fused_score, hits in fused:
         fact = facts.get(fact_id)
-        if fact is None or not _is_current(fact, now_ts):
+        if fact is None or not _is_current(fact, now_ts, as_of_ts):
             continue
         multipliers = _multipliers(fact, now_ts, time_range, support.get(fact_id, 0), settings.recency_half_life_days)
         final = fused_score * math.prod(multipliers.values())
@@ -158,5 +184,6 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     if limit is None and max_tokens is None:
         limit = settings.default_limit
     chosen, used = fill_budget(scored, lambda m: m.tokens, max_tokens, limit)
+    add_versions(store, chosen)
     return Recall(query=query, bank=bank.name, memories=chosen, total_tokens=used, max_tokens=max_tokens, now=now,
                   time_range=time_range_dt)

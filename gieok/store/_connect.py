@@ -55,4 +55,6 @@ def open_connection(path: str, *, check_same_thread: bool = False) -> Any:
         ) from exc
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA busy_timeout = 30000")
+    # freed pages are zeroed, so erased text does not linger in the file (see engine.forget)
+    conn.execute("PRAGMA secure_delete = ON")
     return conn

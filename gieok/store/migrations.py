@@ -179,10 +179,90 @@ def m0003_graph(conn: Any) -> None:
     )
 
 
+def m0004_lifecycle(conn: Any) -> None:
+    """Versions, decay, background jobs, observations, mental models and LLM metering."""
+    _run_script(
+        conn,
+        """
+        ALTER TABLE facts ADD COLUMN superseded_by INTEGER REFERENCES facts(id) ON DELETE SET NULL;
+        ALTER TABLE facts ADD COLUMN supersede_reason TEXT;
+        ALTER TABLE facts ADD COLUMN strength REAL NOT NULL DEFAULT 1.0;
+        ALTER TABLE facts ADD COLUMN recall_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE facts ADD COLUMN last_recalled_at REAL;
+        ALTER TABLE facts ADD COLUMN archived_at REAL;
+        ALTER TABLE facts ADD COLUMN consolidated_at REAL;
+        ALTER TABLE facts ADD COLUMN consolidation_failed INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX facts_superseded_by ON facts(superseded_by);
+        CREATE INDEX facts_expires ON facts(expires_at) WHERE expires_at IS NOT NULL;
+        CREATE INDEX facts_unconsolidated ON facts(bank_id, mentioned_at) WHERE consolidated_at IS NULL;
+        CREATE TABLE jobs (
+            id          INTEGER PRIMARY KEY,
+            bank_id     INTEGER NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            kind        TEXT NOT NULL,
+            payload     TEXT NOT NULL DEFAULT '{}',
+            status      TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'running', 'done', 'failed')),
+            attempts    INTEGER NOT NULL DEFAULT 0,
+            run_after   REAL NOT NULL,
+            claimed_at  REAL,
+            claimed_by  TEXT,
+            last_error  TEXT,
+            created_at  REAL NOT NULL,
+            updated_at  REAL NOT NULL
+        );
+        CREATE INDEX jobs_queue ON jobs(status, run_after);
+        CREATE TABLE observations (
+            id          INTEGER PRIMARY KEY,
+            bank_id     INTEGER NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            entity_id   INTEGER REFERENCES entities(id) ON DELETE SET NULL,
+            topic       TEXT NOT NULL,
+            text        TEXT NOT NULL,
+            embedding   BLOB,
+            terms       TEXT NOT NULL DEFAULT '',
+            tokens      INTEGER NOT NULL DEFAULT 0,
+            history     TEXT NOT NULL DEFAULT '[]',
+            believed_at REAL,
+            created_at  REAL NOT NULL,
+            updated_at  REAL NOT NULL
+        );
+        CREATE INDEX observations_bank ON observations(bank_id, topic);
+        CREATE TABLE observation_facts (
+            observation_id INTEGER NOT NULL REFERENCES observations(id) ON DELETE CASCADE,
+            fact_id        INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+            PRIMARY KEY (observation_id, fact_id)
+        );
+        CREATE INDEX observation_facts_fact ON observation_facts(fact_id);
+        CREATE TABLE mental_models (
+            id           INTEGER PRIMARY KEY,
+            bank_id      INTEGER NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            name         TEXT NOT NULL,
+            question     TEXT NOT NULL,
+            answer       TEXT,
+            based_on     TEXT NOT NULL DEFAULT '[]',
+            refreshed_at REAL,
+            created_at   REAL NOT NULL,
+            UNIQUE (bank_id, name)
+        );
+        CREATE TABLE llm_usage (
+            bank_id       INTEGER NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            day           TEXT NOT NULL,
+            operation     TEXT NOT NULL,
+            provider      TEXT NOT NULL,
+            model         TEXT NOT NULL,
+            calls         INTEGER NOT NULL DEFAULT 0,
+            input_tokens  INTEGER NOT NULL DEFAULT 0,
+            output_tokens INTEGER NOT NULL DEFAULT 0,
+            cost_usd      REAL NOT NULL DEFAULT 0,
+            PRIMARY KEY (bank_id, day, operation, provider, model)
+        )
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = [
     ("0001_core", m0001_core),
     ("0002_defense", m0002_defense),
     ("0003_graph", m0003_graph),
+    ("0004_lifecycle", m0004_lifecycle),
 ]
 
 

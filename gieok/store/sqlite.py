@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -26,7 +27,9 @@ import numpy as np
 from gieok.errors import StoreError
 from gieok.records import BankInfo, FactRow, Message, NewFact, SourceInfo
 from gieok.store._connect import open_connection, sqlite_module
+from gieok.store._derived import DerivedQueries
 from gieok.store._graph import GraphQueries
+from gieok.store._lifecycle import LifecycleQueries
 from gieok.store.migrations import migrate
 
 __all__ = ["SQLiteStore"]
@@ -34,7 +37,8 @@ __all__ = ["SQLiteStore"]
 _FACT_COLUMNS = (
     "f.id, f.bank_id, f.source_id, s.external_id, f.chunk_id, f.text, f.kind, f.speaker, f.message_ids, "
     "f.occurred_start, f.occurred_end, f.mentioned_at, f.utc_offset, f.valid_from, f.valid_to, "
-    "f.importance, f.pinned, f.decay_class, f.expires_at, f.tokens"
+    "f.importance, f.pinned, f.decay_class, f.expires_at, f.tokens, f.superseded_by, f.strength, f.archived_at, "
+    "f.created_at, f.recall_count"
 )
 
 
@@ -71,7 +75,7 @@ def _fts_query(terms: Sequence[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
 
 
-class SQLiteStore(GraphQueries):
+class SQLiteStore(GraphQueries, LifecycleQueries, DerivedQueries):
     """The SQLite implementation of :class:`gieok.store.protocol.Store`."""
 
     def __init__(self, path: str) -> None:
@@ -142,6 +146,32 @@ class SQLiteStore(GraphQueries):
                 except Exception:  # a checkpoint is an optimisation; closing must still happen
                     pass
             self._writer.close()
+
+    def _fts_name(self, bank_id: int) -> str:
+        return _fts_table(bank_id)
+
+    def _vec_name(self, dim: int) -> str:
+        return _vec_table(dim)
+
+    def vacuum(self) -> None:
+        """Checkpoint the WAL into the file, rebuild the file without free pages, truncate the WAL."""
+        with self._write_lock:
+            if getattr(self._local, "in_write", False):
+                raise StoreError("vacuum cannot run inside `with store.write():`")
+            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._writer.execute("VACUUM")
+            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def file_contains(self, needles: Sequence[str]) -> list[str]:
+        """Which needles appear as UTF-8 bytes in the database file or its WAL."""
+        if self._memory:
+            return []
+        blobs = []
+        for suffix in ("", "-wal"):
+            if os.path.exists(self.path + suffix):
+                with open(self.path + suffix, "rb") as handle:
+                    blobs.append(handle.read())
+        return [n for n in needles if any(n.encode("utf-8") in blob for blob in blobs)]
 
     def _require_write(self) -> Any:
         if not getattr(self._local, "in_write", False):
@@ -415,6 +445,8 @@ class SQLiteStore(GraphQueries):
                     kind=r[6], speaker=r[7], message_ids=json.loads(r[8]), occurred_start=r[9],
                     occurred_end=r[10], mentioned_at=r[11], utc_offset=r[12], valid_from=r[13], valid_to=r[14],
                     importance=r[15], pinned=bool(r[16]), decay_class=r[17], expires_at=r[18], tokens=r[19],
+                    superseded_by=r[20], strength=float(r[21]), archived_at=r[22], created_at=float(r[23]),
+                    recall_count=int(r[24]),
                 )
         return [found[i] for i in id_list if i in found]
 

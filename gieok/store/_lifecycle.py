@@ -1,0 +1,371 @@
+"""Versions, decay, TTL and erasure queries of the SQLite store (mixed into SQLiteStore).
+
+Erasure is a hard delete with cascade. ``erase_facts`` removes the facts, their FTS and vector rows,
+mentions and links (foreign keys), the observations they supported, the jobs that name them, the
+mental-model answers that cited them, and cuts their text out of the verbatim evidence (message,
+chunk and document text) — or deletes that evidence outright when nothing else is left in it.
+``PRAGMA secure_delete`` (set on every connection) zeroes the freed pages, an FTS ``optimize``
+merges away the index segments that still held the erased terms, and sqlite-vec zeroes a deleted
+vector's slot; ``scan_for`` then proves what is left.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["LifecycleQueries", "ERASED"]
+
+ERASED = "[erased]"
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _cut(text: str, pieces: Sequence[str]) -> str:
+    for piece in sorted(pieces, key=len, reverse=True):
+        if piece:
+            text = text.replace(piece, ERASED)
+    return text
+
+
+def _parts(values: Sequence[int], size: int = 500) -> list[list[int]]:
+    return [list(values[i : i + size]) for i in range(0, len(values), size)]
+
+
+class LifecycleQueries:
+    """Needs ``_conn()``, ``_require_write()`` and the per-bank table names from the store."""
+
+    def _conn(self) -> Any: ...
+    def _require_write(self) -> Any: ...
+    def _fts_name(self, bank_id: int) -> str: ...
+    def _vec_name(self, dim: int) -> str: ...
+    def delete_orphan_entities(self, bank_id: int) -> int: ...
+
+    # -- versions ----------------------------------------------------------------------------
+    def supersede(self, old_fact: int, new_fact: int, valid_to: float, reason: str) -> None:
+        """Close ``old_fact`` at ``valid_to``: ``new_fact`` holds from then on. Nothing is deleted."""
+        self._require_write().execute(
+            "UPDATE facts SET valid_to = ?, superseded_by = ?, supersede_reason = ? WHERE id = ?",
+            (valid_to, new_fact, reason, old_fact),
+        )
+
+    def version_chain(self, fact_id: int) -> list[int]:
+        """Every version of the fact's statement, oldest first (following ``superseded_by``)."""
+        conn = self._conn()
+        chain = [fact_id]
+        seen = {fact_id}
+        current = fact_id
+        while True:  # back: facts this one superseded
+            row = conn.execute("SELECT id FROM facts WHERE superseded_by = ? ORDER BY mentioned_at DESC LIMIT 1",
+                               (current,)).fetchone()
+            if row is None or row[0] in seen:
+                break
+            current = int(row[0])
+            seen.add(current)
+            chain.insert(0, current)
+        current = fact_id
+        while True:  # forward: the fact that superseded this one
+            row = conn.execute("SELECT superseded_by FROM facts WHERE id = ?", (current,)).fetchone()
+            if row is None or row[0] is None or row[0] in seen:
+                break
+            current = int(row[0])
+            seen.add(current)
+            chain.append(current)
+        return chain
+
+    def lifecycle_of(self, fact_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Per fact: superseded_by, supersede_reason, strength, recall_count, last_recalled_at, archived_at,
+        and ``supersedes`` (the ids it superseded)."""
+        out: dict[int, dict[str, Any]] = {}
+        conn = self._conn()
+        for part in _parts(list(fact_ids)):
+            marks = _marks(len(part))
+            for r in conn.execute(
+                "SELECT id, superseded_by, supersede_reason, strength, recall_count, last_recalled_at, archived_at "
+                f"FROM facts WHERE id IN ({marks})", part,
+            ):
+                out[int(r[0])] = {"superseded_by": r[1], "supersede_reason": r[2], "strength": float(r[3]),
+                                  "recall_count": int(r[4]), "last_recalled_at": r[5], "archived_at": r[6],
+                                  "supersedes": []}
+            for old, new in conn.execute(f"SELECT id, superseded_by FROM facts WHERE superseded_by IN ({marks})", part):
+                out[int(new)]["supersedes"].append(int(old))
+        return out
+
+    # -- decay -------------------------------------------------------------------------------
+    def touch_recalled(self, fact_ids: Sequence[int], at: float) -> None:
+        """A recall used these facts: refresh their strength's clock."""
+        conn = self._require_write()
+        for part in _parts(list(fact_ids)):
+            conn.execute(
+                "UPDATE facts SET recall_count = recall_count + 1, last_recalled_at = ?, strength = 1.0 "
+                f"WHERE id IN ({_marks(len(part))}) AND archived_at IS NULL", (at, *part),
+            )
+
+    def decay_rows(self, bank_id: int, after_id: int, limit: int) -> list[tuple[int, str, bool, float | None, float, int, float | None]]:
+        """(id, decay_class, pinned, mentioned_at, created_at, recall_count, last_recalled_at) of unarchived facts."""
+        rows = self._conn().execute(
+            "SELECT id, decay_class, pinned, mentioned_at, created_at, recall_count, last_recalled_at FROM facts "
+            "WHERE bank_id = ? AND id > ? AND archived_at IS NULL ORDER BY id LIMIT ?", (bank_id, after_id, limit),
+        ).fetchall()
+        return [(int(r[0]), str(r[1]), bool(r[2]), r[3], float(r[4]), int(r[5]), r[6]) for r in rows]
+
+    def set_strengths(self, updates: Sequence[tuple[int, float, float | None]]) -> None:
+        """(fact id, strength, archived_at or None) for each fact."""
+        self._require_write().executemany(
+            "UPDATE facts SET strength = ?, archived_at = ? WHERE id = ?", [(s, a, i) for i, s, a in updates]
+        )
+
+    def set_fact_class(self, fact_ids: Sequence[int], decay_class: str, importance: float, pinned: bool) -> None:
+        conn = self._require_write()
+        for part in _parts(list(fact_ids)):
+            conn.execute(
+                "UPDATE facts SET decay_class = ?, importance = ?, pinned = ?, strength = 1.0, archived_at = NULL "
+                f"WHERE id IN ({_marks(len(part))})", (decay_class, importance, int(pinned), *part),
+            )
+
+    def expired_fact_ids(self, bank_id: int, now: float) -> list[int]:
+        rows = self._conn().execute(
+            "SELECT id FROM facts WHERE bank_id = ? AND expires_at IS NOT NULL AND expires_at <= ?", (bank_id, now)
+        ).fetchall()
+        return [int(r[0]) for r in rows]
+
+    # -- selecting what to erase -------------------------------------------------------------
+    def fact_ids_where(self, bank_id: int, *, source_row: int | None = None, message_id: str | None = None,
+                       entity_ids: Sequence[int] = (), before: float | None = None) -> list[int]:
+        conn = self._conn()
+        ids: set[int] = set()
+        if source_row is not None:
+            ids |= {int(r[0]) for r in conn.execute("SELECT id FROM facts WHERE source_id = ?", (source_row,))}
+        if message_id is not None:
+            ids |= {int(r[0]) for r in conn.execute(
+                "SELECT f.id FROM facts f, json_each(f.message_ids) j WHERE f.bank_id = ? AND j.value = ?",
+                (bank_id, message_id))}
+        for part in _parts(list(entity_ids)):
+            ids |= {int(r[0]) for r in conn.execute(
+                f"SELECT fact_id FROM mentions WHERE entity_id IN ({_marks(len(part))})", part)}
+        if before is not None:
+            ids |= {int(r[0]) for r in conn.execute(
+                "SELECT id FROM facts WHERE bank_id = ? AND COALESCE(mentioned_at, created_at) < ?", (bank_id, before))}
+        return sorted(ids)
+
+    def message_rows_where(self, bank_id: int, *, message_id: str | None = None,
+                           before_iso: str | None = None) -> list[tuple[int, int, str]]:
+        """(message row id, source row id, external id) of messages named by id or said before a time."""
+        conn = self._conn()
+        rows: list[Any] = []
+        if message_id is not None:
+            rows += conn.execute("SELECT id, source_id, external_id FROM messages WHERE bank_id = ? AND external_id = ?",
+                                 (bank_id, message_id)).fetchall()
+        if before_iso is not None:
+            # message timestamps are stored as ISO 8601; compare as instants via julianday()
+            rows += conn.execute(
+                "SELECT id, source_id, external_id FROM messages WHERE bank_id = ? AND timestamp IS NOT NULL "
+                "AND julianday(timestamp) < julianday(?)", (bank_id, before_iso)).fetchall()
+        return sorted({(int(a), int(b), str(c)) for a, b, c in rows})
+
+    def following_message_facts(self, message_rows: Sequence[int]) -> list[int]:
+        """Facts of the message right after each given one in its conversation (their embedding and
+        keyword context were built from the message before them)."""
+        out: set[int] = set()
+        conn = self._conn()
+        for row_id in message_rows:
+            nxt = conn.execute(
+                "SELECT n.external_id, n.source_id FROM messages m JOIN messages n ON n.source_id = m.source_id "
+                "AND n.position > m.position WHERE m.id = ? ORDER BY n.position LIMIT 1", (row_id,),
+            ).fetchone()
+            if nxt:
+                out |= {int(r[0]) for r in conn.execute(
+                    "SELECT f.id FROM facts f, json_each(f.message_ids) j WHERE f.source_id = ? AND j.value = ?",
+                    (nxt[1], nxt[0]))}
+        return sorted(out)
+
+    def message_texts(self, message_rows: Sequence[int]) -> list[str]:
+        out: list[str] = []
+        for part in _parts(list(message_rows)):
+            out += [str(r[0]) for r in self._conn().execute(
+                f"SELECT text FROM messages WHERE id IN ({_marks(len(part))})", part)]
+        return out
+
+    def source_texts(self, source_rows: Sequence[int]) -> list[str]:
+        """Document text and message texts of whole sources."""
+        out: list[str] = []
+        for source_id in source_rows:
+            row = self._conn().execute("SELECT content FROM sources WHERE id = ?", (source_id,)).fetchone()
+            if row and row[0]:
+                out.append(str(row[0]))
+            out += [str(r[0]) for r in self._conn().execute("SELECT text FROM messages WHERE source_id = ?", (source_id,))]
+        return out
+
+    # -- erasing -----------------------------------------------------------------------------
+    def erase_facts(self, bank_id: int, dim: int, fact_ids: Sequence[int],
+                    message_rows: Sequence[int] = (), source_rows: Sequence[int] = ()) -> dict[str, int]:
+        """Hard-delete facts (and named messages and sources) with everything derived from them."""
+        conn = self._require_write()
+        counts = {"facts": 0, "messages": 0, "chunks": 0, "sources": 0, "observations": 0, "jobs": 0,
+                  "mental_models": 0, "versions_reopened": 0, "entities": 0}
+        ids = sorted({int(i) for i in fact_ids})
+        facts = []
+        for part in _parts(ids):
+            facts += conn.execute(
+                f"SELECT id, source_id, chunk_id, text FROM facts WHERE bank_id = ? AND id IN ({_marks(len(part))})",
+                (bank_id, *part)).fetchall()
+        ids = [int(f[0]) for f in facts]
+        for part in _parts(ids):
+            marks = _marks(len(part))
+            # observations built on an erased fact go too (their text quotes it); the rest of their
+            # support is queued for consolidation again
+            obs = [int(r[0]) for r in conn.execute(
+                f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id IN ({marks})", part)]
+            for opart in _parts(obs):
+                om = _marks(len(opart))
+                conn.execute(f"UPDATE facts SET consolidated_at = NULL WHERE id IN "
+                             f"(SELECT fact_id FROM observation_facts WHERE observation_id IN ({om}))", opart)
+                counts["observations"] += conn.execute(f"DELETE FROM observations WHERE id IN ({om})", opart).rowcount
+            counts["versions_reopened"] += conn.execute(
+                f"UPDATE facts SET valid_to = NULL, superseded_by = NULL, supersede_reason = NULL "
+                f"WHERE superseded_by IN ({marks})", part).rowcount
+            conn.execute(f"DELETE FROM {self._fts_name(bank_id)} WHERE rowid IN ({marks})", part)
+            conn.execute(f"DELETE FROM {self._vec_name(dim)} WHERE rowid IN ({marks})", part)
+            conn.execute(f"DELETE FROM facts WHERE id IN ({marks})", part)
+        counts["facts"] = len(ids)
+        counts["jobs"] = self._drop_jobs_naming(conn, bank_id, set(ids))
+        counts["mental_models"] = self._clear_models_citing(conn, bank_id, {f"f-{i}" for i in ids})
+        # the evidence: cut the erased facts' text out of chunks, messages and documents
+        by_chunk: dict[int, list[str]] = {}
+        for _id, _source, chunk, text in facts:
+            by_chunk.setdefault(int(chunk), []).append(str(text))
+        for chunk_id, texts in by_chunk.items():
+            counts["chunks"] += self._cut_from_chunk(conn, chunk_id, texts)
+        sources = {int(f[1]) for f in facts}
+        for source_id, texts in self._texts_by_source(facts).items():
+            row = conn.execute("SELECT content FROM sources WHERE id = ?", (source_id,)).fetchone()
+            if row and row[0]:
+                conn.execute("UPDATE sources SET content = ? WHERE id = ?", (_cut(row[0], texts), source_id))
+        for row_id in message_rows:
+            conn.execute("DELETE FROM chunks WHERE id IN (SELECT c.id FROM chunks c, messages m, json_each(c.message_ids) j "
+                         "WHERE m.id = ? AND c.source_id = m.source_id AND j.value = m.external_id)", (row_id,))
+            counts["messages"] += conn.execute("DELETE FROM messages WHERE id = ?", (row_id,)).rowcount
+        for source_id in source_rows:
+            counts["chunks"] += conn.execute("SELECT COUNT(*) FROM chunks WHERE source_id = ?", (source_id,)).fetchone()[0]
+            counts["messages"] += conn.execute("SELECT COUNT(*) FROM messages WHERE source_id = ?", (source_id,)).fetchone()[0]
+            counts["sources"] += conn.execute("DELETE FROM sources WHERE id = ?", (source_id,)).rowcount
+        for source_id in sources - set(source_rows):
+            empty = conn.execute(
+                "SELECT NOT EXISTS (SELECT 1 FROM messages WHERE source_id = ?) AND NOT EXISTS "
+                "(SELECT 1 FROM chunks WHERE source_id = ?)", (source_id, source_id)).fetchone()[0]
+            if empty:
+                counts["sources"] += conn.execute("DELETE FROM sources WHERE id = ?", (source_id,)).rowcount
+        counts["entities"] = self.delete_orphan_entities(bank_id)
+        return counts
+
+    @staticmethod
+    def _texts_by_source(facts: Sequence[Any]) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = {}
+        for _id, source, _chunk, text in facts:
+            out.setdefault(int(source), []).append(str(text))
+        return out
+
+    def _cut_from_chunk(self, conn: Any, chunk_id: int, texts: list[str]) -> int:
+        """Cut ``texts`` out of a chunk and its messages; delete what is left empty. Returns chunks deleted."""
+        row = conn.execute("SELECT text, message_ids, source_id FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        if row is None:
+            return 0
+        text, message_ids, source_id = row
+        remaining = conn.execute("SELECT COUNT(*) FROM facts WHERE chunk_id = ?", (chunk_id,)).fetchone()[0]
+        cut = _cut(text, texts)
+        empty = remaining == 0 and not cut.replace(ERASED, "").strip(" \n\t.,!?")
+        for message in json.loads(message_ids):
+            mrow = conn.execute("SELECT id, text FROM messages WHERE source_id = ? AND external_id = ?",
+                                (source_id, message)).fetchone()
+            if mrow is None:
+                continue
+            if empty:
+                conn.execute("DELETE FROM messages WHERE id = ?", (mrow[0],))
+            else:
+                conn.execute("UPDATE messages SET text = ? WHERE id = ?", (_cut(mrow[1], texts), mrow[0]))
+        if empty:
+            conn.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
+            return 1
+        conn.execute("UPDATE chunks SET text = ? WHERE id = ?", (cut, chunk_id))
+        return 0
+
+    def _drop_jobs_naming(self, conn: Any, bank_id: int, fact_ids: set[int]) -> int:
+        dropped = 0
+        for job_id, payload in conn.execute(
+            "SELECT id, payload FROM jobs WHERE bank_id = ? AND status IN ('queued', 'running', 'failed')", (bank_id,)
+        ).fetchall():
+            named = set(json.loads(payload).get("fact_ids", []))
+            if named & fact_ids:
+                left = sorted(named - fact_ids)
+                if left:
+                    conn.execute("UPDATE jobs SET payload = ? WHERE id = ?",
+                                 (json.dumps({**json.loads(payload), "fact_ids": left}), job_id))
+                else:
+                    conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+                dropped += 1
+        return dropped
+
+    def _clear_models_citing(self, conn: Any, bank_id: int, memory_ids: set[str]) -> int:
+        cleared = 0
+        for model_id, based_on in conn.execute(
+            "SELECT id, based_on FROM mental_models WHERE bank_id = ? AND answer IS NOT NULL", (bank_id,)
+        ).fetchall():
+            if set(json.loads(based_on)) & memory_ids:
+                conn.execute("UPDATE mental_models SET answer = NULL, based_on = '[]', refreshed_at = NULL WHERE id = ?",
+                             (model_id,))
+                cleared += 1
+        return cleared
+
+    def scrub_context_keys(self, bank_id: int, keys: Sequence[str]) -> None:
+        """Remove names of erased entities from other entities' co-occurrence counts."""
+        if not keys:
+            return
+        conn = self._require_write()
+        doomed = set(keys)
+        for entity_id, cooccurring in conn.execute(
+            "SELECT id, cooccurring FROM entities WHERE bank_id = ?", (bank_id,)).fetchall():
+            counts = json.loads(cooccurring)
+            kept = {k: v for k, v in counts.items() if k not in doomed and k.split(" ")[0] not in doomed}
+            if len(kept) != len(counts):
+                conn.execute("UPDATE entities SET cooccurring = ? WHERE id = ?",
+                             (json.dumps(kept, ensure_ascii=False), entity_id))
+        for part in [list(keys)[i : i + 500] for i in range(0, len(keys), 500)]:
+            conn.execute(f"DELETE FROM context_degrees WHERE bank_id = ? AND key IN ({_marks(len(part))})",
+                         (bank_id, *part))
+
+    def compact_indexes(self, bank_id: int) -> None:
+        """Merge the bank's FTS segments so deleted terms leave the index, not just get masked."""
+        table = self._fts_name(bank_id)
+        self._require_write().execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+    def update_fact_index(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
+                          context_terms: Sequence[str], vector: Any) -> None:
+        conn = self._require_write()
+        table = self._fts_name(bank_id)
+        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (fact_id,))
+        conn.execute(f"INSERT INTO {table} (rowid, terms, context) VALUES (?, ?, ?)",
+                     (fact_id, " ".join(terms), " ".join(context_terms)))
+        conn.execute(f"UPDATE {self._vec_name(dim)} SET embedding = ? WHERE rowid = ?", (vector.tobytes(), fact_id))
+
+    # -- proof -------------------------------------------------------------------------------
+    def scan_for(self, needles: Sequence[str]) -> list[dict[str, Any]]:
+        """Where any needle still appears: every text column of every table (FTS shadow tables
+        included) and every blob as UTF-8 bytes. Returns [{needle, table, column, rows}]."""
+        conn = self._conn()
+        found: list[dict[str, Any]] = []
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'")]
+        for table in tables:
+            columns = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
+            for column in columns:
+                for needle in needles:
+                    n = conn.execute(
+                        f'SELECT COUNT(*) FROM "{table}" WHERE instr(CAST("{column}" AS BLOB), CAST(? AS BLOB)) > 0',
+                        (needle,)).fetchone()[0]
+                    if n:
+                        found.append({"needle": needle, "table": table, "column": column, "rows": int(n)})
+        return found
