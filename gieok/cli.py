@@ -92,11 +92,14 @@ def _read_messages(raw: str, name: str) -> list[dict[str, Any]]:
 @click.option("--text", "as_text", is_flag=True, help="treat the input as a document, even if it is JSON")
 @click.option("--document-id", default=None, help="source id; re-retaining it re-processes only changed chunks")
 @click.option("--timestamp", default=None, help="ISO 8601 time of the document or of messages without one")
+@click.option("--decay-class", type=click.Choice(["pinned", "stable", "transient"]), default=None,
+              help="override the decay class of every fact retained (default: from each fact's wording)")
+@click.option("--ttl", type=float, default=None, help="seconds until these facts expire and are purged")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
 @_handle_errors
 def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id: str | None,
-           timestamp: str | None, as_json: bool) -> None:
+           timestamp: str | None, decay_class: str | None, ttl: float | None, as_json: bool) -> None:
     """Retain messages (JSON list / JSONL file) or a document (text file or stdin) into BANK."""
     if file == "-":
         raw, name = sys.stdin.read(), "<stdin>"
@@ -114,7 +117,8 @@ def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id:
 
     with Progress(transient=True, disable=as_json or not sys.stderr.isatty()) as progress:
         task = progress.add_task("embedding facts", total=None)
-        hooks = {"progress": lambda n: progress.advance(task, n), "on_total": lambda n: progress.update(task, total=n)}
+        hooks = {"progress": lambda n: progress.advance(task, n), "on_total": lambda n: progress.update(task, total=n),
+                 "decay_class": decay_class, "ttl": ttl}
         if is_messages:
             result = mem.retain(bank, _read_messages(raw, name), document_id=document_id, timestamp=timestamp, **hooks)
         else:
@@ -132,14 +136,16 @@ def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id:
 @click.option("--max-tokens", type=int, default=None, help="token budget for the memories returned")
 @click.option("--limit", type=int, default=None, help="at most this many memories")
 @click.option("--now", default=None, help="reference time for the question (ISO 8601); default: now")
+@click.option("--as-of", default=None, help="answer as the bank stood at this time (ISO 8601)")
 @click.option("--explain", is_flag=True, help="show each channel's rank and score, the fused score and multipliers")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
 @_handle_errors
 def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, limit: int | None,
-           now: str | None, explain: bool, as_json: bool) -> None:
+           now: str | None, as_of: str | None, explain: bool, as_json: bool) -> None:
     """Recall the memories of BANK that QUERY needs, best first."""
-    result = _open(ctx).recall(bank, query, max_tokens=max_tokens, limit=limit, now=now, explain=explain)
+    result = _open(ctx).recall(bank, query, max_tokens=max_tokens, limit=limit, now=now, explain=explain,
+                               as_of=as_of)
     if as_json:
         _echo_json(result.to_dict())
         return
@@ -157,7 +163,8 @@ def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, li
                 f"×{value:.3f} {name}" for name, value in m.explanation["multipliers"].items())
         else:
             channels = ", ".join(f"{name} #{hit.rank}" for name, hit in m.channels.items())
-        table.add_row(str(i), m.id, f"{m.score:.4f}", m.text, ", ".join(m.source_ids), channels)
+        text = m.text + (f"\n(replaces {', '.join(m.supersedes)})" if m.supersedes else "")
+        table.add_row(str(i), m.id, f"{m.score:.4f}", text, ", ".join(m.source_ids), channels)
     Console().print(table)
 
 
@@ -251,6 +258,9 @@ def demo(ctx: click.Context, as_json: bool) -> None:
 
 def main() -> None:
     cli(prog_name="gieok")
+
+
+from gieok import _cli_lifecycle  # noqa: E402,F401  (registers forget, history, jobs, maintain)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ from typing import Any
 from gieok.defense import RedactionPolicy
 from gieok.engine import defense as _defense
 from gieok.engine import forget as _forget
+from gieok.engine import jobs as _jobs
+from gieok.engine import maintenance as _maintenance  # noqa: F401  (registers the decay and purge jobs)
 from gieok.engine import recall as _recall
 from gieok.engine import retain as _retain
 from gieok.engine._time import to_datetime
@@ -143,14 +145,20 @@ class Memory:
     def retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
                text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
                metadata: Mapping[str, Any] | None = None, progress: Progress = None,
-               on_total: Callable[[int], None] | None = None) -> RetainResult:
+               on_total: Callable[[int], None] | None = None, decay_class: str | None = None,
+               importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
+               expires_at: TimeLike | None = None) -> RetainResult:
         """Store a conversation (``messages``) or a document (``text``) verbatim and extract facts.
 
         ``document_id`` names the source; re-retaining the same id re-processes only what changed.
-        ``progress(n)`` is called as facts are embedded, after ``on_total(total)``.
+        ``progress(n)`` is called as facts are embedded, after ``on_total(total)``. Each fact gets a
+        decay class and importance from its wording ("기억해 줘", allergies, plans, moods...);
+        ``decay_class`` (pinned / stable / transient), ``importance`` and ``pinned`` override it for
+        every fact of the call; ``ttl`` (seconds) or ``expires_at`` make the facts expire.
         """
         if (messages is None) == (text is None):
             raise InputError("retain needs exactly one of messages=[...] or text='...'")
+        options = _fact_options(decay_class, importance, pinned, ttl, expires_at)
         if document_id is not None and (not isinstance(document_id, str) or not document_id.strip()):
             raise InputError("document_id must be a non-empty string")
         if messages is not None:
@@ -164,7 +172,7 @@ class Memory:
             self._refuse_if_blocked(bank, source_id, redacted)
             row = self._bank_for_write(bank)
             result = _retain.retain_messages(self.store, row, self._embedder(row.embedder), self.settings,
-                                             redacted.messages, source_id, progress, on_total)
+                                             redacted.messages, source_id, progress, on_total, options)
             self._audit(bank, "retain", source_id, redacted)
             return replace(result, redactions=redacted.count)
         assert text is not None
@@ -178,7 +186,7 @@ class Memory:
         row = self._bank_for_write(bank)
         assert redacted.text is not None
         result = _retain.retain_document(self.store, row, self._embedder(row.embedder), self.settings,
-                                         redacted.text, doc_id, ts, redacted.metadata, progress, on_total)
+                                         redacted.text, doc_id, ts, redacted.metadata, progress, on_total, options)
         self._audit(bank, "retain", doc_id, redacted)
         return replace(result, redactions=redacted.count)
 
@@ -278,6 +286,36 @@ class Memory:
         vector table and (``deep``: after a checkpoint and VACUUM) not in the file's bytes."""
         return _forget.verify_erased(self.store, [texts] if isinstance(texts, str) else list(texts), deep=deep)
 
+    # -- background work ---------------------------------------------------------------------
+    def _services(self) -> dict[str, Any]:
+        return {}
+
+    def maintain(self, bank: str | None = None, *, now: TimeLike | None = None) -> list[dict[str, Any]]:
+        """Queue the maintenance jobs (decay, TTL purge) for ``bank`` (or every bank) and run every
+        pending job; returns one report per job. Run it from cron or a worker, not per request."""
+        rows = [self._bank(bank)] if bank is not None else [self.store.get_bank(b.name) for b in self.banks()]
+        at = to_datetime(now, "now").timestamp() if now is not None else None
+        with self.store.write():
+            for row in rows:
+                if row is not None:
+                    self.store.enqueue_job(row.id, "purge", run_after=at)
+                    self.store.enqueue_job(row.id, "decay", run_after=at)
+        return self.run_jobs(bank=bank, now=now)
+
+    def run_jobs(self, *, bank: str | None = None, limit: int | None = None,
+                 now: TimeLike | None = None) -> list[dict[str, Any]]:
+        """Run queued background jobs (consolidation, decay, purge, mental-model refresh)."""
+        bank_id = self._bank(bank).id if bank is not None else None
+        at = to_datetime(now, "now").timestamp() if now is not None else None
+        return _jobs.run_pending(self.store, self.store.bank_by_id, lambda row: self._embedder(row.embedder),
+                                 self.settings, self._services(), limit=limit, bank_id=bank_id, now=at)
+
+    def jobs(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """The job queue, newest first: kind, status, attempts, last error."""
+        bank_id = self._bank(bank).id if bank is not None else None
+        names = {b.id: b.name for b in (self.store.get_bank(i.name) for i in self.banks()) if b is not None}
+        return [_jobs.job_to_dict(j, names.get(j.bank_id)) for j in self.store.list_jobs(bank_id, status, limit)]
+
     def delete_bank(self, bank: str) -> dict[str, int]:
         """Delete a bank and everything in it; returns how many rows of each kind went."""
         _check_bank_name(bank)
@@ -303,6 +341,24 @@ def _configured_reranker(settings: Any) -> Reranker | None:
         options = {"model_dir": settings.reranker_model_dir}
     reranker: Reranker = create_provider("reranker", name, **options)
     return reranker
+
+
+def _fact_options(decay_class: str | None, importance: float | None, pinned: bool | None, ttl: float | None,
+                 expires_at: TimeLike | None) -> _retain.FactOptions:
+    if decay_class is not None and decay_class not in _retain.DECAY_CLASSES:
+        raise InputError(f"decay_class {decay_class!r} is unknown: use one of {', '.join(_retain.DECAY_CLASSES)}")
+    if importance is not None and not 0.0 <= float(importance) <= 1.0:
+        raise InputError("importance must be between 0 and 1")
+    if ttl is not None and expires_at is not None:
+        raise InputError("give ttl= (seconds from now) or expires_at=, not both")
+    if ttl is not None and (not isinstance(ttl, (int, float)) or ttl <= 0):
+        raise InputError("ttl must be a positive number of seconds, e.g. ttl=86400 for a day")
+    expiry = None
+    if ttl is not None:
+        expiry = datetime.now(timezone.utc).timestamp() + float(ttl)
+    elif expires_at is not None:
+        expiry = to_datetime(expires_at, "expires_at").timestamp()
+    return _retain.FactOptions(decay_class, None if importance is None else float(importance), pinned, expiry)
 
 
 def _check_bank_name(name: str) -> None:

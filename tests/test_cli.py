@@ -77,3 +77,37 @@ def test_errors_are_one_line_and_exit_2(run, tmp_path: Path) -> None:
 def test_demo_json_runs_offline_with_the_given_embedder(run) -> None:
     outputs = json.loads(run("demo", "--json").output)
     assert len(outputs) >= 4 and all(o["memories"] for o in outputs)
+
+
+def test_history_forget_verify_jobs_and_maintain(run, tmp_path: Path) -> None:
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"id": "v1", "speaker": "민지", "text": "마감은 금요일이야", "timestamp": "2026-05-04T09:00:00+09:00"},
+        {"id": "v2", "speaker": "민지", "text": "아니, 금요일 말고 월요일이 마감이야", "timestamp": "2026-05-04T09:05:00+09:00"},
+        {"id": "v3", "speaker": "Mina", "text": "My gate code is BlueHeronSeven", "timestamp": "2026-05-05T09:00:00+09:00"},
+    ], ensure_ascii=False), encoding="utf-8")
+    run("retain", "minji", str(chat), "--document-id", "chat", "--ttl", "86400")
+    current = json.loads(run("recall", "minji", "마감 언제", "--json").output)["memories"]
+    newest = next(m for m in current if "월요일" in m["text"])
+    assert newest["supersedes"] and not any(m["text"] == "마감은 금요일이야" for m in current)
+    assert "replaces" in run("recall", "minji", "마감 언제").output
+    versions = json.loads(run("history", "minji", newest["id"], "--json").output)
+    assert [v["text"] for v in versions] == ["마감은 금요일이야", "아니, 금요일 말고 월요일이 마감이야"]
+    assert "→ now" in run("history", "minji", newest["id"]).output
+    past = json.loads(run("recall", "minji", "마감 언제", "--as-of", "2026-05-04T09:01:00+09:00", "--json").output)
+    assert any(m["text"] == "마감은 금요일이야" for m in past["memories"])
+
+    assert run("verify-erased", "BlueHeronSeven", "--shallow", code=1).output.startswith("NOT clean")
+    erased = json.loads(run("forget", "minji", "--source", "v3", "--verify", "--yes", "--json").output)
+    assert erased["erased"]["facts"] == 1 and erased["proof"]["clean"] is True
+    assert "clean" in run("verify-erased", "BlueHeronSeven").output
+    run("forget", "minji", "--source", "nope", "--yes", code=2)
+    run("forget", "minji", code=1, input="n\n")  # declined confirmation deletes nothing
+
+    reports = json.loads(run("maintain", "minji", "--now", "2099-01-01T00:00:00+00:00", "--json").output)
+    assert {r["kind"] for r in reports} == {"decay", "purge"}
+    assert next(r for r in reports if r["kind"] == "purge")["result"]["purged"] == 2
+    jobs = json.loads(run("jobs", "minji", "--json").output)
+    assert {j["status"] for j in jobs} == {"done"}
+    assert "decay" in run("jobs").output
+    assert "0 jobs run" in run("jobs", "--run").output

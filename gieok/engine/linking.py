@@ -127,21 +127,26 @@ def _similarity_threshold(store: Store, bank: BankRow, vectors: np.ndarray) -> f
     return float(sims.mean() + SEMANTIC_Z * sims.std())
 
 
-def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int],
-                    vectors: np.ndarray) -> list[tuple[int, int, str, float]]:
+def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vectors: np.ndarray,
+                    neighbours: dict[int, list[tuple[int, float]]]) -> list[tuple[int, int, str, float]]:
+    """Links to unusually similar facts; fills ``neighbours`` (each fact's nearest, any similarity)."""
     threshold = _similarity_threshold(store, bank, vectors)
-    if threshold is None:
-        return []
     links = []
     for fact_id, vector in zip(fact_ids, vectors):
-        for other, similarity in store.vector_search(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1):
-            if other != fact_id and similarity >= threshold:
+        near = [(o, s) for o, s in store.vector_search(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1) if o != fact_id]
+        neighbours[fact_id] = near
+        if threshold is None:
+            continue
+        for other, similarity in near:
+            if similarity >= threshold:
                 links.append((min(other, fact_id), max(other, fact_id), "semantic", float(similarity)))
     return links
 
 
 def link_new_facts(store: Store, bank: BankRow, source_id: int, fact_ids: Sequence[int],
-                   facts: Sequence[NewFact], vectors: np.ndarray, speakers: Sequence[str]) -> None:
+                   facts: Sequence[NewFact], vectors: np.ndarray,
+                   speakers: Sequence[str]) -> dict[int, list[tuple[int, float]]]:
+    """Resolve entities and write links; returns each new fact's nearest neighbours (for versions)."""
     # names the bank already knows are found even where the extractor alone would not trust them
     # (a sentence-initial "Caroline", a name Kiwi splits into common nouns)
     known = [*speakers, *store.recent_entity_names(bank.id, RECENT_ENTITY_NAMES)]
@@ -149,5 +154,7 @@ def link_new_facts(store: Store, bank: BankRow, source_id: int, fact_ids: Sequen
         for name in _resolve_entities(store, bank, fact_id, fact, known):
             if name not in known:
                 known.append(name)
-    links = _temporal_links(store, source_id, fact_ids, facts) + _semantic_links(store, bank, fact_ids, vectors)
+    neighbours: dict[int, list[tuple[int, float]]] = {}
+    links = _temporal_links(store, source_id, fact_ids, facts) + _semantic_links(store, bank, fact_ids, vectors, neighbours)
     store.add_links(bank.id, links)
+    return neighbours

@@ -21,8 +21,10 @@ import numpy as np
 
 from gieok.engine._time import to_datetime
 from gieok.engine.linking import link_new_facts
+from gieok.engine.versions import supersede_new_facts
 from gieok.errors import InvalidMessageError
 from gieok.extract import chunk_document, facts_from_text
+from gieok.lifecycle import classify_memory
 from gieok.providers.embedders import Embedder
 from gieok.records import Message, NewFact, RetainResult
 from gieok.settings import Settings
@@ -31,10 +33,35 @@ from gieok.text.terms import keyword_terms
 from gieok.temporal import find_time_expressions
 from gieok.text.tokens import count_tokens
 
-__all__ = ["normalize_messages", "retain_messages", "retain_document", "AGENT_SPEAKERS"]
+__all__ = ["normalize_messages", "retain_messages", "retain_document", "AGENT_SPEAKERS", "FactOptions"]
 
+DECAY_CLASSES = ("pinned", "stable", "transient")
 AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
 Progress = Callable[[int], None] | None
+
+
+@dataclass(frozen=True)
+class FactOptions:
+    """Caller overrides of the lifecycle the classifier would give each fact of one retain call."""
+
+    decay_class: str | None = None
+    importance: float | None = None
+    pinned: bool | None = None
+    expires_at: float | None = None
+
+    def apply(self, fact: NewFact) -> NewFact:
+        cls = classify_memory(fact.text, fact.speaker)
+        fact.decay_class, fact.importance, fact.pinned = cls.decay_class, cls.importance, cls.decay_class == "pinned"
+        if self.pinned is not None:
+            fact.pinned = self.pinned
+            fact.decay_class = "pinned" if self.pinned else (fact.decay_class if fact.decay_class != "pinned" else "stable")
+        if self.decay_class is not None:
+            fact.decay_class = self.decay_class
+            fact.pinned = self.decay_class == "pinned"
+        if self.importance is not None:
+            fact.importance = self.importance
+        fact.expires_at = self.expires_at
+        return fact
 
 
 @dataclass
@@ -133,7 +160,8 @@ def _embed_all(embedder: Embedder, chunks: list[_PlannedChunk], progress: Progre
 
 def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: Settings,
                     messages: list[Message], source_external_id: str,
-                    progress: Progress = None, on_total: Callable[[int], None] | None = None) -> RetainResult:
+                    progress: Progress = None, on_total: Callable[[int], None] | None = None,
+                    options: FactOptions = FactOptions()) -> RetainResult:
     existing = store.existing_messages(bank.id, [m.id for m in messages])
     planned: list[_PlannedChunk] = []
     changed: list[Message] = []
@@ -151,7 +179,7 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
         for a, b in facts_from_text(m.text, settings.max_fact_chars):
             # only a reply gets context: a message continuing the same speaker's turn stands on its own
             context = f"{previous.speaker}: {previous.text}" if previous and previous.speaker != m.speaker else None
-            chunk.facts.append(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context))
+            chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context)))
         previous = m
         planned.append(chunk)
     if on_total:
@@ -188,13 +216,16 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
             added += len(fact_ids)
         # linking once per call, not per message: the calibration sample and entity names are read once
         for target_source, (ids, new_facts, vector_parts) in to_link.items():
-            link_new_facts(store, bank, target_source, ids, new_facts, np.concatenate(vector_parts), speakers)
+            neighbours = link_new_facts(store, bank, target_source, ids, new_facts, np.concatenate(vector_parts), speakers)
+            if settings.supersede:
+                supersede_new_facts(store, bank, ids, neighbours)
     return RetainResult(bank.name, source_external_id, added, removed, len(messages), skipped)
 
 
 def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, text: str,
                     document_id: str, timestamp: str | None, metadata: Mapping[str, Any],
-                    progress: Progress = None, on_total: Callable[[int], None] | None = None) -> RetainResult:
+                    progress: Progress = None, on_total: Callable[[int], None] | None = None,
+                    options: FactOptions = FactOptions()) -> RetainResult:
     row = store.get_source_row(bank.id, document_id)
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {document_id!r} is a conversation; retain the document under another id")
@@ -209,7 +240,7 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
             chunk.keep_chunk_id = stored.pop(sha).id
         else:
             for fa, fb in facts_from_text(piece, max(200, settings.max_fact_chars // 2)):
-                chunk.facts.append(_make_fact(piece[fa:fb], None, timestamp, []))
+                chunk.facts.append(options.apply(_make_fact(piece[fa:fb], None, timestamp, [])))
         planned.append(chunk)
     if on_total:
         on_total(sum(len(c.facts) for c in planned))
@@ -236,6 +267,8 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
             new_vectors.append(chunk_vectors)
             added += len(fact_ids)
         if new_ids:
-            link_new_facts(store, bank, source_id, new_ids, new_facts, np.concatenate(new_vectors), [])
+            neighbours = link_new_facts(store, bank, source_id, new_ids, new_facts, np.concatenate(new_vectors), [])
+            if settings.supersede:
+                supersede_new_facts(store, bank, new_ids, neighbours)
     return RetainResult(bank.name, document_id, added, removed, len(planned), skipped)
 

@@ -53,6 +53,9 @@ def _ensure_loaded() -> None:
         from gieok.providers import rerankers
 
         rerankers.register_builtins(register)
+        from gieok.providers import llms
+
+        llms.register_builtins(register)
         for ep in entry_points(group="gieok.providers"):
             ep.load()(register)
 

@@ -183,6 +183,10 @@ class SQLiteStore(GraphQueries, LifecycleQueries, DerivedQueries):
         row = self._conn().execute("SELECT id, name, embedder, dim FROM banks WHERE name = ?", (name,)).fetchone()
         return _Bank(*row) if row else None
 
+    def bank_by_id(self, bank_id: int) -> _Bank | None:
+        row = self._conn().execute("SELECT id, name, embedder, dim FROM banks WHERE id = ?", (bank_id,)).fetchone()
+        return _Bank(*row) if row else None
+
     def create_bank(self, name: str, embedder: str, dim: int) -> _Bank:
         conn = self._require_write()
         cur = conn.execute(

@@ -1,0 +1,46 @@
+"""Answering only from memory: check an LLM's quotes, refuse honestly, or quote memory directly.
+
+``reflect`` answers a question from recalled memories and must not say more than they hold.  This
+package is its deterministic part, with no model calls:
+
+- ``check_answer`` (``_check``) verifies each quotation in an LLM answer against the memories cited
+  in the same sentence (``find_quotes`` / ``verify_quote`` in ``_quotes``: exact after normalisation,
+  else a fuzzy best window), drops sentences with unverified quotes, strips invented memory ids and
+  says whether anything supported is left.
+- ``extractive_answer`` (``_extractive``) answers without an LLM by quoting the memory sentences that
+  cover the question's content terms, and returns None below a calibrated sufficiency gate.
+- ``detect_language`` / ``not_in_memory`` (``_language``) pick the answer language and phrase the
+  refusal the caller gives when nothing supported remains.
+"""
+
+from gieok.answering._check import AnswerCheck, CheckedQuote, check_answer, find_citations
+from gieok.answering._extractive import (
+    MIN_SUPPORT,
+    EvidenceItem,
+    ExtractiveAnswer,
+    extractive_answer,
+    question_terms,
+)
+from gieok.answering._language import Language, detect_language, not_in_memory, question_topic
+from gieok.answering._quotes import Quote, QuoteCheck, find_quotes, is_checkable, verify_quote
+
+__all__ = [
+    "MIN_SUPPORT",
+    "AnswerCheck",
+    "CheckedQuote",
+    "EvidenceItem",
+    "ExtractiveAnswer",
+    "Language",
+    "Quote",
+    "QuoteCheck",
+    "check_answer",
+    "detect_language",
+    "extractive_answer",
+    "find_citations",
+    "find_quotes",
+    "is_checkable",
+    "not_in_memory",
+    "question_terms",
+    "question_topic",
+    "verify_quote",
+]

@@ -1,0 +1,98 @@
+"""Background jobs: a durable queue in the same database, claimed on the single write path.
+
+Kinds: ``decay`` (recompute strengths, archive what faded), ``purge`` (erase facts whose TTL
+passed), ``consolidate`` (facts into observations) and ``refresh_models`` (re-answer mental
+models). A job is claimed in a write transaction (so two workers never take the same one) with a
+lease: if its worker dies, the job is claimed again once the lease expires. A job that raises is
+retried with capped exponential backoff and marked ``failed`` after ``MAX_ATTEMPTS``; its error is
+kept on the job row. Handlers are idempotent: a job run twice does no harm (consolidation marks
+each fact done in the same transaction that writes its observation).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gieok.engine._time import from_epoch
+from gieok.providers.embedders import Embedder
+from gieok.settings import Settings
+from gieok.store.protocol import BankRow, Store
+
+__all__ = ["JobContext", "HANDLERS", "register_handler", "run_pending", "MAX_ATTEMPTS", "LEASE_SECONDS", "job_to_dict"]
+
+MAX_ATTEMPTS = 3
+LEASE_SECONDS = 600.0
+_BACKOFF_CAP = 3600.0
+
+
+@dataclass
+class JobContext:
+    store: Store
+    bank: BankRow
+    embedder: Embedder
+    settings: Settings
+    now: float
+    payload: dict[str, Any]
+    services: dict[str, Any]  # the llm, the answering hooks: whatever the Memory provides
+
+
+Handler = Callable[[JobContext], dict[str, Any] | None]
+HANDLERS: dict[str, Handler] = {}
+
+
+def register_handler(kind: str, handler: Handler) -> None:
+    HANDLERS[kind] = handler
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def run_pending(store: Store, bank_of: Callable[[int], BankRow | None], embedder_of: Callable[[BankRow], Embedder],
+                settings: Settings, services: dict[str, Any], *, limit: int | None = None,
+                bank_id: int | None = None, now: float | None = None) -> list[dict[str, Any]]:
+    """Run queued jobs (all, or ``limit``); returns one report per job run."""
+    reports: list[dict[str, Any]] = []
+    worker = _worker_name()
+    while limit is None or len(reports) < limit:
+        at = time.time() if now is None else now
+        with store.write():
+            job = store.claim_job(worker, at, LEASE_SECONDS, kinds=list(HANDLERS), bank_id=bank_id)
+        if job is None:
+            break
+        bank = bank_of(job.bank_id)
+        report: dict[str, Any] = {"id": job.id, "kind": job.kind, "bank": bank.name if bank else None}
+        try:
+            if bank is None:
+                raise LookupError("the job's bank no longer exists")
+            handler = HANDLERS[job.kind]
+            result = handler(JobContext(store, bank, embedder_of(bank), settings, at, job.payload, services))
+            with store.write():
+                store.finish_job(job.id)
+            report.update(status="done", result=result or {})
+        except Exception as exc:  # a job's failure is recorded on its row, never lost or raised into the caller
+            error = f"{type(exc).__name__}: {exc}"
+            retry = None if job.attempts >= MAX_ATTEMPTS else at + min(_BACKOFF_CAP, 30.0 * 2 ** (job.attempts - 1))
+            with store.write():
+                store.finish_job(job.id, error=error, retry_at=retry)
+            report.update(status="retry" if retry else "failed", error=error)
+            if retry is not None and now is not None:
+                break  # a fixed clock would claim the same job again at once
+        reports.append(report)
+    return reports
+
+
+def job_to_dict(job: Any, bank_name: str | None) -> dict[str, Any]:
+    return {
+        "id": job.id, "bank": bank_name, "kind": job.kind, "status": job.status, "attempts": job.attempts,
+        "facts": len(job.payload.get("fact_ids", [])),
+        "run_after": from_epoch(job.run_after).isoformat() if job.run_after else None,  # type: ignore[union-attr]
+        "last_error": job.last_error,
+        "created_at": from_epoch(job.created_at).isoformat(),  # type: ignore[union-attr]
+        "updated_at": from_epoch(job.updated_at).isoformat(),  # type: ignore[union-attr]
+    }

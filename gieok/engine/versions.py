@@ -1,0 +1,85 @@
+"""Supersede at retain: when a new statement updates an older one, close the older version.
+
+Candidates for "the statement this one updates" are few and cheap: the facts said just before it
+in the same conversation (where corrections live: "아니, 금요일 말고 월요일"), its nearest
+neighbours by vector (found anyway for semantic links) and recent facts sharing a named entity
+with it ("삼성 다니다가 카카오로 옮겼어" after "나 삼성 다녀"). ``gieok.lifecycle.detect_update``
+decides each pair; it is precise rather than broad, because wrongly hiding a true memory costs
+more than keeping a stale one visible.
+
+Order is decided by when each statement was *said* (``mentioned_at``), not when it was retained:
+an older statement retained late is itself closed by the newer one already stored, never the
+other way round. Nothing is deleted: the older fact gets ``valid_to`` and ``superseded_by``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gieok.lifecycle import detect_update
+from gieok.records import FactRow
+from gieok.store.protocol import BankRow, Store
+
+__all__ = ["supersede_new_facts", "MIN_CONFIDENCE"]
+
+MIN_CONFIDENCE = 0.5
+_SAME_SOURCE_BEFORE = 6
+_PER_ENTITY = 8
+_HUB_DEGREE = 300
+
+
+def _said(fact: FactRow) -> float:
+    return fact.mentioned_at if fact.mentioned_at is not None else fact.created_at
+
+
+def _candidates(store: Store, fact_ids: Sequence[int], neighbours: dict[int, list[tuple[int, float]]],
+                source_ids: dict[int, int]) -> dict[int, set[int]]:
+    out: dict[int, set[int]] = {i: {o for o, _ in neighbours.get(i, [])[:4]} for i in fact_ids}
+    entities = store.entities_of_facts(list(fact_ids))
+    wanted = sorted({e for es in entities.values() for e in es})
+    degrees = store.entity_degrees(wanted)
+    specific = [e for e in wanted if degrees.get(e, 0) <= _HUB_DEGREE]
+    by_entity = store.facts_of_entities(specific, _PER_ENTITY) if specific else {}
+    for fact_id in fact_ids:
+        for entity in entities.get(fact_id, []):
+            out[fact_id] |= set(by_entity.get(entity, []))
+        source = source_ids.get(fact_id)
+        if source is not None:
+            out[fact_id] |= {i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))
+                             if i < fact_id}
+        out[fact_id].discard(fact_id)
+    return out
+
+
+def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
+                        neighbours: dict[int, list[tuple[int, float]]]) -> list[tuple[int, int, str]]:
+    """Detect and record updates among the new facts and what the bank holds; returns
+    (old fact, new fact, reason) for every version closed. Runs inside retain's write transaction."""
+    if not fact_ids:
+        return []
+    new_rows = {f.id: f for f in store.get_facts(bank.id, fact_ids)}
+    candidates = _candidates(store, list(new_rows), neighbours, {i: f.source_id for i, f in new_rows.items()})
+    others = {f.id: f for f in store.get_facts(bank.id, sorted({c for cs in candidates.values() for c in cs}))}
+    closed: list[tuple[int, int, str]] = []
+    done: set[int] = set()
+    for fact_id in sorted(new_rows, key=lambda i: (_said(new_rows[i]), i)):
+        fact = new_rows[fact_id]
+        best: tuple[float, FactRow, FactRow, str] | None = None
+        for cid in candidates.get(fact_id, ()):
+            other = others.get(cid) or new_rows.get(cid)
+            if other is None or other.id in done:
+                continue
+            older, newer = (other, fact) if (_said(other), other.id) < (_said(fact), fact.id) else (fact, other)
+            if older.valid_to is not None or older.id in done:
+                continue  # already closed by another version
+            verdict = detect_update(older.text, newer.text)
+            if verdict is None or verdict.confidence < MIN_CONFIDENCE:
+                continue
+            if best is None or verdict.confidence > best[0]:
+                best = (verdict.confidence, older, newer, f"{verdict.kind}: {verdict.reason}")
+        if best is not None:
+            _, older, newer, reason = best
+            store.supersede(older.id, newer.id, _said(newer), reason[:200])
+            done.add(older.id)
+            closed.append((older.id, newer.id, reason))
+    return closed

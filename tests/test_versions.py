@@ -1,0 +1,147 @@
+"""Versions (supersede, as_of, history), decay classes, decay pass, TTL and the job queue, through the
+public API, in Korean and English."""
+
+from __future__ import annotations
+
+import pytest
+
+from gieok import Memory
+from gieok.errors import InputError, MemoryNotFoundError
+
+
+def _say(mem: Memory, bank: str, mid: str, text: str, ts: str, speaker: str = "user") -> None:
+    mem.retain(bank, messages=[{"id": mid, "speaker": speaker, "text": text, "timestamp": ts}], document_id=f"s-{mid}")
+
+
+def _find(mem: Memory, bank: str, query: str, needle: str, **kw) -> object | None:
+    return next((m for m in mem.recall(bank, query, limit=10, **kw).memories if needle in m.text), None)
+
+
+@pytest.mark.parametrize("old, new, query, old_word, new_word", [
+    ("마감은 금요일이야", "아니, 금요일 말고 월요일이 마감이야", "마감 언제야?", "금요일이야", "월요일"),
+    ("나 삼성 다녀", "나 삼성 다니다가 카카오로 옮겼어", "어느 회사 다녀?", "삼성 다녀", "카카오"),
+    ("I drink almond milk every morning", "I switched from almond milk to oat milk", "what milk do I drink",
+     "every morning", "oat milk"),
+    ("The project deadline is Friday", "Actually the project deadline moved to Monday", "when is the project deadline",
+     "is Friday", "Monday"),
+])
+def test_an_update_closes_the_old_version_and_as_of_still_sees_it(mem: Memory, old, new, query, old_word,
+                                                                   new_word) -> None:
+    _say(mem, "u", "a1", old, "2026-03-02T10:00:00+09:00")
+    _say(mem, "u", "a2", new, "2026-03-09T10:00:00+09:00")
+    now = "2026-03-10T10:00:00+09:00"
+    current = mem.recall("u", query, limit=10, now=now).memories
+    assert any(new_word in m.text for m in current)
+    assert not any(old_word in m.text and new_word not in m.text for m in current)
+    newest = next(m for m in current if new_word in m.text)
+    assert newest.supersedes, "the new version says which statement it replaced"
+    then = mem.recall("u", query, limit=10, now="2026-03-05T10:00:00+09:00", as_of="2026-03-05T10:00:00+09:00")
+    assert any(old_word in m.text for m in then.memories)
+    assert not any(new_word in m.text for m in then.memories), "as_of hides what was said later"
+    versions = mem.history("u", newest.id)
+    assert [v.text for v in versions] == [old, new]
+    assert versions[0].valid_to is not None and versions[0].superseded_by == newest.id
+    assert versions[1].valid_to is None
+
+
+def test_an_older_statement_retained_late_does_not_supersede_a_newer_one(mem: Memory) -> None:
+    _say(mem, "late", "n1", "회의는 4시로 옮겼어", "2026-05-10T09:00:00+09:00")
+    _say(mem, "late", "n0", "회의는 3시야", "2026-05-08T09:00:00+09:00")  # said earlier, retained later
+    current = mem.recall("late", "회의 몇 시야?", limit=10, now="2026-05-11T09:00:00+09:00").memories
+    assert any("4시" in m.text for m in current)
+    assert not any("3시" in m.text for m in current)
+
+
+def test_unrelated_and_additive_statements_do_not_supersede(mem: Memory) -> None:
+    _say(mem, "add", "t1", "I like green tea", "2026-01-01T09:00:00+00:00")
+    _say(mem, "add", "t2", "I also like coffee", "2026-01-02T09:00:00+00:00")
+    _say(mem, "add", "t3", "커피도 좋아해", "2026-01-03T09:00:00+09:00")
+    texts = [m.text for m in mem.recall("add", "what drinks do I like", limit=10).memories]
+    assert "I like green tea" in texts and "I also like coffee" in texts
+
+
+def test_decay_classes_come_from_wording_and_can_be_overridden(mem: Memory) -> None:
+    _say(mem, "d", "p1", "나 땅콩 알레르기 있어, 꼭 기억해 줘", "2026-01-01T09:00:00+09:00")
+    _say(mem, "d", "p2", "I'm so tired today", "2026-01-01T09:00:00+00:00")
+    _say(mem, "d", "p3", "I work as a nurse at Seoul Hospital", "2026-01-01T09:00:00+00:00")
+    classes = {m.text: m.decay_class for m in mem.recall("d", "알레르기 tired nurse", limit=10).memories}
+    assert classes["나 땅콩 알레르기 있어, 꼭 기억해 줘"] == "pinned"
+    assert classes["I'm so tired today"] == "transient"
+    assert classes["I work as a nurse at Seoul Hospital"] == "stable"
+    mem.retain("d", messages=[{"id": "p4", "text": "오늘 점심은 김밥", "timestamp": "2026-01-01T12:00:00+09:00"}],
+               decay_class="pinned")
+    assert _find(mem, "d", "점심", "김밥").decay_class == "pinned"  # type: ignore[union-attr]
+    with pytest.raises(InputError, match="decay_class"):
+        mem.retain("d", messages=[{"text": "x"}], decay_class="forever")
+
+
+def test_the_decay_pass_archives_faded_transient_facts_but_never_pinned_ones(mem: Memory) -> None:
+    _say(mem, "fade", "f1", "I'm hungry right now", "2026-01-01T09:00:00+00:00")
+    _say(mem, "fade", "f2", "My birthday is on March 3rd, remember this", "2026-01-01T09:00:00+00:00")
+    _say(mem, "fade", "f3", "오늘 너무 피곤해", "2026-01-01T09:00:00+09:00")
+    mem.settings.values["refresh_on_recall"] = False  # type: ignore[index]
+    reports = mem.maintain("fade", now="2027-06-01T00:00:00+00:00")
+    decay = next(r for r in reports if r["kind"] == "decay")
+    assert decay["status"] == "done" and decay["result"]["archived"] == 2
+    left = [m.text for m in mem.recall("fade", "hungry birthday 피곤", limit=10, now="2027-06-01").memories]
+    assert left == ["My birthday is on March 3rd, remember this"]
+    # history still holds the archived fact, and as_of before the archive sees it
+    old = _find(mem, "fade", "hungry", "hungry", as_of="2026-06-01", now="2026-06-01")
+    assert old is not None
+
+
+def test_recalling_a_memory_refreshes_its_strength(mem: Memory) -> None:
+    _say(mem, "used", "u1", "I'm meeting Jisoo for lunch on Friday", "2026-01-01T09:00:00+00:00")
+    _say(mem, "used", "u2", "I'm going to the gym tonight", "2026-01-01T09:00:00+00:00")
+    for _ in range(3):
+        mem.recall("used", "lunch with Jisoo", limit=1, now="2026-03-01T00:00:00+00:00")
+    mem.maintain("used", now="2026-03-02T00:00:00+00:00")
+    mem.settings.values["refresh_on_recall"] = False  # type: ignore[index]  (look without touching)
+    recalled = mem.recall("used", "Jisoo lunch gym tonight", limit=10, now="2026-03-02").memories
+    strengths = {m.text: m.strength for m in recalled}
+    assert strengths.get("I'm going to the gym tonight", 0.0) < strengths["I'm meeting Jisoo for lunch on Friday"]
+
+
+def test_ttl_hides_at_once_and_the_purge_erases(mem: Memory) -> None:
+    mem.retain("ttl", messages=[{"id": "t1", "text": "임시 출입 코드는 파란고래야", "timestamp": "2026-01-01T09:00:00+09:00"}],
+               expires_at="2026-01-02T00:00:00+09:00")
+    mem.retain("ttl", messages=[{"id": "t2", "text": "The wifi guest network is OrangeOtter",
+                                 "timestamp": "2026-01-01T09:00:00+00:00"}], ttl=3600)
+    assert _find(mem, "ttl", "출입 코드", "파란고래", now="2026-01-01T12:00:00+09:00") is not None
+    assert _find(mem, "ttl", "출입 코드", "파란고래", now="2026-01-03T00:00:00+09:00") is None
+    mem.maintain("ttl", now="2099-01-01T00:00:00+00:00")
+    assert mem.verify_erased(["파란고래", "OrangeOtter"]).clean
+    with pytest.raises(InputError, match="ttl"):
+        mem.retain("ttl", messages=[{"text": "x y z"}], ttl=-5)
+
+
+def test_history_of_an_unknown_memory_is_a_clear_error(mem: Memory) -> None:
+    _say(mem, "h", "h1", "I live in Busan", "2026-01-01T09:00:00+00:00")
+    with pytest.raises(MemoryNotFoundError):
+        mem.history("h", "f-999")
+    one = mem.recall("h", "where do I live").memories[0]
+    assert [v.id for v in mem.history("h", one.id)] == [one.id]
+
+
+def test_a_failing_job_is_retried_then_marked_failed_with_its_error(mem: Memory) -> None:
+    from gieok.engine import jobs
+
+    _say(mem, "j", "j1", "hello there friend", "2026-01-01T09:00:00+00:00")
+    calls = []
+
+    def boom(ctx):  # noqa: ANN001, ANN202
+        calls.append(ctx.payload)
+        raise RuntimeError("disk on fire")
+
+    jobs.register_handler("boom", boom)
+    try:
+        bank_id = mem.store.get_bank("j").id  # type: ignore[union-attr]
+        with mem.store.write():
+            mem.store.enqueue_job(bank_id, "boom", {"fact_ids": [1]})
+        for t in ("2099-01-01T00:00:00+00:00", "2099-01-02T00:00:00+00:00", "2099-01-03T00:00:00+00:00"):
+            mem.run_jobs(now=t)
+        job = next(j for j in mem.jobs("j") if j["kind"] == "boom")
+        assert job["status"] == "failed" and job["attempts"] == 3 and "disk on fire" in job["last_error"]
+        assert len(calls) == 3
+    finally:
+        jobs.HANDLERS.pop("boom")
