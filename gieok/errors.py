@@ -15,6 +15,8 @@
     │   └── SourceNotFoundError
     ├── BlockedContentError         redaction policy "block" refused an item
     ├── EmbedderMismatchError       a bank's vectors were made by another embedder
+    ├── SpendLimitError             a bank's LLM spend ceiling is reached (background LLM work stops)
+    ├── LLMError                    (gieok.providers.llms) auth, rate limit, unavailable, bad output
     └── StoreError                  the database cannot do what gieok needs
         └── MissingExtensionError   FTS5 or sqlite-vec is unavailable
 
@@ -37,6 +39,7 @@ __all__ = [
     "SourceNotFoundError",
     "BlockedContentError",
     "EmbedderMismatchError",
+    "SpendLimitError",
     "StoreError",
     "MissingExtensionError",
 ]
@@ -112,6 +115,15 @@ class EmbedderMismatchError(GieokError):
         super().__init__(
             f"bank {bank!r} holds vectors from embedder {stored!r}, not {requested!r}: "
             f"open it with embedder={stored!r}, or re-embed the bank into the new model"
+        )
+
+
+class SpendLimitError(GieokError):
+    def __init__(self, bank: str, spent: float, limit: float):
+        self.bank, self.spent, self.limit = bank, spent, limit
+        super().__init__(
+            f"bank {bank!r} has spent ${spent:.4f} on LLM calls, its ceiling is ${limit:.4f}: background LLM work "
+            f"stopped; raise it with Memory.configure_llm({bank!r}, spend_limit_usd=...) or `gieok llm {bank} --spend-limit`"
         )
 
 

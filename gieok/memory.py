@@ -18,7 +18,10 @@ from gieok.defense import RedactionPolicy
 from gieok.engine import defense as _defense
 from gieok.engine import forget as _forget
 from gieok.engine import jobs as _jobs
+from gieok.engine import consolidate as _consolidate  # noqa: F401  (registers the consolidate job)
 from gieok.engine import maintenance as _maintenance  # noqa: F401  (registers the decay and purge jobs)
+from gieok.engine import reflect as _reflect
+from gieok.engine.observations import observation_id_of, observation_memory
 from gieok.engine import recall as _recall
 from gieok.engine import retain as _retain
 from gieok.engine._time import to_datetime
@@ -28,10 +31,12 @@ from gieok.errors import (
     EmbedderMismatchError,
     InputError,
     MemoryNotFoundError,
+    NotFoundError,
     SourceNotFoundError,
 )
 from gieok.providers import create as create_provider
 from gieok.providers.embedders import Embedder
+from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
 from gieok.records import BankInfo, Message, Recall, RecalledMemory, RetainResult, SourceInfo
 from gieok.settings import resolve_settings
@@ -54,8 +59,11 @@ class Memory:
 
     def __init__(self, path: str = "gieok.db", *, embedder: str | Embedder | None = None,
                  redaction: RedactionPolicy | Mapping[str, str] | None = None,
-                 reranker: Reranker | None = None, store: Store | None = None, **settings: Any) -> None:
+                 reranker: Reranker | None = None, llm: LLM | None = None, store: Store | None = None,
+                 **settings: Any) -> None:
         self.settings = resolve_settings(settings)
+        self.llm = llm
+        self._llms: dict[tuple[str, ...], LLM] = {}
         self._default_redaction = RedactionPolicy.coerce(redaction).to_mapping()
         self.reranker = reranker if reranker is not None else _configured_reranker(self.settings)
         self._embedder_spec = embedder if embedder is not None else self.settings.embedder
@@ -174,6 +182,7 @@ class Memory:
             result = _retain.retain_messages(self.store, row, self._embedder(row.embedder), self.settings,
                                              redacted.messages, source_id, progress, on_total, options)
             self._audit(bank, "retain", source_id, redacted)
+            self._after_retain(row, result)
             return replace(result, redactions=redacted.count)
         assert text is not None
         if not isinstance(text, str) or not text.strip():
@@ -188,7 +197,13 @@ class Memory:
         result = _retain.retain_document(self.store, row, self._embedder(row.embedder), self.settings,
                                          redacted.text, doc_id, ts, redacted.metadata, progress, on_total, options)
         self._audit(bank, "retain", doc_id, redacted)
+        self._after_retain(row, result)
         return replace(result, redactions=redacted.count)
+
+    def _after_retain(self, row: BankRow, result: RetainResult) -> None:
+        if result.facts_added:
+            with self.store.write():
+                self.store.enqueue_job(row.id, "consolidate")
 
     def _refuse_if_blocked(self, bank: str, source_id: str, redacted: _defense.Redacted) -> None:
         try:
@@ -242,6 +257,12 @@ class Memory:
 
     def get(self, bank: str, memory_id: str) -> RecalledMemory:
         row = self._bank(bank)
+        obs_id = observation_id_of(memory_id)
+        if obs_id is not None:
+            found = observation_memory(self.store, row, obs_id, 0.0, {})
+            if found is None:
+                raise MemoryNotFoundError(memory_id)
+            return found
         fact_id = _recall.fact_id_of(memory_id)
         facts = self.store.get_facts(row.id, [fact_id]) if fact_id is not None else []
         if not facts:
@@ -288,7 +309,112 @@ class Memory:
 
     # -- background work ---------------------------------------------------------------------
     def _services(self) -> dict[str, Any]:
-        return {}
+        return {"llm_for": self._llm_for, "spend_limit": self._spend_limit,
+                "recall_for": lambda row: (lambda q: self.recall(row.name, q, limit=10))}
+
+    # -- LLM ---------------------------------------------------------------------------------
+    def _llm_for(self, row: BankRow) -> LLM | None:
+        """The bank's LLM: its own configuration, else the Memory's ``llm=``, else the global settings."""
+        config = self.store.bank_config(row.id).get("llm") or {}
+        if config.get("enabled") is False:
+            return None
+        provider = config.get("provider") or (None if self.llm is not None else self.settings.llm)
+        if not provider:
+            return self.llm
+        model = config.get("model") or self.settings.llm_model
+        base_url = config.get("base_url") or self.settings.llm_base_url
+        key_env = config.get("api_key_env") or self.settings.llm_api_key_env
+        if not model:
+            raise ConfigError(f"LLM provider {provider!r} needs a model: set GIEOK_LLM_MODEL=... or "
+                              f"Memory.configure_llm(bank, model=...)")
+        cache_key = (provider, model, base_url, key_env)
+        if cache_key not in self._llms:
+            options: dict[str, Any] = {"model": model}
+            if base_url:
+                options["base_url"] = base_url
+            if key_env:
+                options["api_key_env"] = key_env
+            self._llms[cache_key] = create_provider("llm", provider, **options)
+        return self._llms[cache_key]
+
+    def _spend_limit(self, row: BankRow) -> float:
+        config = self.store.bank_config(row.id).get("llm") or {}
+        return float(config.get("spend_limit_usd", self.settings.llm_spend_limit_usd) or 0.0)
+
+    def configure_llm(self, bank: str, *, provider: str | None = None, model: str | None = None,
+                      base_url: str | None = None, api_key_env: str | None = None,
+                      spend_limit_usd: float | None = None, enabled: bool | None = None) -> dict[str, Any]:
+        """Per-bank LLM configuration (overrides the global one). Keys are read from the environment
+        variable named by ``api_key_env``, never stored. ``enabled=False`` keeps this bank offline."""
+        if spend_limit_usd is not None and spend_limit_usd < 0:
+            raise InputError("spend_limit_usd must be 0 (no ceiling) or more")
+        row = self._bank_for_write(bank)
+        with self.store.write():
+            config = self.store.bank_config(row.id)
+            llm_config = dict(config.get("llm") or {})
+            for key, value in (("provider", provider), ("model", model), ("base_url", base_url),
+                               ("api_key_env", api_key_env), ("spend_limit_usd", spend_limit_usd),
+                               ("enabled", enabled)):
+                if value is not None:
+                    llm_config[key] = value
+            config["llm"] = llm_config
+            self.store.set_bank_config(row.id, config)
+        self._llm_for(row)  # fail now, not in a background job, if the provider cannot be built
+        return llm_config
+
+    def llm_usage(self, bank: str) -> dict[str, Any]:
+        """LLM calls, tokens and estimated cost of ``bank``, per day and operation, with its ceiling."""
+        row = self._bank(bank)
+        rows = self.store.llm_usage(row.id)
+        return {"bank": bank, "spent_usd": self.store.llm_spend(row.id), "spend_limit_usd": self._spend_limit(row),
+                "rows": rows}
+
+    # -- reflect and mental models -----------------------------------------------------------
+    def reflect(self, bank: str, question: str, *, now: TimeLike | None = None) -> _reflect.Reflection:
+        """Answer ``question`` only from memory: mental models, then observations, then raw facts.
+        Every quote is verified against the memory it cites; without enough evidence the answer is an
+        honest "not in memory" in the question's language. Works offline (extractive) and with an LLM."""
+        if not isinstance(question, str) or not question.strip():
+            raise InputError("question is empty: ask something")
+        row = self._bank(bank)
+        recall_fn = lambda q: self.recall(bank, q, limit=10, now=now)  # noqa: E731
+        return _reflect.reflect(self.store, row, question, recall_fn, llm=self._llm_for(row),
+                                spend_limit=self._spend_limit(row))
+
+    def add_mental_model(self, bank: str, name: str, question: str, *, refresh: bool = True) -> dict[str, Any]:
+        """A standing question ("이 사용자의 음식 선호는?") whose answer reflect writes and background
+        jobs refresh after consolidation; reading it is a lookup."""
+        if not name.strip() or not question.strip():
+            raise InputError("a mental model needs a name and a question")
+        row = self._bank(bank)
+        with self.store.write():
+            self.store.save_mental_model(row.id, name.strip(), question.strip())
+            self.store.enqueue_job(row.id, "refresh_models")
+        if refresh:
+            self.run_jobs(bank=bank)
+        return self.mental_model(bank, name)
+
+    def mental_model(self, bank: str, name: str) -> dict[str, Any]:
+        row = self._bank(bank)
+        for model in self.store.mental_models(row.id):
+            if model.name == name.strip():
+                return _mental_model_dict(model)
+        raise NotFoundError(f"no mental model {name!r} in bank {bank!r}: add it with add_mental_model / `gieok models add`")
+
+    def mental_models(self, bank: str) -> list[dict[str, Any]]:
+        return [_mental_model_dict(m) for m in self.store.mental_models(self._bank(bank).id)]
+
+    def delete_mental_model(self, bank: str, name: str) -> None:
+        row = self._bank(bank)
+        with self.store.write():
+            if not self.store.delete_mental_model(row.id, name):
+                raise NotFoundError(f"no mental model {name!r} in bank {bank!r}")
+
+    def observations(self, bank: str) -> list[RecalledMemory]:
+        """Every consolidated observation of ``bank`` with the facts that support it."""
+        row = self._bank(bank)
+        out = [observation_memory(self.store, row, o.id, 0.0, {}) for o in self.store.observations_of_bank(row.id)]
+        return [o for o in out if o is not None]
 
     def maintain(self, bank: str | None = None, *, now: TimeLike | None = None) -> list[dict[str, Any]]:
         """Queue the maintenance jobs (decay, TTL purge) for ``bank`` (or every bank) and run every
@@ -341,6 +467,14 @@ def _configured_reranker(settings: Any) -> Reranker | None:
         options = {"model_dir": settings.reranker_model_dir}
     reranker: Reranker = create_provider("reranker", name, **options)
     return reranker
+
+
+def _mental_model_dict(model: Any) -> dict[str, Any]:
+    from gieok.engine._time import from_epoch
+
+    refreshed = from_epoch(model.refreshed_at)
+    return {"name": model.name, "question": model.question, "answer": model.answer, "based_on": model.based_on,
+            "refreshed_at": refreshed.isoformat() if refreshed else None}
 
 
 def _fact_options(decay_class: str | None, importance: float | None, pinned: bool | None, ttl: float | None,

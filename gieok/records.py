@@ -135,6 +135,7 @@ class RecalledMemory:
     decay_class: str = "stable"
     pinned: bool = False
     strength: float = 1.0
+    based_on: list[str] = field(default_factory=list)  # an observation's supporting memories
 
     @property
     def occurred_at(self) -> datetime | None:

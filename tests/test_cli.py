@@ -105,7 +105,7 @@ def test_history_forget_verify_jobs_and_maintain(run, tmp_path: Path) -> None:
     run("forget", "minji", code=1, input="n\n")  # declined confirmation deletes nothing
 
     reports = json.loads(run("maintain", "minji", "--now", "2099-01-01T00:00:00+00:00", "--json").output)
-    assert {r["kind"] for r in reports} == {"decay", "purge"}
+    assert {r["kind"] for r in reports} == {"consolidate", "decay", "purge"}
     assert next(r for r in reports if r["kind"] == "purge")["result"]["purged"] == 2
     jobs = json.loads(run("jobs", "minji", "--json").output)
     assert {j["status"] for j in jobs} == {"done"}

@@ -43,6 +43,8 @@ class CheckedQuote:
 
 @dataclass(frozen=True)
 class AnswerCheck:
+    """The verdict on an answer: which quotes held, which were dropped, and the answer without them."""
+
     verified: list[CheckedQuote]
     dropped: list[CheckedQuote]
     invented_citations: list[str]
@@ -87,12 +89,14 @@ def check_answer(answer: str, cited: Mapping[str, str], min_ratio: float = 0.9) 
         edits.append((start, end, f"[{', '.join(kept)}]" if kept else ""))
     cleaned = _tidy(_apply(answer, edits))
     remaining = [i for _, _, ids in find_citations(cleaned) for i in ids if i in cited]
+    # A verified quote shares the fate of its sentence: it is gone if a fabricated one sat beside it.
+    surviving = [v for v in verified if not any(a <= v.quote.start < b for a, b in removed)]
     return AnswerCheck(
         verified=verified,
         dropped=dropped,
         invented_citations=invented,
         cleaned_answer=cleaned,
-        supported=bool(cleaned) and bool(verified or remaining),
+        supported=bool(cleaned) and bool(surviving or remaining),
         citations=list(dict.fromkeys(remaining)),
     )
 

@@ -51,7 +51,7 @@ from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
 
-__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer", "question_entities", "question_terms"]
+__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer", "question_terms"]
 
 MIN_SUPPORT = 0.85
 CONTEXT_CREDIT = 0.5
@@ -59,14 +59,17 @@ RANK_WEIGHT = 0.1
 ENTITY_MISS = 0.5
 FOLLOWING_SHARE = 0.75
 
-_KOREAN_QUESTION_TERMS = "무엇 뭐 언제 어디 누구 왜 어떻게 얼마 얼마나 몇 어느 무슨 어떤 때 기억 기억하다 알다 궁금하다 혹시"
+_KOREAN_QUESTION_TERMS = (
+    "무엇 뭐 언제 어디 누구 왜 어떻게 얼마 얼마나 몇 어느 무슨 어떤 때 "  # question words
+    "기억 기억하다 알다 궁금하다 혹시"  # "do you remember …" chatter
+)
 _ENGLISH_QUESTION_WORDS = "tell remember recall know ever happen"
 # Question frames whose content word asks for the answer's type rather than naming the topic.
 _ENGLISH_FRAMES = re.compile(
     r"\bhow (?:long|many|much|often|far|old|soon)\b|\bwhat (?:time|kind|sort|type)\b", re.IGNORECASE
 )
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]+")
-_IRREGULAR_VERBS = """go went gone|eat ate eaten|buy bought|bring brought|think thought|teach taught|catch caught
+_IRREGULAR_FORMS = """go went gone|eat ate eaten|buy bought|bring brought|think thought|teach taught|catch caught
 see saw seen|meet met|make made|take took taken|give gave given|tell told|say said|run ran|begin began begun
 come came|feel felt|find found|leave left|lose lost|pay paid|sell sold|send sent|spend spent|build built
 write wrote written|drive drove driven|ride rode ridden|fly flew flown|grow grew grown|know knew known
@@ -90,9 +93,11 @@ class EvidenceItem:
 
 @dataclass(frozen=True)
 class ExtractiveAnswer:
+    """Quoted memory passages as an answer in the question's language, one line per quote."""
+
     text: str
     quotes: list[tuple[str, str]]  # (memory id, verbatim sentence)
-    coverage: float  # the best sentence's coverage of the question's content terms, 0..1
+    coverage: float  # the best passage's coverage of the question's content terms, 0..1
     language: Language
 
 
@@ -109,7 +114,7 @@ class _Sentence:
 @lru_cache(maxsize=1)
 def _irregular() -> dict[str, str]:
     mapping: dict[str, str] = {}
-    for group in _IRREGULAR_VERBS.replace("\n", "|").split("|"):
+    for group in _IRREGULAR_FORMS.replace("\n", "|").split("|"):
         base, *forms = (keyword_terms(word) for word in group.split())
         for form in forms:
             if len(base) == 1 and len(form) == 1 and form != base:

@@ -27,6 +27,7 @@ def run_decay(ctx: JobContext) -> dict[str, Any]:
     store, bank, now = ctx.store, ctx.bank, ctx.now
     threshold = float(ctx.settings.archive_below)
     after, seen, archived = 0, 0, 0
+    faded: list[int] = []
     while True:
         rows = store.decay_rows(bank.id, after, _BATCH)
         if not rows:
@@ -39,12 +40,19 @@ def run_decay(ctx: JobContext) -> dict[str, Any]:
             strength = 1.0 if pinned else decay_strength(decay_class, age_days, recalls, since_recall)
             archive = now if (not pinned and strength < threshold) else None
             archived += archive is not None
+            if archive is not None:
+                faded.append(fact_id)
             updates.append((fact_id, round(strength, 6), archive))
         with store.write():
             store.set_strengths(updates)
         seen += len(rows)
         after = rows[-1][0]
-    return {"facts": seen, "archived": archived}
+    stale = store.observations_of_facts(faded)
+    if stale:  # an observation must not keep quoting what faded: rebuild it from what is left
+        with store.write():
+            store.delete_observations(bank.id, stale)
+            store.enqueue_job(bank.id, "consolidate", run_after=now)
+    return {"facts": seen, "archived": archived, "observations_rebuilt": len(stale)}
 
 
 def run_purge(ctx: JobContext) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from gieok.engine._time import from_epoch
 from gieok.engine.budget import fill_budget
 from gieok.engine.channels import graph_channel, temporal_channel
 from gieok.engine.fusion import rrf_fuse
+from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.errors import ConfigError
 from gieok.providers.embedders import Embedder
 from gieok.providers.rerankers import Reranker, RerankerUnavailableError
@@ -124,6 +125,23 @@ def _rerank(reranker: Reranker, query: str, memories: list[RecalledMemory], top:
     return reordered + tail
 
 
+def _observations(store: Store, bank: BankRow, query_vector: object, terms: tuple[str, ...], settings: Settings,
+                  explain: bool) -> list[RecalledMemory]:
+    """Observations ranked exactly and scored on the RRF scale (weight ``observation_weight``)."""
+    out = []
+    ranked = observation_ranking(store, bank, query_vector, terms, settings.observation_candidates)  # type: ignore[arg-type]
+    for rank, (obs_id, score) in enumerate(ranked, start=1):
+        fused = settings.observation_weight / (settings.rrf_k + rank)
+        memory = observation_memory(store, bank, obs_id, fused, {"observation": ChannelHit(rank=rank, score=score)})
+        if memory is None:
+            continue
+        if explain:
+            memory.explanation = {"channels": {"observation": {"rank": rank, "score": score}}, "fused": fused,
+                                  "multipliers": {}, "time_range": None}
+        out.append(memory)
+    return out
+
+
 def add_versions(store: Store, memories: list[RecalledMemory]) -> None:
     """Say when a memory replaced an earlier statement (and, under as_of, when it was later replaced)."""
     ids = [fact_id_of(m.id) for m in memories]
@@ -178,6 +196,8 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
                 "time_range": [from_epoch(t).isoformat() for t in time_range] if time_range else None,  # type: ignore[union-attr]
             }
         scored.append(memory)
+    if as_of is None and settings.observation_weight > 0:
+        scored += _observations(store, bank, query_vector, keyword_terms(query), settings, explain)
     scored.sort(key=lambda m: -m.score)
     if reranker is not None and scored:
         scored = _rerank(reranker, query, scored, settings.rerank_top, explain)

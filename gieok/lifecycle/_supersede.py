@@ -282,7 +282,7 @@ def _mentions(old: _Statement, phrase: str) -> bool:
     if norms and norms & {v.norm for v in old.values}:
         return True
     terms = {SYNONYMS.get(t, t) for t in keyword_terms(phrase)}
-    return bool(terms) and terms <= old.terms or phrase.casefold() in old.text.casefold()
+    return (bool(terms) and terms <= old.terms) or phrase.casefold() in old.text.casefold()
 
 
 def _phrase(statement: _Statement, span: tuple[int, int], *, last: bool) -> str | None:

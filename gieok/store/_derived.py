@@ -123,6 +123,15 @@ class DerivedQueries:
         return int(conn.execute(f"DELETE FROM observations WHERE bank_id = ? AND id IN ({_marks(len(ids))})",
                                 (bank_id, *ids)).rowcount)
 
+    def observations_of_facts(self, fact_ids: Sequence[int]) -> list[int]:
+        out: set[int] = set()
+        ids = list(fact_ids)
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            out |= {int(r[0]) for r in self._conn().execute(
+                f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id IN ({_marks(len(part))})", part)}
+        return sorted(out)
+
     def observation_vectors(self, bank_id: int) -> tuple[list[int], np.ndarray | None]:
         rows = self._conn().execute(
             "SELECT id, embedding FROM observations WHERE bank_id = ? AND embedding IS NOT NULL", (bank_id,)).fetchall()

@@ -1,0 +1,182 @@
+"""Consolidation: many facts into a few observations that stay current. Runs as the ``consolidate`` job.
+
+Facts not yet consolidated are taken oldest said first and grouped by topic: each named entity
+they mention, or — for a statement about the speaker themself ("나 삼성 다녀") — the speaker. Per
+topic the existing observation is updated rather than a new one created. Its supporting facts are
+the old support plus the new facts, minus versions superseded or archived since, so an observation
+always reflects the current versions.
+
+* **Offline** (no LLM) the text is extractive: the topic's current statements, newest first, each
+  with the date it was said — the facts' own words, no paraphrase, no arithmetic.
+* **With an LLM** the model rewrites the observation from the current text and the new facts (each
+  with its id and date) under the rules: update rather than append, no arithmetic, recency by when
+  a thing was said, an older statement never overrides a newer belief; it must return the ids it
+  relied on, and ids it was not given are dropped. Facts said before the observation's current
+  belief are marked as such in the prompt; the belief time only moves forward.
+
+Each topic is written in one transaction together with the "consolidated" mark of its facts, so a
+crash mid-job loses nothing and duplicates nothing: the rerun picks up the facts still unmarked and
+updates the same observation. A failing batch is split in half and retried down to one fact; a fact
+that still fails is marked ``consolidation_failed`` (kept, skipped by later runs, visible in jobs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from gieok.engine.jobs import JobContext, register_handler
+from gieok.engine.llm_calls import call_llm
+from gieok.engine.retain import AGENT_SPEAKERS
+from gieok.errors import SpendLimitError
+from gieok.providers.llms import LLMError
+from gieok.records import FactRow
+from gieok.text.terms import keyword_terms
+from gieok.text.tokens import count_tokens
+
+__all__ = ["run_consolidation", "BATCH", "MAX_STATEMENTS"]
+
+BATCH = 64
+MAX_STATEMENTS = 8
+_SCHEMA = {
+    "type": "object",
+    "properties": {"text": {"type": "string"}, "fact_ids": {"type": "array", "items": {"type": "integer"}}},
+    "required": ["text", "fact_ids"],
+}
+_SYSTEM = (
+    "You maintain observations: short, current statements about one person, place or topic, built only from "
+    "the facts given. Rules: update the existing observation rather than appending; never do arithmetic; what "
+    "was said more recently wins; a fact marked OLDER may add detail but must never override a newer belief; "
+    "keep the language the facts were said in; no speculation. Reply with JSON {\"text\": ..., \"fact_ids\": "
+    "[ids of the facts the text relies on]}."
+)
+
+
+def _said(fact: FactRow) -> float:
+    return fact.mentioned_at if fact.mentioned_at is not None else fact.created_at
+
+
+def _topics(ctx: JobContext, facts: Sequence[FactRow]) -> dict[tuple[int | None, str], list[int]]:
+    """(entity id or None, topic name) → fact ids."""
+    store = ctx.store
+    entities = store.entities_of_facts([f.id for f in facts])
+    names = store.entity_names(sorted({e for es in entities.values() for e in es}))
+    out: dict[tuple[int | None, str], list[int]] = {}
+    for fact in facts:
+        keys = [(e, names[e]) for e in entities.get(fact.id, []) if e in names]
+        if not keys and fact.speaker and fact.speaker.lower() not in AGENT_SPEAKERS:
+            keys = [(None, fact.speaker)]
+        for key in keys:
+            out.setdefault(key, []).append(fact.id)
+    return out
+
+
+def _render(topic: str, facts: Sequence[FactRow]) -> str:
+    seen: set[str] = set()
+    lines = []
+    for fact in sorted(facts, key=_said, reverse=True):
+        text = " ".join(fact.text.split())
+        if text.lower() in seen:
+            continue
+        seen.add(text.lower())
+        day = datetime.fromtimestamp(_said(fact), tz=timezone.utc).date().isoformat()
+        lines.append(f"({day}) {text}")
+        if len(lines) == MAX_STATEMENTS:
+            break
+    return f"{topic}: " + " · ".join(lines)
+
+
+def _llm_text(ctx: JobContext, topic: str, previous: Any, support: Sequence[FactRow],
+              new_ids: set[int]) -> tuple[str, list[int]]:
+    llm = ctx.services["llm_for"](ctx.bank)
+    believed = previous.believed_at if previous is not None else None
+    lines = []
+    for fact in sorted(support, key=_said):
+        day = datetime.fromtimestamp(_said(fact), tz=timezone.utc).date().isoformat()
+        older = " OLDER" if believed is not None and fact.id in new_ids and _said(fact) < believed else ""
+        lines.append(f"[{fact.id}] ({day}{older}) {fact.text}")
+    prompt = (f"Topic: {topic}\nCurrent observation: {previous.text if previous else '(none yet)'}\n"
+              "Facts:\n" + "\n".join(lines))
+    response = call_llm(ctx.store, ctx.bank, llm, "consolidate", prompt, system=_SYSTEM, json_schema=_SCHEMA,
+                        max_tokens=600, limit_usd=ctx.services["spend_limit"](ctx.bank))
+    data = response.data or {}
+    allowed = {f.id for f in support}
+    cited = [int(i) for i in data.get("fact_ids", []) if isinstance(i, int) and int(i) in allowed]
+    text = str(data.get("text", "")).strip()
+    if not text or not cited:
+        raise LLMError("the consolidation reply had no text or cited none of the given facts")
+    return f"{topic}: {text}" if not text.startswith(topic) else text, cited
+
+
+def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_ids: list[int]) -> int:
+    store, bank = ctx.store, ctx.bank
+    existing = store.observations_of_bank(bank.id, topic=topic)
+    previous = existing[0] if existing else None
+    support_ids = sorted(set(previous.fact_ids if previous else []) | set(new_ids))
+    support = [f for f in store.get_facts(bank.id, support_ids) if f.valid_to is None and f.archived_at is None]
+    if not support:
+        return 0
+    if ctx.services.get("llm_for") and ctx.services["llm_for"](bank) is not None:
+        text, cited = _llm_text(ctx, topic, previous, support, set(new_ids))
+    else:
+        text, cited = _render(topic, support), [f.id for f in support]
+    believed = max(_said(f) for f in support)
+    if previous is not None and previous.believed_at is not None:
+        believed = max(believed, previous.believed_at)  # the belief time never moves back
+    history = list(previous.history if previous else [])
+    if previous is not None and previous.text != text:
+        history.append({"at": ctx.now, "added": sorted(new_ids), "previous": previous.text[:1000]})
+    history = history[-20:]
+    vector = ctx.embedder.embed([text], "document")[0]
+    with store.write():
+        store.save_observation(bank.id, previous.id if previous else None, entity_id=entity_id, topic=topic,
+                               text=text, fact_ids=sorted(set(cited) | set(new_ids) & {f.id for f in support}),
+                               history=history, believed_at=believed, embedding=vector,
+                               terms=keyword_terms(text), tokens=count_tokens(text))
+    return 1
+
+
+def _consolidate(ctx: JobContext, fact_ids: list[int]) -> dict[str, int]:
+    store, bank = ctx.store, ctx.bank
+    facts = store.get_facts(bank.id, fact_ids)
+    written = 0
+    for (entity_id, topic), ids in _topics(ctx, facts).items():
+        written += _consolidate_topic(ctx, entity_id, topic, ids)
+    with store.write():
+        store.mark_consolidated([f.id for f in facts], ctx.now)
+    return {"observations": written, "facts": len(facts)}
+
+
+def _with_split(ctx: JobContext, fact_ids: list[int], totals: dict[str, int]) -> None:
+    try:
+        got = _consolidate(ctx, fact_ids)
+        totals["observations"] += got["observations"]
+        totals["facts"] += got["facts"]
+    except SpendLimitError:
+        raise
+    except Exception:  # split and retry; one fact that still fails is marked, not lost
+        if len(fact_ids) == 1:
+            with ctx.store.write():
+                ctx.store.mark_consolidated(fact_ids, ctx.now, failed=True)
+            totals["failed"] += 1
+            return
+        half = len(fact_ids) // 2
+        _with_split(ctx, fact_ids[:half], totals)
+        _with_split(ctx, fact_ids[half:], totals)
+
+
+def run_consolidation(ctx: JobContext) -> dict[str, Any]:
+    totals = {"observations": 0, "facts": 0, "failed": 0}
+    while True:
+        ids = ctx.store.unconsolidated_facts(ctx.bank.id, BATCH)
+        if not ids:
+            break
+        _with_split(ctx, ids, totals)
+    if totals["facts"] and ctx.store.mental_models(ctx.bank.id):
+        with ctx.store.write():
+            ctx.store.enqueue_job(ctx.bank.id, "refresh_models", run_after=ctx.now)
+    return totals
+
+
+register_handler("consolidate", run_consolidation)

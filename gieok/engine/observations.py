@@ -1,0 +1,56 @@
+"""Observations in recall: their own memory type (``o-<id>``), ranked beside facts.
+
+A bank holds few observations (one per entity or speaker topic), so they are scored exactly: cosine
+of the query vector against every observation vector, plus keyword overlap. The ranked list joins
+Reciprocal Rank Fusion as one more list (weight ``observation_weight``), so an observation competes
+with facts on the same scale. Under ``as_of`` they are left out: an observation is today's belief.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gieok.engine._time import from_epoch
+from gieok.records import ChannelHit, RecalledMemory
+from gieok.store.protocol import BankRow, Store
+
+__all__ = ["observation_ranking", "observation_memory", "observation_id_of"]
+
+
+def observation_id_of(memory_id: str) -> int | None:
+    if memory_id.startswith("o-") and memory_id[2:].isdigit():
+        return int(memory_id[2:])
+    return None
+
+
+def observation_ranking(store: Store, bank: BankRow, query_vector: np.ndarray | None, query_terms: tuple[str, ...],
+                        limit: int) -> list[tuple[int, float]]:
+    ids, vectors = store.observation_vectors(bank.id)
+    if not ids or vectors is None:
+        return []
+    scores = np.zeros(len(ids), dtype=np.float64)
+    if query_vector is not None:
+        scores += vectors @ np.asarray(query_vector, dtype=np.float32)
+    wanted = set(query_terms)
+    if wanted:
+        overlap = {oid: len(wanted & set(terms.split())) / len(wanted) for oid, terms in store.observation_terms(bank.id)}
+        scores += 0.5 * np.array([overlap.get(oid, 0.0) for oid in ids])
+    order = np.argsort(-scores)[:limit]
+    return [(ids[i], float(scores[i])) for i in order]
+
+
+def observation_memory(store: Store, bank: BankRow, observation_id: int, score: float,
+                       channels: dict[str, ChannelHit]) -> RecalledMemory | None:
+    found = store.get_observations(bank.id, [observation_id])
+    if not found:
+        return None
+    obs = found[0]
+    facts = store.get_facts(bank.id, obs.fact_ids)
+    message_ids = list(dict.fromkeys(m for f in facts for m in f.message_ids))
+    sources = list(dict.fromkeys(f.source_external_id for f in facts))
+    return RecalledMemory(
+        id=f"o-{obs.id}", text=obs.text, score=score, kind="world", type="observation",
+        source_id=sources[0] if sources else "", source_ids=message_ids or sources, speaker=None,
+        occurred_start=None, occurred_end=None, mentioned_at=from_epoch(obs.believed_at), channels=channels,
+        tokens=obs.tokens, supersedes=[], based_on=[f"f-{i}" for i in obs.fact_ids],
+    )

@@ -1,0 +1,224 @@
+"""Reflect: answer a question only from memory, with verified quotes, or honestly say it is not there.
+
+The ladder: a mental model whose standing question is this question answers by lookup; otherwise
+observations are searched, then raw facts — "not in memory" is never said before raw facts were
+searched.
+
+* **Without an LLM** the answer is extractive (gieok.answering): the memory sentences that cover the
+  question's content terms, quoted verbatim and cited, or a refusal when the best coverage is below
+  the calibrated sufficiency gate (``MIN_SUPPORT``).
+* **With an LLM** a bounded tool loop (at most ``MAX_STEPS``): the model may ``search_observations``,
+  ``recall`` facts, ``expand`` a memory into its source conversation, and finally ``answer``. Only
+  memories actually retrieved in the loop may be cited; every quotation is checked verbatim (or
+  fuzzily above a strict ratio) against the memory it cites; unverified quotes and invented
+  citations are removed, and if nothing verified remains the answer is the honest refusal in the
+  question's language. If the model gives up without having recalled raw facts, the facts are
+  recalled for it and it is asked once more.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from gieok.answering import EvidenceItem, check_answer, detect_language, extractive_answer, not_in_memory, question_terms
+from gieok.engine.llm_calls import call_llm
+from gieok.providers.llms import LLM
+from gieok.records import Recall, RecalledMemory
+from gieok.store.protocol import BankRow, Store
+
+__all__ = ["Reflection", "reflect", "MAX_STEPS", "match_mental_model"]
+
+MAX_STEPS = 10
+MODEL_MATCH = 0.8  # share of a mental model's question terms the question must have (and vice versa)
+
+RecallFn = Callable[..., Recall]
+
+_STEP_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["search_observations", "recall", "expand", "answer"]},
+        "query": {"type": "string"},
+        "memory_id": {"type": "string"},
+        "answer": {"type": "string"},
+        "cited": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["action"],
+}
+_SYSTEM = (
+    "You answer questions about a user only from their stored memories. Tools (reply with one JSON object per "
+    "turn): {\"action\": \"search_observations\", \"query\": ...} for consolidated observations; "
+    "{\"action\": \"recall\", \"query\": ...} for raw facts; {\"action\": \"expand\", \"memory_id\": ...} for the "
+    "conversation around a memory; {\"action\": \"answer\", \"answer\": ..., \"cited\": [memory ids]} to finish. "
+    "Cite memories as [f-12] or [o-3] right after what they support, and quote their exact words in double quotes. "
+    "Never cite a memory you were not shown. If the memories do not contain the answer, answer with an empty "
+    "string. Answer in the language of the question."
+)
+
+
+@dataclass
+class Reflection:
+    question: str
+    answer: str
+    supported: bool
+    language: str
+    source: str  # mental_model | observations | facts | none
+    based_on: list[dict[str, Any]] = field(default_factory=list)  # {id, type, text, quotes}
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    dropped_quotes: list[str] = field(default_factory=list)
+    llm: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def match_mental_model(store: Store, bank: BankRow, question: str) -> Any | None:
+    wanted = question_terms(question)
+    if not wanted:
+        return None
+    best, best_score = None, 0.0
+    for model in store.mental_models(bank.id):
+        terms = question_terms(model.question)
+        if not terms or model.answer is None:
+            continue
+        score = min(len(wanted & terms) / len(terms), len(wanted & terms) / len(wanted))
+        if score > best_score:
+            best, best_score = model, score
+    return best if best_score >= MODEL_MATCH else None
+
+
+def _evidence(memories: list[RecalledMemory]) -> list[EvidenceItem]:
+    return [EvidenceItem(m.id, m.text, m.score, m.mentioned_at, m.speaker) for m in memories]
+
+
+def _extractive(question: str, recall_fn: RecallFn, steps: list[dict[str, Any]]) -> Reflection | None:
+    for source, types in (("observations", ("observation",)), ("facts", ("fact",))):
+        found = [m for m in recall_fn(question).memories if m.type in types]
+        steps.append({"action": f"recall {source}", "found": [m.id for m in found]})
+        answer = extractive_answer(question, _evidence(found)) if found else None
+        if answer is not None:
+            texts = {m.id: m for m in found}
+            based_on = [{"id": mid, "type": texts[mid].type, "text": texts[mid].text, "quotes": [quote]}
+                        for mid, quote in answer.quotes]
+            return Reflection(question, answer.text, True, answer.language, source, based_on, steps)
+    return None
+
+
+def reflect(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, *, llm: LLM | None = None,
+            spend_limit: float = 0.0, use_models: bool = True) -> Reflection:
+    language = detect_language(question)
+    if use_models:
+        model = match_mental_model(store, bank, question)
+        if model is not None:
+            return Reflection(question, model.answer, True, language, "mental_model",
+                              [{"id": mid, "type": "memory", "text": "", "quotes": []} for mid in model.based_on],
+                              [{"action": "mental_model", "name": model.name}])
+    steps: list[dict[str, Any]] = []
+    if llm is not None:
+        return _with_llm(store, bank, question, recall_fn, llm, spend_limit, steps)
+    found = _extractive(question, recall_fn, steps)
+    return found or Reflection(question, not_in_memory(question), False, language, "none", [], steps)
+
+
+def _show(memories: list[RecalledMemory]) -> str:
+    if not memories:
+        return "(nothing found)"
+    return "\n".join(f"[{m.id}] ({m.mentioned_at.date() if m.mentioned_at else '?'}"
+                     f"{', ' + m.speaker if m.speaker else ''}) {m.text}" for m in memories)
+
+
+def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, llm: LLM, spend_limit: float,
+              steps: list[dict[str, Any]]) -> Reflection:
+    language = detect_language(question)
+    retrieved: dict[str, RecalledMemory] = {}
+    conversation: list[dict[str, str]] = [{"role": "user", "content": f"Question: {question}"}]
+    searched_facts = False
+    final: dict[str, Any] | None = None
+    for _ in range(MAX_STEPS):
+        reply = call_llm(store, bank, llm, "reflect", conversation, system=_SYSTEM, json_schema=_STEP_SCHEMA,
+                         max_tokens=700, limit_usd=spend_limit)
+        step = reply.data or {}
+        action = step.get("action")
+        conversation.append({"role": "assistant", "content": json.dumps(step, ensure_ascii=False)})
+        if action == "answer":
+            if not str(step.get("answer", "")).strip() and not searched_facts:
+                found = [m for m in recall_fn(question).memories if m.type == "fact"]
+                searched_facts = True
+                retrieved.update({m.id: m for m in found})
+                steps.append({"action": "recall", "query": question, "found": [m.id for m in found], "forced": True})
+                conversation.append({"role": "user", "content": "Before giving up, here are raw facts:\n" + _show(found)})
+                continue
+            final = step
+            steps.append({"action": "answer"})
+            break
+        if action in ("search_observations", "recall"):
+            query = str(step.get("query") or question)
+            wanted = "observation" if action == "search_observations" else "fact"
+            found = [m for m in recall_fn(query).memories if m.type == wanted]
+            searched_facts |= wanted == "fact"
+            retrieved.update({m.id: m for m in found})
+            steps.append({"action": action, "query": query, "found": [m.id for m in found]})
+            conversation.append({"role": "user", "content": _show(found)})
+        elif action == "expand":
+            memory_id = str(step.get("memory_id", ""))
+            context = _expand(store, bank, retrieved.get(memory_id))
+            steps.append({"action": "expand", "memory_id": memory_id})
+            conversation.append({"role": "user", "content": context})
+        else:
+            conversation.append({"role": "user", "content": "Unknown action: use one of the four tools."})
+    answer_text = str((final or {}).get("answer", "")).strip()
+    if not answer_text:
+        return Reflection(question, not_in_memory(question), False, language, "none", [], steps, llm=llm.model)
+    check = check_answer(answer_text, {mid: m.text for mid, m in retrieved.items()})
+    if not check.supported:
+        return Reflection(question, not_in_memory(question), False, language, "none", [], steps,
+                          [q.quote.text for q in check.dropped], llm=llm.model)
+    quotes: dict[str, list[str]] = {}
+    for q in check.verified:
+        if q.memory_id:
+            quotes.setdefault(q.memory_id, []).append(q.check.matched_text)
+    used = [mid for mid in dict.fromkeys([*check.citations, *quotes]) if mid in retrieved]
+    based_on = [{"id": mid, "type": retrieved[mid].type, "text": retrieved[mid].text, "quotes": quotes.get(mid, [])}
+                for mid in used]
+    source = "observations" if used and all(retrieved[m].type == "observation" for m in used) else "facts"
+    return Reflection(question, check.cleaned_answer, True, language, source, based_on, steps,
+                      [q.quote.text for q in check.dropped], llm=llm.model)
+
+
+def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:
+    if memory is None:
+        return "That memory was not retrieved in this conversation; recall it first."
+    source = store.get_source(bank.id, bank.name, memory.source_id)
+    if source is None:
+        return "(source not found)"
+    if source.kind == "document":
+        return (source.text or "")[:3000]
+    ids = set(memory.source_ids)
+    positions = [i for i, m in enumerate(source.messages) if m.id in ids] or [0]
+    window = source.messages[max(0, min(positions) - 3) : max(positions) + 4]
+    return "\n".join(f"({m.timestamp or '?'}) {m.speaker}: {m.text}" for m in window)
+
+
+def _refresh_models(ctx: Any) -> dict[str, Any]:
+    """The ``refresh_models`` job: re-answer every mental model of the bank (skipping the lookup rung)."""
+    refreshed = 0
+    recall_fn = ctx.services["recall_for"](ctx.bank)
+    llm = ctx.services["llm_for"](ctx.bank)
+    for model in ctx.store.mental_models(ctx.bank.id):
+        result = reflect(ctx.store, ctx.bank, model.question, recall_fn, llm=llm,
+                         spend_limit=ctx.services["spend_limit"](ctx.bank), use_models=False)
+        with ctx.store.write():
+            ctx.store.set_mental_model_answer(model.id, result.answer, [b["id"] for b in result.based_on], ctx.now)
+        refreshed += 1
+    return {"refreshed": refreshed}
+
+
+def _register() -> None:
+    from gieok.engine.jobs import register_handler
+
+    register_handler("refresh_models", _refresh_models)
+
+
+_register()
