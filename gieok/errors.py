@@ -119,6 +119,8 @@ class EmbedderMismatchError(GieokError):
 
 
 class SpendLimitError(GieokError):
+    retryable = False  # a background job hitting the ceiling fails at once instead of retrying
+
     def __init__(self, bank: str, spent: float, limit: float):
         self.bank, self.spent, self.limit = bank, spent, limit
         super().__init__(

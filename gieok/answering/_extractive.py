@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
+from gieok.answering._categories import with_categories
 from gieok.answering._language import Language, detect_language
 from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
@@ -197,9 +198,10 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
     for rank, (_, item) in enumerate(ranked):
         # Who said it is part of every sentence it said ("I grew up in Busan", said by Sam).
         speaker = _terms(item.speaker or "")
-        context = _terms(item.text) | speaker
+        context = with_categories(_terms(item.text) | speaker)
         spans = split_sentences(item.text)
-        singles = [_Sentence(item, rank, item.text[a:b], _terms(item.text[a:b]) | speaker, context) for a, b in spans]
+        singles = [_Sentence(item, rank, item.text[a:b], with_categories(_terms(item.text[a:b]) | speaker), context)
+                   for a, b in spans]
         sentences.extend(singles)
         passages.extend(singles)
         for (start, _), (_, end), first, second in zip(spans, spans[1:], singles, singles[1:], strict=False):

@@ -77,7 +77,8 @@ def run_pending(store: Store, bank_of: Callable[[int], BankRow | None], embedder
             report.update(status="done", result=result or {})
         except Exception as exc:  # a job's failure is recorded on its row, never lost or raised into the caller
             error = f"{type(exc).__name__}: {exc}"
-            retry = None if job.attempts >= MAX_ATTEMPTS else at + min(_BACKOFF_CAP, 30.0 * 2 ** (job.attempts - 1))
+            final = job.attempts >= MAX_ATTEMPTS or not getattr(exc, "retryable", True)
+            retry = None if final else at + min(_BACKOFF_CAP, 30.0 * 2 ** (job.attempts - 1))
             with store.write():
                 store.finish_job(job.id, error=error, retry_at=retry)
             report.update(status="retry" if retry else "failed", error=error)

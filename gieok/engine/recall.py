@@ -26,12 +26,23 @@ from gieok.providers.rerankers import Reranker, RerankerUnavailableError
 from gieok.records import ChannelHit, FactRow, Recall, RecalledMemory
 from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store
-from gieok.temporal import parse_time_range
+from gieok.temporal import find_time_expressions, parse_time_range
 from gieok.text.terms import keyword_terms
 
 __all__ = ["recall", "fact_to_memory", "fact_id_of", "memory_id_of", "CHANNELS"]
 
 CHANNELS = ("semantic", "keyword", "graph", "temporal")
+# "요즘 무슨 운동 해?" / "what does she do these days?" ask for the current state, which may have been
+# stated months ago: these words set no time range (the current version is recall's default anyway).
+_VAGUE_PRESENT = frozenset({"요즘", "요새", "최근", "최근에", "근래", "these days", "nowadays", "lately", "recently",
+                            "currently", "at the moment", "right now", "now"})
+
+
+def query_time_range(query: str, now: datetime) -> tuple[datetime, datetime] | None:
+    mentions = find_time_expressions(query, now)
+    if mentions and all(m.text.strip().lower() in _VAGUE_PRESENT for m in mentions):
+        return None
+    return parse_time_range(query, now)
 _DAY = 86400.0
 
 
@@ -164,7 +175,7 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
         rankings["semantic"] = store.vector_search(bank.id, bank.dim, query_vector, pool)
     if "keyword" in channels:
         rankings["keyword"] = store.keyword_search(bank.id, keyword_terms(query), pool, settings.keyword_context_weight)
-    time_range_dt = parse_time_range(query, now)
+    time_range_dt = query_time_range(query, now)
     time_range = (time_range_dt[0].timestamp(), time_range_dt[1].timestamp()) if time_range_dt else None
     if "graph" in channels:
         seeds: dict[int, float] = {}

@@ -2,8 +2,8 @@
 
 Candidates for "the statement this one updates" are few and cheap: the facts said just before it
 in the same conversation (where corrections live: "아니, 금요일 말고 월요일"), its nearest
-neighbours by vector (found anyway for semantic links) and recent facts sharing a named entity
-with it ("삼성 다니다가 카카오로 옮겼어" after "나 삼성 다녀"). ``gieok.lifecycle.detect_update``
+neighbours by vector (found anyway for semantic links), its best BM25 matches and recent facts
+sharing a named entity with it ("삼성 다니다가 카카오로 옮겼어" after "나 삼성 다녀"). ``gieok.lifecycle.detect_update``
 decides each pair; it is precise rather than broad, because wrongly hiding a true memory costs
 more than keeping a stale one visible.
 
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from gieok.lifecycle import detect_update
 from gieok.records import FactRow
 from gieok.store.protocol import BankRow, Store
+from gieok.text.terms import keyword_terms
 
 __all__ = ["supersede_new_facts", "MIN_CONFIDENCE"]
 
@@ -26,15 +27,21 @@ MIN_CONFIDENCE = 0.5
 _SAME_SOURCE_BEFORE = 6
 _PER_ENTITY = 8
 _HUB_DEGREE = 300
+_KEYWORD_NEIGHBOURS = 4
 
 
 def _said(fact: FactRow) -> float:
     return fact.mentioned_at if fact.mentioned_at is not None else fact.created_at
 
 
-def _candidates(store: Store, fact_ids: Sequence[int], neighbours: dict[int, list[tuple[int, float]]],
-                source_ids: dict[int, int]) -> dict[int, set[int]]:
+def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow],
+                neighbours: dict[int, list[tuple[int, float]]]) -> dict[int, set[int]]:
+    fact_ids = list(facts)
+    source_ids = {i: f.source_id for i, f in facts.items()}
     out: dict[int, set[int]] = {i: {o for o, _ in neighbours.get(i, [])[:4]} for i in fact_ids}
+    for fact_id, fact in facts.items():  # the same words in another session ("라떼 … 두유" → "라떼 … 귀리우유")
+        hits = store.keyword_search(bank.id, keyword_terms(fact.text), _KEYWORD_NEIGHBOURS + 1)
+        out[fact_id] |= {i for i, _ in hits}
     entities = store.entities_of_facts(list(fact_ids))
     wanted = sorted({e for es in entities.values() for e in es})
     degrees = store.entity_degrees(wanted)
@@ -58,7 +65,7 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
     if not fact_ids:
         return []
     new_rows = {f.id: f for f in store.get_facts(bank.id, fact_ids)}
-    candidates = _candidates(store, list(new_rows), neighbours, {i: f.source_id for i, f in new_rows.items()})
+    candidates = _candidates(store, bank, new_rows, neighbours)
     others = {f.id: f for f in store.get_facts(bank.id, sorted({c for cs in candidates.values() for c in cs}))}
     closed: list[tuple[int, int, str]] = []
     done: set[int] = set()

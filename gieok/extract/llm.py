@@ -27,18 +27,25 @@ Design:
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any
 
-from gieok.answering import detect_language
-from gieok.errors import GieokError, InputError, InvalidTimeError
-from gieok.extract._llm_prompt import KINDS, RELATIONS, SCHEMA, SYSTEM_PROMPT, follow_up, render_items
+from gieok.errors import GieokError, InputError
+from gieok.extract._llm_prompt import (
+    SCHEMA,
+    SYSTEM_PROMPT,
+    ExtractedFact,
+    SourceItem,
+    cut_off,
+    follow_up,
+    item_ids,
+    read_facts,
+    render_items,
+    salvage,
+)
 from gieok.extract.deterministic import is_small_talk
 from gieok.providers.llms import LLM, LLMOutputError
-from gieok.temporal import parse_datetime
 from gieok.text.sentences import split_sentences
 
 __all__ = ["SCHEMA", "ExtractedFact", "ExtractionError", "SourceItem", "extract_facts"]
@@ -54,42 +61,6 @@ class ExtractionError(GieokError):
     def __init__(self, message: str, *, item_ids: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.item_ids = list(item_ids)
-
-
-@dataclass(frozen=True)
-class SourceItem:
-    """One message (``id``, ``speaker``, ``timestamp``) or one document piece (``id`` and ``speaker`` None).
-
-    ``timestamp`` (ISO 8601) is what relative dates in ``text`` are resolved against.
-    """
-
-    id: str | None
-    speaker: str | None
-    text: str
-    timestamp: str | None = None
-
-
-@dataclass
-class ExtractedFact:
-    """One fact, written as a self-contained statement in the language of its source.
-
-    ``occurred_start`` / ``occurred_end`` are ISO 8601 (end exclusive) or None. ``causes`` pairs the
-    index of an earlier fact in the list :func:`extract_facts` returned with how this fact relates
-    to it: "caused_by" (this happened because of it), "enables" (this made it possible) or
-    "prevents" (this stopped it). ``language`` is "ko" or "en", read from the supporting items.
-    """
-
-    text: str
-    kind: Literal["world", "experience"] = "world"
-    occurred_start: str | None = None
-    occurred_end: str | None = None
-    where: str | None = None
-    who: list[str] = field(default_factory=list)
-    why: str | None = None
-    entities: list[str] = field(default_factory=list)
-    message_ids: list[str] = field(default_factory=list)
-    causes: list[tuple[int, str]] = field(default_factory=list)
-    language: str = "en"
 
 
 def extract_facts(
@@ -204,6 +175,16 @@ class _Reply:
     truncated: bool
     problem: str = ""  # why data is None
 
+    @property
+    def readable(self) -> bool:
+        """A ``{"facts": [...]}`` object, whatever the facts in it are worth."""
+        return self.data is not None and isinstance(self.data.get("facts"), list)
+
+    def read(self, chunk: Sequence[SourceItem]) -> tuple[list[ExtractedFact], list[str], int, int]:
+        if self.data is None:
+            return [], [self.problem], 0, 0
+        return read_facts(self.data, chunk)
+
 
 class _Extractor:
     def __init__(self, llm: LLM, min_chunk_chars: int, max_tokens: int) -> None:
@@ -214,8 +195,8 @@ class _Extractor:
         reply = self._ask(request)
         if reply.truncated:
             return self._after_truncation(chunk, reply)
-        facts, problems, bad, total = _read(reply, chunk)
-        if reply.data is not None and bad * 2 <= total:
+        facts, problems, bad, total = reply.read(chunk)
+        if reply.readable and bad * 2 <= total:
             return facts
         if reply.text.strip():
             request.append({"role": "assistant", "content": reply.text})
@@ -223,13 +204,13 @@ class _Extractor:
         second = self._ask(request)
         if second.truncated:
             return self._after_truncation(chunk, second)
-        second_facts, second_problems, _, second_total = _read(second, chunk)
+        second_facts, second_problems, _, second_total = second.read(chunk)
         best = second_facts if len(second_facts) >= len(facts) else facts
-        if not best and (second.data is None or second_total):  # an honest {"facts": []} is fine
+        if not best and (not second.readable or second_total):  # an honest {"facts": []} is fine
             raise ExtractionError(
                 f"LLM extraction of {_describe(chunk)} failed: {self.llm.describe()} replied twice without a "
                 f"usable fact ({'; '.join(second_problems[:3])}); use deterministic extraction or another model",
-                item_ids=_ids(chunk),
+                item_ids=item_ids(chunk),
             )
         return best
 
@@ -238,7 +219,7 @@ class _Extractor:
             response = self.llm.complete(messages, system=SYSTEM_PROMPT, json_schema=SCHEMA,
                                          max_tokens=self.max_tokens, operation="extract")
         except LLMOutputError as error:
-            return _Reply(None, error.raw_text, _cut_off(error.raw_text), f"the reply is unreadable: {error}")
+            return _Reply(None, error.raw_text, cut_off(error.raw_text), f"the reply is unreadable: {error}")
         return _Reply(response.data, response.text, response.truncated)
 
     def _after_truncation(self, chunk: list[SourceItem], reply: _Reply) -> list[ExtractedFact]:
@@ -246,25 +227,19 @@ class _Extractor:
         if halves is not None:
             left = self.chunk_facts(halves[0])
             return left + _shifted(self.chunk_facts(halves[1]), len(left))
-        if reply.data is None:
-            reply = replace(reply, data={"facts": _salvage(reply.text)})
-        facts = _read(reply, chunk)[0]
+        facts = read_facts(reply.data if reply.data is not None else {"facts": salvage(reply.text)}, chunk)[0]
         if not facts:
             raise ExtractionError(
                 f"LLM extraction of {_describe(chunk)} failed: the reply was cut off at max_tokens="
                 f"{self.max_tokens} before one complete fact, and {_size(chunk)} characters is too short to "
                 "split further; raise max_tokens or use deterministic extraction",
-                item_ids=_ids(chunk),
+                item_ids=item_ids(chunk),
             )
         return facts
 
 
-def _ids(chunk: Sequence[SourceItem]) -> list[str]:
-    return list(dict.fromkeys(item.id for item in chunk if item.id is not None))
-
-
 def _describe(chunk: Sequence[SourceItem]) -> str:
-    ids = _ids(chunk)
+    ids = item_ids(chunk)
     if ids:
         return f"item{'s' * (len(ids) > 1)} {', '.join(ids)}"
     return f"document text starting {chunk[0].text[:30]!r}"
@@ -274,164 +249,3 @@ def _shifted(facts: list[ExtractedFact], offset: int) -> list[ExtractedFact]:
     if not offset:
         return facts
     return [replace(fact, causes=[(index + offset, relation) for index, relation in fact.causes]) for fact in facts]
-
-
-_FENCE_START = re.compile(r"^```[ \t]*(?:json)?[ \t]*\n?", re.IGNORECASE)
-_FACTS_LIST = re.compile(r'"facts"\s*:\s*\[')
-
-
-def _cut_off(raw: str) -> bool:
-    """True when ``raw`` is a JSON object that stops mid-value: brackets or a string left open."""
-    text = _FENCE_START.sub("", raw.strip())
-    if not text.startswith("{"):
-        return False
-    depth, in_string, escaped = 0, False, False
-    for char in text:
-        if in_string:
-            escaped = not escaped and char == "\\"
-            in_string = escaped or char != '"'
-        elif char == '"':
-            in_string = True
-        elif char in "{[":
-            depth += 1
-        elif char in "}]":
-            depth -= 1
-            if depth < 0:
-                return False  # malformed, not merely cut off
-    return in_string or depth > 0
-
-
-def _salvage(raw: str) -> list[Any]:
-    """The complete fact objects at the start of a cut-off ``{"facts": [...`` reply."""
-    found = _FACTS_LIST.search(raw)
-    if found is None:
-        return []
-    decoder, at = json.JSONDecoder(), found.end()
-    facts: list[Any] = []
-    while True:
-        while at < len(raw) and raw[at] in " \t\r\n,":
-            at += 1
-        if at >= len(raw) or raw[at] == "]":
-            return facts
-        try:
-            value, at = decoder.raw_decode(raw, at)
-        except json.JSONDecodeError:
-            return facts
-        facts.append(value)
-
-
-def _read(reply: _Reply, chunk: list[SourceItem]) -> tuple[list[ExtractedFact], list[str], int, int]:
-    """The good facts of ``reply``, the problems found, and how many facts were bad out of how many."""
-    if reply.data is None:
-        return [], [reply.problem or "the reply is not a JSON object"], 0, 0
-    raw_facts = reply.data.get("facts")
-    if not isinstance(raw_facts, list):
-        return [], ['"facts" must be a list of fact objects'], 0, 0
-    chunk_ids = _ids(chunk)
-    kept: dict[int, int] = {}  # index in the reply -> index in the result
-    facts: list[ExtractedFact] = []
-    problems: list[str] = []
-    bad = 0
-    for index, raw in enumerate(raw_facts):
-        fact, fact_problems = _read_fact(raw, f"facts[{index}]", chunk, chunk_ids)
-        if fact is None:
-            bad += 1
-            problems.extend(fact_problems)
-            continue
-        fact.causes = [(kept[target], relation) for target, relation in _causes(raw.get("causes"), index)
-                       if target in kept]
-        kept[index] = len(facts)
-        facts.append(fact)
-    return facts, problems, bad, len(raw_facts)
-
-
-def _read_fact(
-    raw: Any, name: str, chunk: list[SourceItem], chunk_ids: list[str]
-) -> tuple[ExtractedFact | None, list[str]]:
-    if not isinstance(raw, dict):
-        return None, [f"{name} must be an object"]
-    problems: list[str] = []
-    text = raw.get("text")
-    if text is None:
-        problems.append(f"{name}.text is missing")
-    elif not isinstance(text, str):
-        problems.append(f"{name}.text must be a string")
-    elif not text.strip():
-        problems.append(f"{name}.text is empty")
-    kind = raw.get("kind") or "world"
-    if not isinstance(kind, str) or kind.strip().lower() not in KINDS:
-        problems.append(f"{name}.kind must be world or experience")
-    for key in ("occurred_start", "occurred_end", "where", "why"):
-        if raw.get(key) is not None and not isinstance(raw[key], str):
-            problems.append(f"{name}.{key} must be a string or null")
-    for key in ("who", "entities", "message_ids"):
-        value = raw.get(key)
-        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            if key != "message_ids" or not isinstance(value, list) or not all(_is_id(v) for v in value):
-                problems.append(f"{name}.{key} must be a list of strings")
-    if raw.get("causes") is not None and not isinstance(raw["causes"], list):
-        problems.append(f"{name}.causes must be a list")
-    if problems:
-        return None, problems
-    assert isinstance(text, str) and isinstance(kind, str)
-    message_ids = [str(v) for v in raw.get("message_ids") or () if str(v) in chunk_ids]
-    message_ids = list(dict.fromkeys(message_ids)) or chunk_ids
-    start, end = _iso(raw.get("occurred_start")), _iso(raw.get("occurred_end"))
-    if start is not None and end is not None and _before(end, start):
-        end = None
-    sources = [item.text for item in chunk if item.id in message_ids] or [item.text for item in chunk]
-    return ExtractedFact(
-        text=text.strip(),
-        kind="experience" if kind.strip().lower() == "experience" else "world",
-        occurred_start=start,
-        occurred_end=end,
-        where=_optional(raw.get("where")),
-        who=_names(raw.get("who")),
-        why=_optional(raw.get("why")),
-        entities=_names(raw.get("entities")),
-        message_ids=message_ids,
-        language=detect_language(" ".join(sources)),
-    ), []
-
-
-def _is_id(value: Any) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
-
-
-def _optional(value: str | None) -> str | None:
-    return (value.strip() or None) if value is not None else None
-
-
-def _names(values: list[str] | None) -> list[str]:
-    return list(dict.fromkeys(v.strip() for v in values or () if v.strip()))
-
-
-def _iso(value: str | None) -> str | None:
-    if value is None or not value.strip():
-        return None
-    try:
-        parse_datetime(value.strip())
-    except InvalidTimeError:
-        return None  # "last Tuesday", "2023-13-45": a bad date is dropped, not the fact
-    return value.strip()
-
-
-def _before(end: str, start: str) -> bool:
-    try:
-        return parse_datetime(end) < parse_datetime(start)
-    except TypeError:  # one has a UTC offset and the other not: they cannot be ordered, keep both
-        return False
-
-
-def _causes(raw: Any, index: int) -> list[tuple[int, str]]:
-    """The well-formed links of fact ``index`` to earlier facts; anything else is dropped."""
-    links: list[tuple[int, str]] = []
-    for cause in raw if isinstance(raw, list) else ():
-        if not isinstance(cause, dict):
-            continue
-        target, relation = cause.get("fact"), cause.get("relation")
-        if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < index:
-            continue
-        if isinstance(relation, str) and relation.strip().lower() in RELATIONS:
-            links.append((target, relation.strip().lower()))
-    return list(dict.fromkeys(links))

@@ -67,6 +67,7 @@ def _marks(n: int) -> str:
 class DerivedQueries:
     def _conn(self) -> Any: ...
     def _require_write(self) -> Any: ...
+    def clear_models_citing(self, bank_id: int, memory_ids: set[str]) -> int: ...
 
     # -- observations ------------------------------------------------------------------------
     def _observation_rows(self, where: str, params: Sequence[Any]) -> list[ObservationRow]:
@@ -118,6 +119,7 @@ class DerivedQueries:
         if not ids:
             return 0
         conn = self._require_write()
+        self.clear_models_citing(bank_id, {f"o-{i}" for i in ids})
         conn.execute(f"UPDATE facts SET consolidated_at = NULL WHERE id IN (SELECT fact_id FROM observation_facts "
                      f"WHERE observation_id IN ({_marks(len(ids))}))", tuple(ids))
         return int(conn.execute(f"DELETE FROM observations WHERE bank_id = ? AND id IN ({_marks(len(ids))})",

@@ -214,12 +214,14 @@ class LifecycleQueries:
                 f"SELECT id, source_id, chunk_id, text FROM facts WHERE bank_id = ? AND id IN ({_marks(len(part))})",
                 (bank_id, *part)).fetchall()
         ids = [int(f[0]) for f in facts]
+        dropped_observations: set[str] = set()
         for part in _parts(ids):
             marks = _marks(len(part))
             # observations built on an erased fact go too (their text quotes it); the rest of their
             # support is queued for consolidation again
             obs = [int(r[0]) for r in conn.execute(
                 f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id IN ({marks})", part)]
+            dropped_observations |= {f"o-{o}" for o in obs}
             for opart in _parts(obs):
                 om = _marks(len(opart))
                 conn.execute(f"UPDATE facts SET consolidated_at = NULL WHERE id IN "
@@ -233,7 +235,7 @@ class LifecycleQueries:
             conn.execute(f"DELETE FROM facts WHERE id IN ({marks})", part)
         counts["facts"] = len(ids)
         counts["jobs"] = self._drop_jobs_naming(conn, bank_id, set(ids))
-        counts["mental_models"] = self._clear_models_citing(conn, bank_id, {f"f-{i}" for i in ids})
+        counts["mental_models"] = self._clear_models_citing(conn, bank_id, {f"f-{i}" for i in ids} | dropped_observations)
         # the evidence: cut the erased facts' text out of chunks, messages and documents
         by_chunk: dict[int, list[str]] = {}
         for _id, _source, chunk, text in facts:
@@ -308,6 +310,9 @@ class LifecycleQueries:
                     conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
                 dropped += 1
         return dropped
+
+    def clear_models_citing(self, bank_id: int, memory_ids: set[str]) -> int:
+        return self._clear_models_citing(self._require_write(), bank_id, memory_ids)
 
     def _clear_models_citing(self, conn: Any, bank_id: int, memory_ids: set[str]) -> int:
         cleared = 0

@@ -1,0 +1,160 @@
+"""Consolidation into observations, reflect (offline and with an LLM over real HTTP on loopback),
+mental models, metering and the spend ceiling. Korean and English."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gieok import Memory
+from gieok.errors import SpendLimitError
+from gieok.providers.llms import OpenAICompatibleLLM, ScriptedLLM
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_llm import FakeLLMServer  # noqa: E402
+
+
+def _say(mem: Memory, bank: str, mid: str, speaker: str, text: str, ts: str) -> None:
+    mem.retain(bank, messages=[{"id": mid, "speaker": speaker, "text": text, "timestamp": ts}], document_id=f"s-{mid}")
+
+
+def _minji(mem: Memory) -> None:
+    _say(mem, "b", "k1", "user", "김민지 팀장은 매주 토요일에 수영을 해", "2026-03-02T10:00:00+09:00")
+    _say(mem, "b", "k2", "user", "김민지 팀장은 판교에 살아", "2026-03-03T10:00:00+09:00")
+    _say(mem, "b", "e1", "user", "My friend Caroline adopted a rescue dog named Biscuit", "2026-03-04T10:00:00+00:00")
+
+
+def test_consolidation_creates_then_updates_one_observation_per_topic(mem: Memory) -> None:
+    _minji(mem)
+    reports = mem.run_jobs()
+    assert [r["kind"] for r in reports] == ["consolidate"] and reports[0]["status"] == "done"
+    observations = {o.text.split(":")[0]: o for o in mem.observations("b")}
+    assert "김민지" in observations and "Caroline" in observations
+    minji = observations["김민지"]
+    assert "수영" in minji.text and "판교" in minji.text and len(minji.based_on) == 2
+    _say(mem, "b", "k3", "user", "김민지 팀장은 요즘 테니스도 배워", "2026-03-05T10:00:00+09:00")
+    mem.run_jobs()
+    again = [o for o in mem.observations("b") if o.text.startswith("김민지")]
+    assert len(again) == 1 and again[0].id == minji.id, "updated, not duplicated"
+    assert "테니스" in again[0].text and len(again[0].based_on) == 3
+
+
+def test_an_older_statement_never_overwrites_a_newer_belief(mem: Memory) -> None:
+    _say(mem, "v", "n2", "user", "The report deadline moved to Monday", "2026-04-02T09:00:00+00:00")
+    mem.run_jobs()
+    _say(mem, "v", "n1", "user", "The report deadline is Friday", "2026-04-01T09:00:00+00:00")  # said earlier, told late
+    mem.run_jobs()
+    text = " ".join(o.text for o in mem.observations("v"))
+    assert "Monday" in text and "Friday" not in text
+
+
+def test_a_crash_mid_consolidation_resumes_without_loss_or_duplicates(mem: Memory, fake_embedder) -> None:
+    _minji(mem)
+    original = fake_embedder.embed_batch
+    calls = {"n": 0}
+
+    def flaky(texts, kind):  # noqa: ANN001, ANN202
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("power cut")
+        return original(texts, kind)
+
+    fake_embedder.embed_batch = flaky  # type: ignore[method-assign]
+    mem.run_jobs()
+    fake_embedder.embed_batch = original  # type: ignore[method-assign]
+    _say(mem, "b", "k9", "user", "김민지 팀장은 커피를 좋아해", "2026-03-06T10:00:00+09:00")
+    mem.run_jobs()
+    topics = [o.text.split(":")[0] for o in mem.observations("b")]
+    assert sorted(topics) == sorted(set(topics)) and {"김민지", "Caroline"} <= set(topics)
+    minji = next(o for o in mem.observations("b") if o.text.startswith("김민지"))
+    assert len(minji.based_on) == 3
+
+
+def test_reflect_offline_quotes_memory_or_refuses_in_the_question_language(mem: Memory) -> None:
+    _minji(mem)
+    ko = mem.reflect("b", "김민지 팀장은 무슨 운동을 해?")
+    assert ko.supported and "수영" in ko.answer and ko.language == "ko"
+    assert ko.based_on and all(q in b["text"] for b in ko.based_on for q in b["quotes"])
+    en = mem.reflect("b", "What is the name of Caroline's dog?")
+    assert en.supported and "Biscuit" in en.answer and en.based_on[0]["id"].startswith(("f-", "o-"))
+    no = mem.reflect("b", "김민지 팀장의 생일은 언제야?")
+    assert not no.supported and "기억에 없" in no.answer and no.source == "none"
+    no_en = mem.reflect("b", "What car does Caroline drive?")
+    assert not no_en.supported and "not in memory" in no_en.answer
+    assert any(step["action"] == "recall facts" for step in no_en.steps), "raw facts searched before refusing"
+
+
+def test_mental_model_is_answered_by_reflect_and_refreshed_after_consolidation(mem: Memory) -> None:
+    _minji(mem)
+    model = mem.add_mental_model("b", "minji-sport", "김민지 팀장은 무슨 운동을 해?")
+    assert model["answer"] and "수영" in model["answer"] and model["based_on"]
+    looked_up = mem.reflect("b", "김민지 팀장은 무슨 운동을 해?")
+    assert looked_up.source == "mental_model" and looked_up.answer == model["answer"]
+    first = model["refreshed_at"]
+    _say(mem, "b", "k4", "user", "김민지 팀장은 운동으로 수영 말고 테니스도 해", "2026-03-07T10:00:00+09:00")
+    kinds = [r["kind"] for r in mem.run_jobs()]
+    assert kinds == ["consolidate", "refresh_models"]
+    assert mem.mental_model("b", "minji-sport")["refreshed_at"] >= first
+    # erasing what the answer cited clears the answer
+    cited = mem.mental_model("b", "minji-sport")["based_on"]
+    mem.forget("b", memory_id=cited[0])
+    assert mem.mental_model("b", "minji-sport")["answer"] is None
+
+
+def _llm_memory(db_path: str, llm, fake_embedder) -> Memory:  # noqa: ANN001
+    return Memory(db_path, embedder="fake", llm=llm)
+
+
+def test_reflect_with_an_llm_over_http_drops_a_fabricated_quote(db_path: str, fake_embedder) -> None:
+    with FakeLLMServer() as server:
+        llm = OpenAICompatibleLLM(server.base_url, "gpt-4o-mini", max_retries=0)
+        with _llm_memory(db_path, llm, fake_embedder) as mem:
+            mem.configure_llm("b", enabled=False)
+            _minji(mem)
+            mem.configure_llm("b", enabled=True)
+            server.queue_json({"action": "recall", "query": "Caroline dog"})
+            fid = next(m.id for m in mem.recall("b", "Caroline dog").memories if "Biscuit" in m.text)
+            server.queue_json({"action": "answer", "cited": [fid], "answer":
+                               f'Caroline\'s dog is "a rescue dog named Biscuit" [{fid}]. '
+                               f'She said "Biscuit hates the vet" [{fid}].'})
+            result = mem.reflect("b", "What is Caroline's dog called?")
+            assert result.supported and "Biscuit" in result.answer and "hates the vet" not in result.answer
+            assert result.dropped_quotes == ["Biscuit hates the vet"]
+            assert result.based_on[0]["quotes"] == ["a rescue dog named Biscuit"]
+            bodies = [r.body for r in server.requests]
+            assert bodies[0]["response_format"]["type"] == "json_schema"
+            assert "a rescue dog named Biscuit" in json.dumps(bodies[1]["messages"], ensure_ascii=False)
+            usage = mem.llm_usage("b")
+            assert usage["rows"][0]["operation"] == "reflect" and usage["rows"][0]["calls"] == 2
+            assert usage["spent_usd"] > 0
+
+
+def test_reflect_with_an_llm_refuses_when_only_invented_evidence_remains(db_path: str, fake_embedder) -> None:
+    llm = ScriptedLLM([
+        {"action": "answer", "answer": "", "cited": []},  # gives up before searching raw facts...
+        {"action": "answer", "answer": '그녀는 "매일 아침 요가를 한다" [f-999].', "cited": ["f-999"]},
+    ])
+    with _llm_memory(db_path, llm, fake_embedder) as mem:
+        mem.configure_llm("b", enabled=False)
+        _minji(mem)
+        mem.configure_llm("b", enabled=True)
+        result = mem.reflect("b", "김민지 팀장은 아침에 뭐 해?")
+        assert not result.supported and "기억에 없" in result.answer
+        assert any(s.get("forced") for s in result.steps), "raw facts were recalled for it before it could refuse"
+
+
+def test_the_spend_ceiling_stops_background_llm_work(db_path: str, fake_embedder) -> None:
+    replies = [{"text": "수영을 한다", "fact_ids": [1]}] * 10
+    llm = ScriptedLLM(replies, model="gpt-4o-mini")
+    with _llm_memory(db_path, llm, fake_embedder) as mem:
+        mem.configure_llm("b", enabled=False)
+        _minji(mem)
+        mem.configure_llm("b", enabled=True, spend_limit_usd=1e-9)
+        reports = mem.run_jobs()
+        assert reports[0]["status"] == "failed" and "spend" in reports[0]["error"].lower()
+        assert len(llm.requests) == 1, "one call, then the ceiling stopped the job"
+        with pytest.raises(SpendLimitError):
+            mem.reflect("b", "김민지 팀장은 무슨 운동을 해?")
