@@ -21,6 +21,7 @@ from gieok.engine import jobs as _jobs
 from gieok.engine import consolidate as _consolidate  # noqa: F401  (registers the consolidate job)
 from gieok.engine import maintenance as _maintenance  # noqa: F401  (registers the decay and purge jobs)
 from gieok.engine import reflect as _reflect
+from gieok.engine.llm_calls import MeteredLLM
 from gieok.engine.observations import observation_id_of, observation_memory
 from gieok.engine import recall as _recall
 from gieok.engine import retain as _retain
@@ -180,7 +181,8 @@ class Memory:
             self._refuse_if_blocked(bank, source_id, redacted)
             row = self._bank_for_write(bank)
             result = _retain.retain_messages(self.store, row, self._embedder(row.embedder), self.settings,
-                                             redacted.messages, source_id, progress, on_total, options)
+                                             redacted.messages, source_id, progress, on_total, options,
+                                             llm=self._extraction_llm(row))
             self._audit(bank, "retain", source_id, redacted)
             self._after_retain(row, result)
             return replace(result, redactions=redacted.count)
@@ -336,6 +338,10 @@ class Memory:
                 options["api_key_env"] = key_env
             self._llms[cache_key] = create_provider("llm", provider, **options)
         return self._llms[cache_key]
+
+    def _extraction_llm(self, row: BankRow) -> MeteredLLM | None:
+        llm = self._llm_for(row) if self.settings.llm_extraction else None
+        return MeteredLLM(self.store, row, llm, self._spend_limit(row)) if llm is not None else None
 
     def _spend_limit(self, row: BankRow) -> float:
         config = self.store.bank_config(row.id).get("llm") or {}

@@ -158,3 +158,36 @@ def test_the_spend_ceiling_stops_background_llm_work(db_path: str, fake_embedder
         assert len(llm.requests) == 1, "one call, then the ceiling stopped the job"
         with pytest.raises(SpendLimitError):
             mem.reflect("b", "김민지 팀장은 무슨 운동을 해?")
+
+
+def test_retain_extracts_narrative_facts_with_an_llm_and_falls_back_without(db_path: str, fake_embedder) -> None:
+    from gieok.providers.llms import LLMUnavailableError
+
+    reply = {"facts": [
+        {"text": "민지는 2026년 5월 4일 주에 부산에 갔다", "kind": "world", "occurred_start": "2026-05-04T00:00:00+09:00",
+         "occurred_end": "2026-05-11T00:00:00+09:00", "entities": ["민지", "부산"], "message_ids": ["m1"]},
+        {"text": "민지는 부산 여행 때문에 마감을 미뤘다", "kind": "world", "message_ids": ["m1", "m2"],
+         "causes": [{"fact": 0, "relation": "caused_by"}]},
+    ]}
+    llm = ScriptedLLM([reply, LLMUnavailableError("server down")], model="gpt-4o-mini")
+    with _llm_memory(db_path, llm, fake_embedder) as mem:
+        mem.retain("x", messages=[
+            {"id": "m1", "speaker": "민지", "text": "지난주에 부산 갔어", "timestamp": "2026-05-12T10:00:00+09:00"},
+            {"id": "m2", "speaker": "민지", "text": "그래서 마감 미뤘어", "timestamp": "2026-05-12T10:01:00+09:00"},
+        ])
+        facts = mem.recall("x", "민지 부산 마감", limit=10).memories
+        narrative = {m.text: m for m in facts}
+        assert set(narrative) == {"민지는 2026년 5월 4일 주에 부산에 갔다", "민지는 부산 여행 때문에 마감을 미뤘다"}
+        trip = narrative["민지는 2026년 5월 4일 주에 부산에 갔다"]
+        assert trip.occurred_start is not None and trip.occurred_start.date().isoformat() == "2026-05-04"
+        cause = narrative["민지는 부산 여행 때문에 마감을 미뤘다"]
+        assert cause.source_ids == ["m1", "m2"]
+        bank_id = mem.store.get_bank("x").id  # type: ignore[union-attr]
+        links = mem.store.links_of([int(cause.id[2:])], ("caused_by",))
+        assert [(a, b) for a, b, _t, _w in links] == [(int(cause.id[2:]), int(trip.id[2:]))]
+        assert mem.llm_usage("x")["rows"][0]["operation"] == "extract"
+        # the LLM is down: the deterministic extractor keeps retain working
+        mem.retain("x", messages=[{"id": "m3", "speaker": "민지", "text": "오늘은 집에서 쉬었어",
+                                   "timestamp": "2026-05-13T10:00:00+09:00"}])
+        assert any(m.text == "오늘은 집에서 쉬었어" for m in mem.recall("x", "집에서 쉬었어").memories)
+        assert bank_id

@@ -17,7 +17,7 @@ from gieok.errors import SpendLimitError
 from gieok.providers.llms import LLM, ChatResponse, estimate_cost
 from gieok.store.protocol import BankRow, Store
 
-__all__ = ["call_llm", "spend_limit"]
+__all__ = ["call_llm", "spend_limit", "MeteredLLM"]
 
 
 def spend_limit(store: Store, bank: BankRow, default: float) -> float:
@@ -40,3 +40,19 @@ def call_llm(store: Store, bank: BankRow, llm: LLM, operation: str, messages: st
         store.add_llm_usage(bank.id, day, operation, llm.provider, llm.model, 1, response.input_tokens,
                             response.output_tokens, cost)
     return response
+
+
+class MeteredLLM:
+    """An LLM bound to one bank: every ``complete`` is metered and checked against the ceiling.
+    Components that take an LLM (extraction) get this instead of the raw provider."""
+
+    def __init__(self, store: Store, bank: BankRow, llm: LLM, limit_usd: float = 0.0) -> None:
+        self.store, self.bank, self.llm, self.limit_usd = store, bank, llm, limit_usd
+        self.provider, self.model = llm.provider, llm.model
+
+    def describe(self) -> str:
+        return self.llm.describe()
+
+    def complete(self, messages: str | Sequence[Mapping[str, str]], *, operation: str = "generic",
+                 **options: Any) -> ChatResponse:
+        return call_llm(self.store, self.bank, self.llm, operation, messages, limit_usd=self.limit_usd, **options)

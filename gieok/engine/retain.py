@@ -22,8 +22,9 @@ import numpy as np
 from gieok.engine._time import to_datetime
 from gieok.engine.linking import link_new_facts
 from gieok.engine.versions import supersede_new_facts
-from gieok.errors import InvalidMessageError
-from gieok.extract import chunk_document, facts_from_text
+from gieok.errors import InvalidMessageError, SpendLimitError
+from gieok.providers.llms import LLMError
+from gieok.extract import ExtractionError, SourceItem, chunk_document, extract_facts, facts_from_text
 from gieok.lifecycle import classify_memory
 from gieok.providers.embedders import Embedder
 from gieok.records import Message, NewFact, RetainResult
@@ -72,6 +73,7 @@ class _PlannedChunk:
     facts: list[NewFact] = field(default_factory=list)
     message: Message | None = None
     keep_chunk_id: int | None = None  # an unchanged stored chunk that is kept as it is
+    fact_ids: list[int] = field(default_factory=list)
 
 
 def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[Message]:
@@ -158,10 +160,45 @@ def _embed_all(embedder: Embedder, chunks: list[_PlannedChunk], progress: Progre
     return out
 
 
+_Causal = tuple[list[tuple[int, str, int]], list[tuple["_PlannedChunk", int]]]
+
+
+def _llm_facts(llm: Any, planned: list[_PlannedChunk], options: FactOptions) -> _Causal | None:
+    """Replace the planned chunks' deterministic facts by the LLM's narrative facts. Returns the causal
+    links as (fact index, relation, earlier index) with where each fact went (chunk, position), or
+    None when the LLM failed (the deterministic facts stay)."""
+    items = [SourceItem(c.message.id, c.message.speaker, c.message.text, c.message.timestamp)
+             for c in planned if c.message is not None]
+    if not items:
+        return None
+    try:
+        extracted = extract_facts(llm, items)
+    except (LLMError, ExtractionError, SpendLimitError):
+        return None  # deterministic extraction is the fallback, already planned
+    by_message = {c.message.id: c for c in planned if c.message is not None}
+    for chunk in planned:
+        chunk.facts = []
+    order: list[tuple[_PlannedChunk, int]] = []
+    for fact in extracted:
+        owner = by_message.get(fact.message_ids[0]) if fact.message_ids else None
+        owner = owner or planned[0]
+        message = owner.message
+        assert message is not None
+        new = options.apply(_make_fact(fact.text, message.speaker, message.timestamp, list(fact.message_ids)))
+        new.kind = fact.kind
+        if fact.occurred_start:
+            new.occurred_start = to_datetime(fact.occurred_start).timestamp()
+            new.occurred_end = to_datetime(fact.occurred_end).timestamp() if fact.occurred_end else new.occurred_start
+        owner.facts.append(new)
+        order.append((owner, len(owner.facts) - 1))
+    links = [(index, relation, earlier) for index, fact in enumerate(extracted) for earlier, relation in fact.causes]
+    return links, order
+
+
 def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: Settings,
                     messages: list[Message], source_external_id: str,
                     progress: Progress = None, on_total: Callable[[int], None] | None = None,
-                    options: FactOptions = FactOptions()) -> RetainResult:
+                    options: FactOptions = FactOptions(), llm: Any = None) -> RetainResult:
     existing = store.existing_messages(bank.id, [m.id for m in messages])
     planned: list[_PlannedChunk] = []
     changed: list[Message] = []
@@ -182,6 +219,7 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
             chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context)))
         previous = m
         planned.append(chunk)
+    llm_result = _llm_facts(llm, planned, options) if llm is not None else None
     if on_total:
         on_total(sum(len(c.facts) for c in planned))
     vectors = _embed_all(embedder, planned, progress)
@@ -209,11 +247,16 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
                 target_source = source_id
             chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
             fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors)
+            chunk.fact_ids = fact_ids
             batch = to_link.setdefault(target_source, ([], [], []))
             batch[0].extend(fact_ids)
             batch[1].extend(chunk.facts)
             batch[2].append(chunk_vectors)
             added += len(fact_ids)
+        if llm_result and llm_result[0]:  # the extractor's causal links, to earlier facts of the same chunk
+            causal, order = llm_result
+            ids = [owner.fact_ids[i] for owner, i in order]
+            store.add_links(bank.id, [(ids[a], ids[b], rel, 1.0) for a, rel, b in causal if a < len(ids) and b < len(ids)])
         # linking once per call, not per message: the calibration sample and entity names are read once
         for target_source, (ids, new_facts, vector_parts) in to_link.items():
             neighbours = link_new_facts(store, bank, target_source, ids, new_facts, np.concatenate(vector_parts), speakers)
