@@ -17,9 +17,12 @@ from gieok.errors import (
     MissingExtensionError,
     NotFoundError,
     SourceNotFoundError,
+    SpendLimitError,
     StoreError,
     UnknownProviderError,
 )
+from gieok.engine.forget import EntityNotFoundError, ErasureProof, ForgetResult
+from gieok.engine.reflect import Reflection
 from gieok.defense import RedactionPolicy, redact
 from gieok.memory import AsyncMemory, Memory
 from gieok.records import BankInfo, ChannelHit, Message, Recall, RecalledMemory, RetainResult, SourceInfo
@@ -35,7 +38,10 @@ __all__ = [
     "ChannelHit",
     "ConfigError",
     "EmbedderMismatchError",
+    "EntityNotFoundError",
+    "ErasureProof",
     "FileFormatError",
+    "ForgetResult",
     "GieokError",
     "InputError",
     "InvalidMessageError",
@@ -48,9 +54,11 @@ __all__ = [
     "Recall",
     "RecalledMemory",
     "RedactionPolicy",
+    "Reflection",
     "RetainResult",
     "SourceInfo",
     "SourceNotFoundError",
+    "SpendLimitError",
     "StoreError",
     "TimeMention",
     "UnknownProviderError",

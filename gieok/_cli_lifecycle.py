@@ -1,4 +1,5 @@
-"""CLI commands for the lifecycle of memories: history, forget, verify-erased, jobs, maintain."""
+"""CLI commands beyond retain and recall: history, forget, verify-erased, jobs, maintain, reflect,
+mental models, observations and the per-bank LLM."""
 
 from __future__ import annotations
 
@@ -118,3 +119,111 @@ def maintain(ctx: click.Context, bank: str | None, now: str | None, as_json: boo
     else:
         for r in reports:
             click.echo(f"{r['kind']} ({r['bank']}): {r['status']} {r.get('result') or r.get('error', '')}")
+
+
+@cli.command()
+@click.argument("bank")
+@click.argument("question")
+@click.option("--now", default=None, help="reference time for the question (ISO 8601); default: now")
+@click.option("--json", "as_json", is_flag=True, help="print the answer, its evidence and the steps as JSON")
+@click.pass_context
+@_handle_errors
+def reflect(ctx: click.Context, bank: str, question: str, now: str | None, as_json: bool) -> None:
+    """Answer QUESTION only from BANK's memories, with verified quotes, or say it is not in memory."""
+    result = _open(ctx).reflect(bank, question, now=now)
+    if as_json:
+        _echo_json(result.to_dict())
+        return
+    click.echo(result.answer)
+    for item in result.based_on:
+        click.echo(f"  [{item['id']}] {item['text']}" if item["text"] else f"  [{item['id']}]")
+    if result.dropped_quotes:
+        click.echo(f"  (dropped {len(result.dropped_quotes)} unverified quote(s))")
+
+
+@cli.group()
+def models() -> None:
+    """Mental models: standing questions whose answers are kept current in the background."""
+
+
+@models.command("add")
+@click.argument("bank")
+@click.argument("name")
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+@click.pass_context
+@_handle_errors
+def models_add(ctx: click.Context, bank: str, name: str, question: str, as_json: bool) -> None:
+    """Add (or replace) mental model NAME asking QUESTION, and answer it now."""
+    model = _open(ctx).add_mental_model(bank, name, question)
+    _echo_json(model) if as_json else click.echo(f"{model['name']}: {model['answer']}")
+
+
+@models.command("list")
+@click.argument("bank")
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+@click.pass_context
+@_handle_errors
+def models_list(ctx: click.Context, bank: str, as_json: bool) -> None:
+    """List BANK's mental models with their current answers."""
+    rows = _open(ctx).mental_models(bank)
+    if as_json:
+        _echo_json(rows)
+        return
+    for m in rows:
+        click.echo(f"{m['name']}  ({m['question']})  refreshed {m['refreshed_at'] or 'never'}\n  {m['answer']}")
+
+
+@models.command("delete")
+@click.argument("bank")
+@click.argument("name")
+@click.pass_context
+@_handle_errors
+def models_delete(ctx: click.Context, bank: str, name: str) -> None:
+    """Delete mental model NAME of BANK."""
+    _open(ctx).delete_mental_model(bank, name)
+    click.echo(f"deleted mental model {name}")
+
+
+@cli.command()
+@click.argument("bank")
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+@click.pass_context
+@_handle_errors
+def observations(ctx: click.Context, bank: str, as_json: bool) -> None:
+    """BANK's consolidated observations and the memories supporting each."""
+    rows = _open(ctx).observations(bank)
+    if as_json:
+        _echo_json([o.to_dict() for o in rows])
+        return
+    for o in rows:
+        click.echo(f"{o.id}  {o.text}\n  based on {', '.join(o.based_on)}")
+
+
+@cli.command()
+@click.argument("bank")
+@click.option("--provider", type=click.Choice(["openai", "anthropic"]), default=None, help="LLM provider for BANK")
+@click.option("--model", default=None, help="model name")
+@click.option("--base-url", default=None, help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp, LM Studio)")
+@click.option("--api-key-env", default=None, help="environment variable holding the key (never stored)")
+@click.option("--spend-limit", type=float, default=None, help="ceiling on estimated USD spend for BANK (0 = none)")
+@click.option("--offline/--online", "offline", default=None, help="keep BANK offline even if an LLM is configured")
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+@click.pass_context
+@_handle_errors
+def llm(ctx: click.Context, bank: str, provider: str | None, model: str | None, base_url: str | None,
+        api_key_env: str | None, spend_limit: float | None, offline: bool | None, as_json: bool) -> None:
+    """Configure BANK's LLM (any option given) and show its usage: calls, tokens, estimated cost."""
+    mem = _open(ctx)
+    if any(v is not None for v in (provider, model, base_url, api_key_env, spend_limit, offline)):
+        mem.configure_llm(bank, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
+                          spend_limit_usd=spend_limit, enabled=None if offline is None else not offline)
+    usage = mem.llm_usage(bank)
+    if as_json:
+        _echo_json(usage)
+        return
+    limit = f"${usage['spend_limit_usd']:.4f}" if usage["spend_limit_usd"] else "none"
+    click.echo(f"{bank}: spent ${usage['spent_usd']:.4f} (ceiling {limit})")
+    for r in usage["rows"]:
+        click.echo(f"  {r['day']}  {r['operation']:<12} {r['provider']}/{r['model']}  {r['calls']} calls  "
+                   f"{r['input_tokens']} in / {r['output_tokens']} out  ${r['cost_usd']:.4f}")

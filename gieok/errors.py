@@ -12,11 +12,14 @@
     ├── NotFoundError
     │   ├── BankNotFoundError
     │   ├── MemoryNotFoundError
-    │   └── SourceNotFoundError
+    │   ├── SourceNotFoundError
+    │   └── EntityNotFoundError     (gieok.engine.forget) forget(entity=...) names nobody
     ├── BlockedContentError         redaction policy "block" refused an item
     ├── EmbedderMismatchError       a bank's vectors were made by another embedder
     ├── SpendLimitError             a bank's LLM spend ceiling is reached (background LLM work stops)
-    ├── LLMError                    (gieok.providers.llms) auth, rate limit, unavailable, bad output
+    ├── LLMError                    (gieok.providers.llms) rate limit, unavailable, bad output
+    │   (LLMAuthError and LLMConfigError are also ConfigErrors)
+    ├── ExtractionError             (gieok.extract) the LLM's extraction was unusable twice
     └── StoreError                  the database cannot do what gieok needs
         └── MissingExtensionError   FTS5 or sqlite-vec is unavailable
 

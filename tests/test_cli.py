@@ -111,3 +111,28 @@ def test_history_forget_verify_jobs_and_maintain(run, tmp_path: Path) -> None:
     assert {j["status"] for j in jobs} == {"done"}
     assert "decay" in run("jobs").output
     assert "0 jobs run" in run("jobs", "--run").output
+
+
+def test_reflect_models_observations_and_llm_usage(run, tmp_path: Path) -> None:
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"id": "r1", "speaker": "user", "text": "김민지 팀장은 매주 토요일에 수영을 해", "timestamp": "2026-05-04T09:00:00+09:00"},
+        {"id": "r2", "speaker": "user", "text": "My friend Caroline adopted a dog named Biscuit",
+         "timestamp": "2026-05-05T09:00:00+09:00"},
+    ], ensure_ascii=False), encoding="utf-8")
+    run("retain", "b", str(chat))
+    answer = json.loads(run("reflect", "b", "김민지 팀장은 무슨 운동 해?", "--json").output)
+    assert answer["supported"] and "수영" in answer["answer"] and answer["based_on"]
+    assert "기억에 없" in run("reflect", "b", "김민지 팀장 생일이 언제야?").output
+    assert "Biscuit" in run("reflect", "b", "What is the name of Caroline's dog?").output
+    run("jobs", "--run")
+    obs = json.loads(run("observations", "b", "--json").output)
+    assert obs and all(o["type"] == "observation" and o["based_on"] for o in obs)
+    model = json.loads(run("models", "add", "b", "sport", "김민지 팀장은 무슨 운동을 해?", "--json").output)
+    assert "수영" in model["answer"]
+    assert "sport" in run("models", "list", "b").output
+    run("models", "delete", "b", "sport")
+    run("models", "delete", "b", "sport", code=2)
+    usage = json.loads(run("llm", "b", "--spend-limit", "2.5", "--json").output)
+    assert usage["spend_limit_usd"] == 2.5 and usage["spent_usd"] == 0 and usage["rows"] == []
+    assert "ceiling $2.5000" in run("llm", "b").output
