@@ -28,7 +28,7 @@ from typing import Any
 
 from gieok.engine.jobs import JobContext, register_handler
 from gieok.engine.llm_calls import call_llm
-from gieok.engine.retain import AGENT_SPEAKERS
+from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.errors import SpendLimitError
 from gieok.providers.llms import LLMError
 from gieok.records import FactRow

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine._time import to_datetime
 from gieok.engine.linking import link_new_facts
 from gieok.engine.versions import supersede_new_facts
@@ -37,7 +38,6 @@ from gieok.text.tokens import count_tokens
 __all__ = ["normalize_messages", "retain_messages", "retain_document", "AGENT_SPEAKERS", "FactOptions"]
 
 DECAY_CLASSES = ("pinned", "stable", "transient")
-AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
 Progress = Callable[[int], None] | None
 
 

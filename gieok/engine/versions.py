@@ -7,7 +7,8 @@ sharing a named entity with it ("삼성 다니다가 카카오로 옮겼어" aft
 decides each pair; it is precise rather than broad, because wrongly hiding a true memory costs
 more than keeping a stale one visible.
 
-Order is decided by when each statement was *said* (``mentioned_at``), not when it was retained:
+Only statements by the same speaker are paired (Caroline's move does not close Melanie's address;
+an assistant repeating something back updates nothing). Order is decided by when each statement was *said* (``mentioned_at``), not when it was retained:
 an older statement retained late is itself closed by the newer one already stored, never the
 other way round. Nothing is deleted: the older fact gets ``valid_to`` and ``superseded_by``.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gieok.engine._speakers import is_agent
 from gieok.lifecycle import detect_update
 from gieok.records import FactRow
 from gieok.store.protocol import BankRow, Store
@@ -79,6 +81,8 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
             older, newer = (other, fact) if (_said(other), other.id) < (_said(fact), fact.id) else (fact, other)
             if older.valid_to is not None or older.id in done:
                 continue  # already closed by another version
+            if older.speaker != newer.speaker or is_agent(newer.speaker):
+                continue  # one person's new job does not close another's; an assistant's echo updates nothing
             verdict = detect_update(older.text, newer.text)
             if verdict is None or verdict.confidence < MIN_CONFIDENCE:
                 continue
