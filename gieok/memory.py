@@ -65,6 +65,8 @@ class Memory:
         self.settings = resolve_settings(settings)
         self.llm = llm
         self._llms: dict[tuple[str, ...], LLM] = {}
+        self._used: list[tuple[int, float]] = []  # recalled facts whose decay clock restarts
+        self._used_lock = threading.Lock()
         self._default_redaction = RedactionPolicy.coerce(redaction).to_mapping()
         self.reranker = reranker if reranker is not None else _configured_reranker(self.settings)
         self._embedder_spec = embedder if embedder is not None else self.settings.embedder
@@ -79,7 +81,10 @@ class Memory:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
-        self.store.close()
+        try:
+            self._flush_used(wait=True)
+        finally:
+            self.store.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -237,10 +242,33 @@ class Memory:
                                 now=when, max_tokens=max_tokens, limit=limit, explain=explain,
                                 reranker=self.reranker, as_of=then)
         if self.settings.refresh_on_recall and then is None and result.memories:
-            used = [i for i in (_recall.fact_id_of(m.id) for m in result.memories) if i is not None]
-            with self.store.write():
-                self.store.touch_recalled(used, when.timestamp())
+            with self._used_lock:
+                self._used += [(i, when.timestamp()) for i in (_recall.fact_id_of(m.id) for m in result.memories)
+                               if i is not None]
+            self._flush_used(wait=False)
         return result
+
+    def _flush_used(self, *, wait: bool) -> None:
+        """Write the pending "recalled" marks. A recall never waits for a retain's write: if the write
+        path is busy, the marks wait for the next recall or maintenance pass."""
+        if not self._used:
+            return
+        if wait:
+            with self.store.write():
+                self._write_used()
+            return
+        with self.store.try_write() as free:
+            if free:
+                self._write_used()
+
+    def _write_used(self) -> None:
+        with self._used_lock:
+            pending, self._used = self._used, []
+        by_time: dict[float, list[int]] = {}
+        for fact_id, at in pending:
+            by_time.setdefault(at, []).append(fact_id)
+        for at, ids in by_time.items():
+            self.store.touch_recalled(ids, at)
 
     # -- inspection --------------------------------------------------------------------------
     def banks(self) -> list[BankInfo]:
@@ -439,6 +467,7 @@ class Memory:
         """Run queued background jobs (consolidation, decay, purge, mental-model refresh)."""
         bank_id = self._bank(bank).id if bank is not None else None
         at = to_datetime(now, "now").timestamp() if now is not None else None
+        self._flush_used(wait=True)
         return _jobs.run_pending(self.store, self.store.bank_by_id, lambda row: self._embedder(row.embedder),
                                  self.settings, self._services(), limit=limit, bank_id=bank_id, now=at)
 

@@ -147,3 +147,29 @@ def test_a_failing_job_is_retried_then_marked_failed_with_its_error(mem: Memory)
         assert len(calls) == 3
     finally:
         jobs.HANDLERS.pop("boom")
+
+
+def test_a_recall_never_waits_for_a_writer_and_its_marks_land_later(mem: Memory) -> None:
+    import threading
+    import time
+
+    _say(mem, "w", "w1", "I keep my passport in the blue drawer", "2026-01-01T09:00:00+00:00")
+    holding, release = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with mem.store.write():
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    holding.wait(5)
+    started = time.monotonic()
+    hit = mem.recall("w", "where is my passport", limit=1).memories[0]
+    assert time.monotonic() - started < 2.0, "recall waited for the writer"
+    release.set()
+    thread.join()
+    fact_id = int(hit.id[2:])
+    assert mem.store.lifecycle_of([fact_id])[fact_id]["recall_count"] == 0  # not yet written...
+    mem.run_jobs()
+    assert mem.store.lifecycle_of([fact_id])[fact_id]["recall_count"] == 1  # ...flushed by the next pass

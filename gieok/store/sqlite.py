@@ -131,6 +131,19 @@ class SQLiteStore(GraphQueries, LifecycleQueries, DerivedQueries):
             self._local.in_write = False
             self._writer.execute("COMMIT")
 
+    @contextmanager
+    def try_write(self) -> Iterator[bool]:
+        """Like :meth:`write` when the write path is free (yields True); yields False at once when
+        another thread holds it, for bookkeeping that may wait (a recall's "used" marks)."""
+        if not self._write_lock.acquire(blocking=False):
+            yield False
+            return
+        try:
+            with self.write():
+                yield True
+        finally:
+            self._write_lock.release()
+
     def close(self) -> None:
         if self._closed:
             return
