@@ -150,10 +150,11 @@ def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, li
         _echo_json(result.to_dict())
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     span = f", time range {result.time_range[0].date()} – {result.time_range[1].date()}" if result.time_range else ""
-    table = Table(title=f"{query}  ({result.total_tokens} tokens{span})")
+    table = Table(title=escape(f"{query}  ({result.total_tokens} tokens{span})"))
     for column in ("#", "id", "score", "memory", "sources", "channels (rank)"):
         table.add_column(column)
     for i, m in enumerate(result.memories, start=1):
@@ -164,7 +165,7 @@ def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, li
         else:
             channels = ", ".join(f"{name} #{hit.rank}" for name, hit in m.channels.items())
         text = m.text + (f"\n(replaces {', '.join(m.supersedes)})" if m.supersedes else "")
-        table.add_row(str(i), m.id, f"{m.score:.4f}", text, ", ".join(m.source_ids), channels)
+        table.add_row(str(i), m.id, f"{m.score:.4f}", escape(text), escape(", ".join(m.source_ids)), channels)
     Console().print(table)
 
 

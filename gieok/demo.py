@@ -18,8 +18,9 @@ def demo_data() -> dict[str, Any]:
 
 
 def run_demo(db: str | None = None, *, embedder: str | None = None, settings: dict[str, Any] | None = None,
-             as_json: bool = False) -> list[dict[str, Any]]:
+             as_json: bool = False) -> dict[str, list[dict[str, Any]]]:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -43,8 +44,16 @@ def run_demo(db: str | None = None, *, embedder: str | None = None, settings: di
                     table.add_column(column)
                 for i, m in enumerate(recalled.memories, start=1):
                     found = ", ".join(f"{c} #{h.rank}" for c, h in m.channels.items())
-                    table.add_row(str(i), m.text, ", ".join(m.source_ids), found)
+                    replaces = f"\n(replaces {', '.join(m.supersedes)})" if m.supersedes else ""
+                    table.add_row(str(i), escape(m.text + replaces), ", ".join(m.source_ids), found)
                 console.print(table)
+            reflections = []
+            for question in data.get("reflect", []):
+                answer = mem.reflect(data["bank"], question, now=data["now"])
+                reflections.append(answer.to_dict())
+                if not as_json:
+                    console.print(f"[bold]reflect:[/] {escape(question)}\n  {escape(answer.answer)}")
+    output = {"recalls": outputs, "reflections": reflections}
     if as_json:
-        print(json.dumps(outputs, ensure_ascii=False, indent=2))
-    return outputs
+        print(json.dumps(output, ensure_ascii=False, indent=2))
+    return output

@@ -76,7 +76,10 @@ def test_errors_are_one_line_and_exit_2(run, tmp_path: Path) -> None:
 
 def test_demo_json_runs_offline_with_the_given_embedder(run) -> None:
     outputs = json.loads(run("demo", "--json").output)
-    assert len(outputs) >= 4 and all(o["memories"] for o in outputs)
+    assert len(outputs["recalls"]) >= 4 and all(o["memories"] for o in outputs["recalls"])
+    answered, refused = outputs["reflections"]
+    assert answered["supported"] and "김민지" in answered["answer"]
+    assert not refused["supported"] and "not in memory" in refused["answer"]
 
 
 def test_history_forget_verify_jobs_and_maintain(run, tmp_path: Path) -> None:
