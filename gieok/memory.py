@@ -202,7 +202,8 @@ class Memory:
         row = self._bank_for_write(bank)
         assert redacted.text is not None
         result = _retain.retain_document(self.store, row, self._embedder(row.embedder), self.settings,
-                                         redacted.text, doc_id, ts, redacted.metadata, progress, on_total, options)
+                                         redacted.text, doc_id, ts, redacted.metadata, progress, on_total, options,
+                                         llm=self._extraction_llm(row))
         self._audit(bank, "retain", doc_id, redacted)
         self._after_retain(row, result)
         return replace(result, redactions=redacted.count)

@@ -191,3 +191,26 @@ def test_retain_extracts_narrative_facts_with_an_llm_and_falls_back_without(db_p
                                    "timestamp": "2026-05-13T10:00:00+09:00"}])
         assert any(m.text == "오늘은 집에서 쉬었어" for m in mem.recall("x", "집에서 쉬었어").memories)
         assert bank_id
+
+
+def test_documents_are_extracted_by_the_llm_per_chunk_and_consolidated_by_it(db_path: str, fake_embedder) -> None:
+    doc_reply = {"facts": [
+        {"text": "Acme moved its headquarters to Busan in 2025", "kind": "world"},
+        {"text": "Acme hired 40 engineers in Busan because of the move", "kind": "world",
+         "causes": [{"fact": 0, "relation": "caused_by"}]},
+    ]}
+    llm = ScriptedLLM([doc_reply, {"text": "Acme is headquartered in Busan and is hiring there", "fact_ids": [1, 2, 99]}],
+                      model="gpt-4o-mini")
+    with _llm_memory(db_path, llm, fake_embedder) as mem:
+        mem.retain("d", text="Acme Corp moved HQ to Busan last year. They hired 40 engineers there.",
+                   document_id="acme", timestamp="2026-01-10")
+        texts = sorted(m.text for m in mem.recall("d", "Acme Busan", limit=10).memories)
+        assert texts == ["Acme hired 40 engineers in Busan because of the move", "Acme moved its headquarters to Busan in 2025"]
+        assert mem.store.links_of([2], ("caused_by",))
+        mem.run_jobs()
+        obs = mem.observations("d")
+        assert len(obs) >= 1 and obs[0].text.endswith("Acme is headquartered in Busan and is hiring there")
+        assert sorted(obs[0].based_on) == ["f-1", "f-2"], "an id the LLM was not given (99) is dropped"
+        operations = {r["operation"] for r in mem.llm_usage("d")["rows"]}
+        assert operations == {"extract", "consolidate"}
+        assert len(llm.requests) == 2 and "Acme Corp moved HQ" in llm.requests[0].messages[-1]["content"]

@@ -74,6 +74,7 @@ class _PlannedChunk:
     message: Message | None = None
     keep_chunk_id: int | None = None  # an unchanged stored chunk that is kept as it is
     fact_ids: list[int] = field(default_factory=list)
+    causal: list[tuple[int, str, int]] = field(default_factory=list)  # (fact, relation, earlier fact), local
 
 
 def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[Message]:
@@ -184,12 +185,7 @@ def _llm_facts(llm: Any, planned: list[_PlannedChunk], options: FactOptions) -> 
         owner = owner or planned[0]
         message = owner.message
         assert message is not None
-        new = options.apply(_make_fact(fact.text, message.speaker, message.timestamp, list(fact.message_ids)))
-        new.kind = fact.kind
-        if fact.occurred_start:
-            new.occurred_start = to_datetime(fact.occurred_start).timestamp()
-            new.occurred_end = to_datetime(fact.occurred_end).timestamp() if fact.occurred_end else new.occurred_start
-        owner.facts.append(new)
+        owner.facts.append(_fact_from_extracted(fact, message.speaker, message.timestamp, options))
         order.append((owner, len(owner.facts) - 1))
     links = [(index, relation, earlier) for index, fact in enumerate(extracted) for earlier, relation in fact.causes]
     return links, order
@@ -265,10 +261,34 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
     return RetainResult(bank.name, source_external_id, added, removed, len(messages), skipped)
 
 
+def _fact_from_extracted(fact: Any, speaker: str | None, timestamp: str | None, options: FactOptions) -> NewFact:
+    new = options.apply(_make_fact(fact.text, speaker, timestamp, list(fact.message_ids)))
+    new.kind = fact.kind
+    if fact.occurred_start:
+        new.occurred_start = to_datetime(fact.occurred_start).timestamp()
+        new.occurred_end = to_datetime(fact.occurred_end).timestamp() if fact.occurred_end else new.occurred_start
+    return new
+
+
+def _document_llm_facts(llm: Any, planned: list[_PlannedChunk], timestamp: str | None, options: FactOptions) -> None:
+    """Narrative facts per new document chunk; a chunk the LLM fails on keeps its deterministic facts."""
+    for chunk in planned:
+        if chunk.keep_chunk_id is not None:
+            continue
+        try:
+            extracted = extract_facts(llm, [SourceItem(None, None, chunk.text, timestamp)])
+        except (LLMError, ExtractionError, SpendLimitError):
+            continue
+        chunk.facts = [_fact_from_extracted(f, None, timestamp, options) for f in extracted]
+        for fact in chunk.facts:
+            fact.message_ids = []
+        chunk.causal = [(i, rel, earlier) for i, f in enumerate(extracted) for earlier, rel in f.causes]
+
+
 def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, text: str,
                     document_id: str, timestamp: str | None, metadata: Mapping[str, Any],
                     progress: Progress = None, on_total: Callable[[int], None] | None = None,
-                    options: FactOptions = FactOptions()) -> RetainResult:
+                    options: FactOptions = FactOptions(), llm: Any = None) -> RetainResult:
     row = store.get_source_row(bank.id, document_id)
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {document_id!r} is a conversation; retain the document under another id")
@@ -285,6 +305,8 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
             for fa, fb in facts_from_text(piece, max(200, settings.max_fact_chars // 2)):
                 chunk.facts.append(options.apply(_make_fact(piece[fa:fb], None, timestamp, [])))
         planned.append(chunk)
+    if llm is not None:
+        _document_llm_facts(llm, planned, timestamp, options)
     if on_total:
         on_total(sum(len(c.facts) for c in planned))
     vectors = _embed_all(embedder, planned, progress)
@@ -305,6 +327,8 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
                 continue
             chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [])
             fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors)
+            store.add_links(bank.id, [(fact_ids[a], fact_ids[b], rel, 1.0) for a, rel, b in chunk.causal
+                                      if a < len(fact_ids) and b < len(fact_ids)])
             new_ids.extend(fact_ids)
             new_facts.extend(chunk.facts)
             new_vectors.append(chunk_vectors)
