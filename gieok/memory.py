@@ -414,7 +414,18 @@ class Memory:
         row = self._bank(bank)
         recall_fn = lambda q: self.recall(bank, q, limit=10, now=now)  # noqa: E731
         return _reflect.reflect(self.store, row, question, recall_fn, llm=self._llm_for(row),
-                                spend_limit=self._spend_limit(row))
+                                spend_limit=self._spend_limit(row), stats=lambda q: self._similarity_stats(row, q))
+
+    def _similarity_stats(self, row: BankRow, text: str) -> tuple[float, float]:
+        """Mean and spread of ``text``'s cosine to a sample of the bank's memories: what "unusually
+        similar" means for this bank and embedder (absolute cosines do not transfer between models)."""
+        import numpy as np
+
+        sample = self.store.vectors_sample(row.id, row.dim, 256)
+        if len(sample) < 20:
+            return 0.0, 0.0
+        sims = sample @ np.asarray(self._embedder(row.embedder).embed_query(text), dtype=np.float32)
+        return float(sims.mean()), float(sims.std())
 
     def add_mental_model(self, bank: str, name: str, question: str, *, refresh: bool = True) -> dict[str, Any]:
         """A standing question ("이 사용자의 음식 선호는?") whose answer reflect writes and background

@@ -19,6 +19,7 @@ from gieok.answering._extractive import (
     EvidenceItem,
     ExtractiveAnswer,
     extractive_answer,
+    question_entities,
     question_terms,
 )
 from gieok.answering._language import Language, detect_language, not_in_memory, question_topic
@@ -40,6 +41,7 @@ __all__ = [
     "find_quotes",
     "is_checkable",
     "not_in_memory",
+    "question_entities",
     "question_terms",
     "question_topic",
     "verify_quote",

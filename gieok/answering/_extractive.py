@@ -52,7 +52,7 @@ from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
 
-__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer", "question_terms"]
+__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer", "question_entities", "question_terms"]
 
 MIN_SUPPORT = 0.85
 CONTEXT_CREDIT = 0.5
@@ -62,9 +62,10 @@ FOLLOWING_SHARE = 0.75
 
 _KOREAN_QUESTION_TERMS = (
     "무엇 뭐 언제 어디 누구 왜 어떻게 얼마 얼마나 몇 어느 무슨 어떤 때 "  # question words
-    "기억 기억하다 알다 궁금하다 혹시"  # "do you remember …" chatter
+    "기억 기억하다 알다 궁금하다 혹시 "  # "do you remember …" chatter
+    "원래 실제로 처음 이유 보통 주로 각각 대체 도대체 정확히 결국 예전 현재"  # framing: how the question asks, not what
 )
-_ENGLISH_QUESTION_WORDS = "tell remember recall know ever happen"
+_ENGLISH_QUESTION_WORDS = "tell remember recall know ever happen originally actually usually exactly reason"
 # Question frames whose content word asks for the answer's type rather than naming the topic.
 _ENGLISH_FRAMES = re.compile(
     r"\bhow (?:long|many|much|often|far|old|soon)\b|\bwhat (?:time|kind|sort|type)\b", re.IGNORECASE
