@@ -165,6 +165,7 @@ def verify_erased(store: Store, texts: Sequence[str], *, deep: bool = True) -> E
     checked = ["tables", "fts", "vectors"]
     if deep:
         store.vacuum()
+    if deep and store.file_backed:
         checked.append("file")
         found += [{"text": index[n], "table": None, "column": None, "file": store.path}
                   for n in store.file_contains(needles)]

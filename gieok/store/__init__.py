@@ -1,6 +1,10 @@
-"""Storage: the protocol the engine uses and its SQLite implementation."""
+"""Storage: the protocol the engine uses, its SQLite implementation and its PostgreSQL implementation.
 
+``PostgresStore`` needs psycopg 3 (``pip install 'gieok[postgres]'``) only when one is opened.
+"""
+
+from gieok.store.postgres import PostgresStore
 from gieok.store.protocol import Store
 from gieok.store.sqlite import SQLiteStore
 
-__all__ = ["Store", "SQLiteStore"]
+__all__ = ["PostgresStore", "SQLiteStore", "Store"]

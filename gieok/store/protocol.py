@@ -18,20 +18,28 @@ __all__ = ["Store", "BankRow", "ChunkRow"]
 
 
 class BankRow(Protocol):
-    id: int
-    name: str
-    embedder: str
-    dim: int
+    @property
+    def id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def embedder(self) -> str: ...
+    @property
+    def dim(self) -> int: ...
 
 
 class ChunkRow(Protocol):
-    id: int
-    position: int
-    sha256: str
+    @property
+    def id(self) -> int: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def sha256(self) -> str: ...
 
 
 class Store(Protocol):
     path: str
+    file_backed: bool  # True when the database is one local file whose bytes the erasure proof scans
 
     def close(self) -> None: ...
     def write(self) -> AbstractContextManager[None]: ...

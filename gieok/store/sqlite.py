@@ -81,6 +81,7 @@ class SQLiteStore(GraphQueries, LifecycleQueries, DerivedQueries):
     def __init__(self, path: str) -> None:
         self.path = str(path)
         self._memory = self.path == ":memory:" or self.path.startswith("file::memory:")
+        self.file_backed = not self._memory
         self._write_lock = threading.RLock()
         self._local = threading.local()
         self._readers: list[Any] = []

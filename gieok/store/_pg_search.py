@@ -1,0 +1,194 @@
+"""Keyword (Okapi BM25) and vector (pgvector cosine) indexes of the PostgreSQL store.
+
+**BM25, the same as SQLite's FTS5 ``bm25()``.** The engine hands the store pre-computed terms
+(Korean lemmas, English stems) and context terms. They are split into tokens the way FTS5's
+``unicode61`` tokenizer splits them (runs of letters and digits, lower-cased), and stored per fact
+in ``fact_terms (fact_id, bank_id, field, term, tf, positions)``; ``keyword_docs`` holds each
+fact's length in tokens (both fields) and ``keyword_stats`` each bank's document count and total
+length (kept by trigger). One SQL query then computes, per bank, exactly what FTS5 computes::
+
+    score(D) = Σ_phrases idf(p) · f(p,D) · (k1 + 1) / (f(p,D) + k1 · (1 − b + b · |D| / avgdl))
+    idf(p)   = ln((N − n(p) + 0.5) / (n(p) + 0.5)), or 1e-6 where that is ≤ 0
+    f(p,D)   = tf in the terms field + context_weight · tf in the context field
+    k1 = 1.2, b = 0.75, N and avgdl over the bank's facts
+
+With ``context_weight <= 0`` only the terms field is searched (and counts for n(p)), as in the
+SQLite store. A query term that the tokenizer splits ("3.5" → "3", "5") is a phrase: its tokens
+must be adjacent, which the stored positions decide. Scores are positive, higher is better; ties
+are broken by fact id.
+
+**Vectors.** ``fact_vectors`` holds one pgvector ``vector`` per fact with its dimension; search is
+exact (``ORDER BY embedding <=> query`` within the bank), similarity = 1 − cosine distance. No
+approximate (HNSW) index is created: with a bank filter an HNSW scan can return fewer than k rows,
+and recall must be exact. A deployment with very large banks may add a partial expression index
+per dimension, e.g. ``CREATE INDEX ON fact_vectors USING hnsw ((embedding::vector(384))
+vector_cosine_ops) WHERE dim = 384``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gieok.store._pg_connect import ints, vector_array, vector_literal
+
+__all__ = ["BM25_B", "BM25_K1", "SearchIndexes", "tokens"]
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def tokens(text: str) -> list[str]:
+    """Split like FTS5's unicode61 tokenizer (remove_diacritics 0): letters and digits, lower-cased."""
+    return _TOKEN.findall(text.lower())
+
+
+def _postings(words: Sequence[str]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for position, token in enumerate(tokens(" ".join(words))):
+        out.setdefault(token, []).append(position)
+    return out
+
+
+def _phrases(terms: Sequence[str]) -> list[list[str]]:
+    # each distinct query term is one phrase (FTS5 quotes each and ORs them); empty ones match nothing
+    return [p for p in (tokens(t) for t in dict.fromkeys(t for t in terms if t)) if p]
+
+
+class SearchIndexes:
+    """Needs ``_conn()`` and ``_require_write()`` from the store it is mixed into."""
+
+    def _conn(self) -> Any: ...
+    def _require_write(self) -> Any: ...
+
+    # -- writing -----------------------------------------------------------------------------
+    def _index_keywords(self, conn: Any, bank_id: int, fact_id: int, terms: Sequence[str],
+                        context_terms: Sequence[str]) -> None:
+        rows: list[tuple[str, str, int, str]] = []
+        length = 0
+        for field, words in (("terms", terms), ("context", context_terms)):
+            postings = _postings(words)
+            length += sum(len(p) for p in postings.values())
+            rows += [(field, term, len(p), "{" + ",".join(map(str, p)) + "}") for term, p in postings.items()]
+        conn.execute("INSERT INTO keyword_docs (fact_id, bank_id, length) VALUES (%s, %s, %s)",
+                     (fact_id, bank_id, length))
+        if rows:
+            fields, words, tfs, positions = (list(x) for x in zip(*rows))
+            conn.execute(
+                "INSERT INTO fact_terms (fact_id, bank_id, field, term, tf, positions) "
+                "SELECT %s, %s, f, t, n, p::integer[] FROM unnest(%s::text[], %s::text[], %s::integer[], %s::text[]) "
+                "AS x(f, t, n, p)", (fact_id, bank_id, fields, words, tfs, positions))
+
+    def _index_vector(self, conn: Any, bank_id: int, dim: int, fact_id: int, vector: Any) -> None:
+        conn.execute("INSERT INTO fact_vectors (fact_id, bank_id, dim, embedding) VALUES (%s, %s, %s, %s::vector)",
+                     (fact_id, bank_id, int(dim), vector_literal(vector)))
+
+    def update_fact_index(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
+                          context_terms: Sequence[str], vector: Any) -> None:
+        conn = self._require_write()
+        conn.execute("DELETE FROM keyword_docs WHERE fact_id = %s", (fact_id,))
+        conn.execute("DELETE FROM fact_terms WHERE fact_id = %s", (fact_id,))
+        self._index_keywords(conn, bank_id, fact_id, terms, context_terms)
+        conn.execute("UPDATE fact_vectors SET embedding = %s::vector WHERE fact_id = %s AND dim = %s",
+                     (vector_literal(vector), fact_id, int(dim)))
+
+    def compact_indexes(self, bank_id: int) -> None:
+        """Nothing to merge: deleted keyword rows are gone from every query at once. Their dead
+        tuples stay in the table files until VACUUM, which :meth:`vacuum` runs (FULL) for the proof;
+        a REINDEX here would lock out every reader of the table for no gain."""
+        self._require_write()
+
+    # -- keyword channel ---------------------------------------------------------------------
+    def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
+                       context_weight: float = 0.0) -> list[tuple[int, float]]:
+        """Okapi BM25 over the bank's facts (FTS5's formula and constants), best first, positive."""
+        phrases = _phrases(terms)
+        if not phrases:
+            return []
+        params: dict[str, Any] = {"bank": bank_id, "cw": float(context_weight), "limit": int(limit),
+                                  "k1": BM25_K1, "b": BM25_B}
+        single = [p[0] for p in phrases if len(p) == 1]
+        single_ids = [i for i, p in enumerate(phrases) if len(p) == 1]
+        parts = []
+        if single:
+            params["single_terms"], params["single_ids"] = single, single_ids
+            parts.append(
+                "SELECT q.phrase, t.fact_id, t.field, t.tf FROM unnest(%(single_terms)s::text[], %(single_ids)s::integer[]) "
+                "AS q(term, phrase) JOIN fact_terms t ON t.bank_id = %(bank)s AND t.term = q.term")
+        for i, phrase in enumerate(phrases):
+            if len(phrase) > 1:
+                parts.append(self._phrase_hits(i, phrase, params))
+        rows = self._conn().execute(
+            f"""
+            WITH hits(phrase, fact_id, field, tf) AS ({" UNION ALL ".join(parts)}),
+            matched AS (
+                SELECT phrase, fact_id,
+                       sum(CASE WHEN field = 'terms' THEN tf ELSE tf * %(cw)s END)::float8 AS freq
+                FROM hits WHERE field = 'terms' OR %(cw)s > 0 GROUP BY phrase, fact_id),
+            corpus AS (
+                SELECT docs::float8 AS n, tokens::float8 / GREATEST(docs, 1) AS avgdl
+                FROM keyword_stats WHERE bank_id = %(bank)s),
+            idf AS (
+                SELECT phrase, CASE WHEN x <= 0 THEN 1e-6 ELSE x END AS idf FROM (
+                    SELECT m.phrase, ln((c.n - count(*) + 0.5) / (count(*) + 0.5)) AS x
+                    FROM matched m CROSS JOIN corpus c GROUP BY m.phrase, c.n) AS raw)
+            SELECT m.fact_id,
+                   sum(i.idf * m.freq * (%(k1)s + 1)
+                       / (m.freq + %(k1)s * (1 - %(b)s + %(b)s * d.length / NULLIF(c.avgdl, 0)))) AS score
+            FROM matched m JOIN idf i USING (phrase) JOIN keyword_docs d ON d.fact_id = m.fact_id
+            CROSS JOIN corpus c
+            GROUP BY m.fact_id ORDER BY score DESC, m.fact_id LIMIT %(limit)s
+            """,
+            params,
+        ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    @staticmethod
+    def _phrase_hits(index: int, phrase: list[str], params: dict[str, Any]) -> str:
+        """SQL for the (fact, field) occurrences of a multi-token phrase: tokens at consecutive positions."""
+        key = f"p{index}"
+        params[f"{key}_id"] = index
+        params[f"{key}_0"] = phrase[0]
+        joins, conditions = [], []
+        for k, token in enumerate(phrase[1:], start=1):
+            params[f"{key}_{k}"] = token
+            joins.append(f"JOIN fact_terms t{k} ON t{k}.fact_id = t0.fact_id AND t{k}.field = t0.field "
+                         f"AND t{k}.term = %({key}_{k})s")
+            conditions.append(f"(s.pos + {k}) = ANY(t{k}.positions)")
+        return (f"SELECT %({key}_id)s::integer, t0.fact_id, t0.field, count(*)::integer FROM fact_terms t0 "
+                f"CROSS JOIN LATERAL unnest(t0.positions) AS s(pos) {' '.join(joins)} "
+                f"WHERE t0.bank_id = %(bank)s AND t0.term = %({key}_0)s AND {' AND '.join(conditions)} "
+                "GROUP BY t0.fact_id, t0.field")
+
+    # -- vector channel ----------------------------------------------------------------------
+    def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """Exact cosine KNN within the bank; returns (fact id, cosine similarity), best first."""
+        rows = self._conn().execute(
+            "SELECT fact_id, embedding <=> %s::vector AS distance FROM fact_vectors "
+            "WHERE bank_id = %s AND dim = %s ORDER BY distance, fact_id LIMIT %s",
+            (vector_literal(vector), bank_id, int(dim), int(limit)),
+        ).fetchall()
+        return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    def vectors_sample(self, bank_id: int, dim: int, limit: int) -> np.ndarray:
+        rows = self._conn().execute(
+            "SELECT embedding::real[] FROM fact_vectors WHERE bank_id = %s AND dim = %s ORDER BY fact_id LIMIT %s",
+            (bank_id, int(dim), int(limit)),
+        ).fetchall()
+        if not rows:
+            return np.zeros((0, dim), dtype=np.float32)
+        return np.stack([vector_array(r[0]) for r in rows])
+
+    def vectors_of(self, dim: int, fact_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        if not fact_ids:
+            return {}
+        rows = self._conn().execute(
+            "SELECT fact_id, embedding::real[] FROM fact_vectors WHERE fact_id = ANY(%s::bigint[]) AND dim = %s",
+            (ints(fact_ids), int(dim)),
+        ).fetchall()
+        return {int(r[0]): vector_array(r[1]) for r in rows}

@@ -1,0 +1,816 @@
+"""The store contract: the same tests against the SQLite store and the PostgreSQL store.
+
+Every test takes ``store`` (or ``open_store``), parametrized over both implementations; only schema
+introspection differs per backend. The PostgreSQL side runs on a throw-away server (see
+``pg_server.py``) with a fresh schema per test, and fails — not skips — when it cannot start.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
+
+from gieok.errors import StoreError
+from gieok.records import BankInfo, FactRow, Message, NewFact, SourceInfo
+from gieok.store import PostgresStore, SQLiteStore, Store
+from gieok.store._derived import JobRow, MentalModelRow, ObservationRow
+from gieok.store._graph import EntityRow
+from gieok.store._lifecycle import ERASED
+from gieok.store._pg_migrations import MIGRATIONS as PG_MIGRATIONS
+from gieok.store.migrations import MIGRATIONS
+from gieok.text.terms import keyword_terms
+
+AnyStore = Any  # SQLiteStore | PostgresStore: the tests call only protocol methods on it
+
+MARKER_KO = "기밀표식쥐라기호랑이"
+MARKER_EN = "Zebraquartz Marigoldia"
+
+
+# -- fixtures ------------------------------------------------------------------------------------
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_store(request: pytest.FixtureRequest, tmp_path: Path,
+               pg_dsn_factory: Callable[[], str]) -> Iterator[Callable[[], AnyStore]]:  # noqa: F811
+    """Opens a store on this test's own empty database (every call: the same database)."""
+    target = str(tmp_path / "memories.db") if request.param == "sqlite" else pg_dsn_factory()
+    opened: list[AnyStore] = []
+
+    def open_() -> AnyStore:
+        store = SQLiteStore(target) if request.param == "sqlite" else PostgresStore(target)
+        opened.append(store)
+        return store
+
+    yield open_
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(open_store: Callable[[], AnyStore]) -> AnyStore:
+    return open_store()
+
+
+# -- helpers -------------------------------------------------------------------------------------
+def _tables(store: AnyStore) -> set[str]:
+    if isinstance(store, SQLiteStore):
+        return {r[0] for r in store._conn().execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return {r[0] for r in store._conn().execute(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")}
+
+
+def _columns(store: AnyStore, table: str) -> list[str]:
+    if isinstance(store, SQLiteStore):
+        return [r[1] for r in store._conn().execute(f"PRAGMA table_info({table})")]
+    return [r[0] for r in store._conn().execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = %s ORDER BY ordinal_position", (table,))]
+
+
+def _fact(text: str, **fields: Any) -> NewFact:
+    return NewFact(text=text, embed_text=text, terms=keyword_terms(text), tokens=3, **fields)
+
+
+def _setup(store: AnyStore, bank: str, texts: list[str], dim: int = 4) -> int:
+    with store.write():
+        b = store.create_bank(bank, "fake", dim)
+        source = store.upsert_source(b.id, "s", "document", "x", {})
+        chunk = store.add_chunk(b.id, source, 0, "sha", "x", [])
+        vectors = np.eye(dim, dtype=np.float32)[: len(texts)]
+        store.add_facts(b.id, source, chunk, [_fact(t) for t in texts], vectors)
+    return b.id
+
+
+def _conversation(store: AnyStore, bank: str = "alice", dim: int = 4) -> dict[str, Any]:
+    """A bank with one conversation: one chunk and one fact per message."""
+    texts = [f"내 비밀 코드명은 {MARKER_KO} 이야", "알겠어요 기억할게요", f"My favourite cafe is {MARKER_EN}",
+             "I love hiking in the Alps"]
+    stamps = ["2026-03-02T10:00:00+09:00", "2026-03-02T10:00:30+09:00", "2026-03-05T09:00:00+00:00",
+              "2026-03-05T09:01:00"]
+    with store.write():
+        b = store.create_bank(bank, "fake", dim)
+        source = store.upsert_source(b.id, "chat-1", "conversation", None, {"title": "대화"})
+        facts, chunks = [], []
+        for i, (text, ts) in enumerate(zip(texts, stamps)):
+            store.add_message(b.id, source, Message(f"m{i + 1}", "alice", text, ts), i)
+            chunk = store.add_chunk(b.id, source, i, f"sha{i}", text, [f"m{i + 1}"])
+            vector = np.zeros((1, dim), dtype=np.float32)
+            vector[0, i % dim] = 1.0
+            facts += store.add_facts(b.id, source, chunk, [_fact(text, speaker="alice", message_ids=[f"m{i + 1}"],
+                                                                 mentioned_at=1_772_000_000.0 + i * 100)], vector)
+            chunks.append(chunk)
+    return {"bank": b.id, "dim": dim, "source": source, "facts": facts, "chunks": chunks, "texts": texts}
+
+
+# -- ported from test_store.py -------------------------------------------------------------------
+def test_migrating_an_empty_database_gives_the_schema(open_store: Callable[[], AnyStore]) -> None:
+    store = open_store()
+    names = [r[0] for r in store._conn().execute("SELECT name FROM schema_migrations ORDER BY name")]
+    assert names == [name for name, _ in MIGRATIONS] == [name for name, _ in PG_MIGRATIONS]
+    assert {"banks", "sources", "messages", "chunks", "facts", "meta", "audit_log", "entities", "mentions",
+            "links", "jobs", "observations", "observation_facts", "mental_models", "llm_usage"} <= _tables(store)
+    assert _columns(store, "facts") == [
+        "id", "bank_id", "source_id", "chunk_id", "text", "kind", "speaker", "message_ids", "occurred_start",
+        "occurred_end", "mentioned_at", "utc_offset", "valid_from", "valid_to", "importance", "pinned",
+        "decay_class", "expires_at", "embed_hash", "tokens", "created_at", "superseded_by", "supersede_reason",
+        "strength", "recall_count", "last_recalled_at", "archived_at", "consolidated_at", "consolidation_failed",
+    ]
+    for table in ("banks", "sources", "messages", "chunks", "entities", "jobs", "observations", "mental_models"):
+        assert _columns(store, table), table
+    if isinstance(store, SQLiteStore):
+        assert store._conn().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    else:
+        assert {"keyword_docs", "fact_terms", "keyword_stats", "fact_vectors"} <= _tables(store)
+    key = store.get_meta("fingerprint_key")
+    assert key and len(key) == 64
+    store.close()
+    again = open_store()  # reopening applies nothing twice
+    assert again.get_meta("fingerprint_key") == key
+
+
+def test_bm25_statistics_are_per_bank(store: AnyStore) -> None:
+    a = _setup(store, "a", ["한라산에 올랐다", "Hiking on Jeju"])
+    b = _setup(store, "b", ["한라산 한라산 사진", "부산 여행", "서울 맛집"])
+    hits_a = store.keyword_search(a, keyword_terms("한라산"), 10)
+    hits_b = store.keyword_search(b, keyword_terms("한라산"), 10)
+    assert len(hits_a) == 1 and len(hits_b) == 1
+    assert hits_a[0][0] != hits_b[0][0]
+    assert all(score > 0 for _, score in hits_a + hits_b)
+    # query syntax in user text is quoted, never interpreted
+    assert store.keyword_search(a, ['"hike', "OR", "NEAR("], 10) == store.keyword_search(a, ["hike"], 10)
+
+
+def test_vector_search_stays_in_its_bank(store: AnyStore) -> None:
+    a = _setup(store, "a", ["one", "two"])
+    b = _setup(store, "b", ["three", "four"])
+    query = np.array([1, 0, 0, 0], dtype=np.float32)
+    ids_a = [i for i, _ in store.vector_search(a, 4, query, 10)]
+    ids_b = [i for i, _ in store.vector_search(b, 4, query, 10)]
+    assert set(ids_a).isdisjoint(ids_b) and len(ids_a) == 2 and len(ids_b) == 2
+    assert store.vector_search(a, 4, query, 10)[0][1] == pytest.approx(1.0)
+
+
+def test_writes_outside_a_transaction_are_refused_and_failed_blocks_roll_back(store: AnyStore) -> None:
+    with pytest.raises(StoreError, match="store.write"):
+        store.create_bank("x", "fake", 4)
+    with pytest.raises(RuntimeError), store.write():
+        store.create_bank("x", "fake", 4)
+        raise RuntimeError("boom")
+    assert store.get_bank("x") is None
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.get_bank("x")
+
+
+# -- the write path ------------------------------------------------------------------------------
+def test_nested_writes_join_the_outer_block_and_try_write_never_waits(store: AnyStore) -> None:
+    with pytest.raises(RuntimeError), store.write():
+        store.create_bank("outer", "fake", 4)
+        with store.write():
+            store.create_bank("inner", "fake", 4)
+        raise RuntimeError("the whole outer block rolls back")
+    assert store.get_bank("outer") is None and store.get_bank("inner") is None
+    with store.write():
+        with store.write():
+            store.create_bank("inner", "fake", 4)
+        assert store.get_bank("inner") is not None  # the block reads its own rows
+    held, release, outcome = threading.Event(), threading.Event(), []
+
+    def hold() -> None:
+        with store.write():
+            held.set()
+            release.wait(5)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    held.wait(5)
+    with store.try_write() as free:
+        outcome.append(free)
+    release.set()
+    worker.join()
+    with store.try_write() as free:
+        outcome.append(free)
+        store.create_bank("later", "fake", 4)
+    assert outcome == [False, True] and store.get_bank("later") is not None
+
+
+def test_the_store_implements_every_protocol_method_with_its_signature() -> None:
+    for name, member in inspect.getmembers(Store, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        expected = list(inspect.signature(member).parameters)
+        for cls in (SQLiteStore, PostgresStore):
+            assert hasattr(cls, name), f"{cls.__name__} lacks {name}"
+            assert list(inspect.signature(getattr(cls, name)).parameters) == expected, (cls.__name__, name)
+
+
+# -- banks, meta, audit --------------------------------------------------------------------------
+def test_banks_round_trip_and_delete_cascades(store: AnyStore) -> None:
+    a = _setup(store, "a", ["한라산에 올랐다", "Hiking on Jeju"])
+    b = _setup(store, "b", ["부산 여행"], dim=8)
+    assert store.get_bank("a") == store.bank_by_id(a)
+    assert (store.get_bank("b").name, store.get_bank("b").embedder, store.get_bank("b").dim) == ("b", "fake", 8)
+    assert store.get_bank("missing") is None and store.bank_by_id(999) is None
+    banks = store.list_banks()
+    assert [x.name for x in banks] == ["a", "b"] and all(isinstance(x, BankInfo) for x in banks)
+    assert (banks[0].sources, banks[0].facts, banks[1].facts) == (1, 2, 1)
+    assert banks[0].created_at.tzinfo is not None
+    assert store.bank_config(a) == {}
+    with store.write():
+        store.set_bank_config(a, {"redaction": {"email": "redact"}, "이름": "값"})
+    assert store.bank_config(a) == {"redaction": {"email": "redact"}, "이름": "값"}
+    with store.write():
+        assert store.delete_bank(a) == {"facts": 2, "chunks": 1, "messages": 0, "sources": 1}
+        assert store.delete_bank(a) == {}
+    assert store.get_bank("a") is None and store.count_facts(a) == 0
+    # (keyword_search on a deleted bank is undefined: SQLite's per-bank FTS table is gone)
+    assert store.vector_search(a, 4, np.ones(4, dtype=np.float32), 10) == []
+    assert store.count_facts(b) == 1 and store.keyword_search(b, keyword_terms("부산"), 10)
+
+
+def test_audit_log_round_trip(store: AnyStore) -> None:
+    with store.write():
+        store.add_audit([
+            {"bank": "a", "operation": "retain", "source_id": "s1", "item_id": "m1", "type": "email", "start": 3,
+             "end": 20, "length": 17, "fingerprint": "ab12", "action": "redacted"},
+            {"bank": "a", "operation": "forget", "type": "erase", "action": "deleted", "count": 4},
+            {"bank": "b", "operation": "retain", "type": "phone", "action": "blocked"},
+        ])
+    log = store.audit_log("a")
+    assert [e["operation"] for e in log] == ["forget", "retain"]  # newest first
+    assert log[1] | {"at": None} == {"at": None, "operation": "retain", "source_id": "s1", "item_id": "m1",
+                                     "type": "email", "start": 3, "end": 20, "length": 17, "fingerprint": "ab12",
+                                     "action": "redacted", "count": 1}
+    assert log[0]["count"] == 4 and "T" in log[0]["at"]
+    assert len(store.audit_log("a", limit=1)) == 1 and store.audit_log("nobody") == []
+
+
+# -- sources, messages, chunks, facts ------------------------------------------------------------
+def test_sources_messages_and_chunks_round_trip(store: AnyStore) -> None:
+    c = _conversation(store)
+    bank = c["bank"]
+    assert store.get_source_row(bank, "chat-1") == (c["source"], "conversation")
+    assert store.get_source_row(bank, "nope") is None
+    source = store.get_source(bank, "alice", "chat-1")
+    assert isinstance(source, SourceInfo) and source.metadata == {"title": "대화"} and source.text is None
+    assert [m.id for m in source.messages] == ["m1", "m2", "m3", "m4"]
+    assert source.messages[0] == Message("m1", "alice", c["texts"][0], "2026-03-02T10:00:00+09:00")
+    with store.write():
+        doc = store.upsert_source(bank, "doc-1", "document", "문서 본문 text", {"a": 1, "b": [1, 2]})
+        assert store.upsert_source(bank, "doc-1", "document", "새 본문", {"b": 2}) == doc
+    got = store.get_source(bank, "alice", "doc-1")
+    assert got.text == "새 본문" and got.metadata == {"b": 2} and got.messages == []
+    assert got.updated_at >= got.created_at
+    listed = store.list_sources(bank, "alice")
+    assert [s.id for s in listed] == ["chat-1", "doc-1"] and all(s.text is None and not s.messages for s in listed)
+    assert store.existing_messages(bank, ["m1", "m3", "zz"]) == {"m1": (c["source"], c["texts"][0]),
+                                                                "m3": (c["source"], c["texts"][2])}
+    assert store.existing_messages(bank, []) == {}
+    assert store.last_message(bank, "chat-1").id == "m4" and store.last_message(bank, "doc-1") is None
+    assert store.next_message_position(c["source"]) == 4 and store.next_message_position(doc) == 0
+    with store.write():
+        store.update_message_text(bank, "m2", "고친 텍스트")
+    assert store.existing_messages(bank, ["m2"])["m2"][1] == "고친 텍스트"
+    chunks = store.chunks_of(c["source"])
+    assert [(k.id, k.position, k.sha256) for k in chunks] == [(cid, i, f"sha{i}") for i, cid in enumerate(c["chunks"])]
+    with store.write():
+        store.set_chunk_position(c["chunks"][0], 9)
+    assert [k.id for k in store.chunks_of(c["source"])][-1] == c["chunks"][0]
+    assert store.chunk_ids_for_message(bank, c["source"], "m3") == [c["chunks"][2]]
+    assert store.chunk_ids_for_message(bank, c["source"], "zz") == []
+    with store.write():
+        assert store.delete_chunks(bank, [c["chunks"][2], c["chunks"][3]]) == 2
+        assert store.delete_chunks(bank, []) == 0
+    assert store.count_facts(bank) == 2 and len(store.chunks_of(c["source"])) == 2
+    assert store.get_facts(bank, c["facts"][2:]) == []
+    assert store.keyword_search(bank, keyword_terms("hiking Alps"), 10) == []
+    assert store.vectors_of(c["dim"], c["facts"]).keys() == set(c["facts"][:2])
+
+
+def test_facts_round_trip(store: AnyStore) -> None:
+    with store.write():
+        b = store.create_bank("a", "fake", 4)
+        other = store.create_bank("other", "fake", 4)
+        source = store.upsert_source(b.id, "s", "conversation", None, {})
+        chunk = store.add_chunk(b.id, source, 0, "sha", "x", ["m1", "m2"])
+        ids = store.add_facts(b.id, source, chunk, [
+            _fact("김민지 팀장은 다음 주 화요일에 부산으로 출장 가", kind="experience", speaker="alice",
+                  message_ids=["m1", "m2"], occurred_start=100.0, occurred_end=200.0, mentioned_at=50.0,
+                  utc_offset=32400, importance=0.9, pinned=True, decay_class="transient", expires_at=1000.0),
+            _fact("plain"),
+        ], np.eye(4, dtype=np.float32)[:2])
+    rows = store.get_facts(b.id, [ids[1], ids[0], 12345])
+    assert [r.id for r in rows] == [ids[1], ids[0]] and all(isinstance(r, FactRow) for r in rows)
+    first = rows[1]
+    assert (first.bank_id, first.source_id, first.source_external_id, first.chunk_id) == (b.id, source, "s", chunk)
+    assert (first.text, first.kind, first.speaker, first.message_ids) == (
+        "김민지 팀장은 다음 주 화요일에 부산으로 출장 가", "experience", "alice", ["m1", "m2"])
+    assert (first.occurred_start, first.occurred_end, first.mentioned_at, first.utc_offset) == (100.0, 200.0, 50.0, 32400)
+    assert (first.valid_from, first.valid_to, first.importance, first.pinned) == (50.0, None, 0.9, True)
+    assert (first.decay_class, first.expires_at, first.tokens, first.superseded_by) == ("transient", 1000.0, 3, None)
+    assert (first.strength, first.archived_at, first.recall_count) == (1.0, None, 0) and first.created_at > 0
+    assert (rows[0].kind, rows[0].pinned, rows[0].message_ids, rows[0].speaker) == ("world", False, [], None)
+    assert store.get_facts(other.id, ids) == [] and store.get_facts(b.id, []) == []
+    assert store.count_facts(b.id) == 2 and list(store.iter_fact_ids(b.id)) == sorted(ids)
+    assert list(store.iter_fact_ids(other.id)) == []
+
+
+# -- keyword channel -----------------------------------------------------------------------------
+def test_keyword_search_ranks_korean_and_english_by_bm25(store: AnyStore) -> None:
+    bank = _setup(store, "a", [
+        "한라산에 올랐다",                        # 1: 한라산 once
+        "한라산 한라산 정상 사진",                 # 2: 한라산 twice, short
+        "부산 여행 계획을 세웠다",                 # 3
+        "I went hiking with my sister",          # 4
+        "We hiked and hiked and hiked all day",  # 5: stem "hike" three times
+        "The weather was nice today",            # 6
+    ], dim=8)
+    ko = store.keyword_search(bank, keyword_terms("한라산 등산"), 10)
+    assert [i for i, _ in ko] == [2, 1]  # more occurrences, higher BM25
+    en = store.keyword_search(bank, keyword_terms("hiking"), 10)
+    assert [i for i, _ in en] == [5, 4]  # "hiking" meets "hiked" through the stem
+    mixed = store.keyword_search(bank, keyword_terms("한라산") + keyword_terms("sister"), 10)
+    assert {i for i, _ in mixed} == {1, 2, 4}
+    for hits in (ko, en, mixed):
+        scores = [s for _, s in hits]
+        assert all(s > 0 for s in scores) and scores == sorted(scores, reverse=True)
+    assert len(store.keyword_search(bank, keyword_terms("한라산 hiking"), 2)) == 2
+    assert store.keyword_search(bank, [], 10) == [] and store.keyword_search(bank, ["", "((("], 10) == []
+    assert store.keyword_search(bank, keyword_terms("화성 탐사"), 10) == []
+
+
+def test_context_terms_count_only_with_a_context_weight(store: AnyStore) -> None:
+    with store.write():
+        b = store.create_bank("a", "fake", 4)
+        source = store.upsert_source(b.id, "s", "conversation", None, {})
+        chunk = store.add_chunk(b.id, source, 0, "sha", "x", [])
+        ids = store.add_facts(b.id, source, chunk, [
+            NewFact("응 좋아", "응 좋아", keyword_terms("응 좋아"), context_terms=keyword_terms("제주도 여행 갈래?")),
+            NewFact("제주도 좋지", "제주도 좋지", keyword_terms("제주도 좋지")),
+        ], np.eye(4, dtype=np.float32)[:2])
+    assert [i for i, _ in store.keyword_search(b.id, keyword_terms("제주도"), 10)] == [ids[1]]
+    weighted = store.keyword_search(b.id, keyword_terms("제주도"), 10, context_weight=0.3)
+    assert [i for i, _ in weighted] == [ids[1], ids[0]] and weighted[1][1] > 0
+    with store.write():  # re-indexing without the context drops it
+        store.update_fact_index(b.id, 4, ids[0], keyword_terms("응 좋아"), (), np.array([0, 0, 1, 0], np.float32))
+    assert [i for i, _ in store.keyword_search(b.id, keyword_terms("제주도"), 10, context_weight=0.3)] == [ids[1]]
+    assert store.keyword_search(b.id, keyword_terms("좋아"), 10)[0][0] == ids[0]
+    assert np.array_equal(store.vectors_of(4, [ids[0]])[ids[0]], np.array([0, 0, 1, 0], np.float32))
+
+
+def test_bm25_scores_are_the_same_in_both_stores(tmp_path: Path, pg_dsn_factory: Callable[[], str]) -> None:  # noqa: F811
+    """The PostgreSQL BM25 is FTS5's: same ranking and the same scores, per bank, before and after deletes,
+    with context weights and with terms the tokenizer splits into phrases ("3.5", "o'neil")."""
+    texts = ["한라산에 올랐다", "Hiking on Jeju island with my sister", "한라산 한라산 사진 찍었어", "부산 여행 3.5일 계획",
+             "O'Neil likes 3.5 mile hikes", "서울 맛집 탐방", "my sister loves hiking in Toronto", "hike hike hike hike",
+             "오트밀크로 바꿨어", "I switched from almond milk to oat milk", "5 3 numbers 3 5 3.5"]
+    stores: list[AnyStore] = [SQLiteStore(str(tmp_path / "x.db")), PostgresStore(pg_dsn_factory())]
+    try:
+        banks = []
+        for s in stores:
+            with s.write():
+                noise = s.create_bank("noise", "fake", 4)  # another bank's statistics must not leak in
+                src = s.upsert_source(noise.id, "s", "document", "x", {})
+                chunk = s.add_chunk(noise.id, src, 0, "sha", "x", [])
+                s.add_facts(noise.id, src, chunk, [_fact("한라산 hike hike")] * 5, np.ones((5, 4), np.float32))
+                b = s.create_bank("a", "fake", 4)
+                src = s.upsert_source(b.id, "s", "document", "x", {})
+                chunk = s.add_chunk(b.id, src, 0, "sha", "x", [])
+                facts = [NewFact(t, t, keyword_terms(t), context_terms=keyword_terms(c), tokens=3)
+                         for t, c in zip(texts, reversed(texts))]
+                s.add_facts(b.id, src, chunk, facts, np.ones((len(texts), 4), np.float32))
+            banks.append(b.id)
+        assert banks[0] == banks[1]
+        queries = ["한라산", "hiking sister", "3.5", "o'neil", "oat milk", "hike", "한라산 사진 여행", "5"]
+        compared = 0
+        for erase in (False, True):
+            if erase:
+                for s, b in zip(stores, banks):
+                    with s.write():
+                        s.erase_facts(b, 4, [8, 10])
+            for q in queries:
+                for weight in (0.0, 0.3, 1.0):
+                    sqlite_hits, pg_hits = (s.keyword_search(b, keyword_terms(q), 20, weight)
+                                            for s, b in zip(stores, banks))
+                    compared += len(sqlite_hits)
+                    assert [i for i, _ in pg_hits] == [i for i, _ in sqlite_hits], (q, weight)
+                    assert [s for _, s in pg_hits] == pytest.approx([s for _, s in sqlite_hits], rel=1e-9), (q, weight)
+        assert compared > 100
+    finally:
+        for s in stores:
+            s.close()
+
+
+# -- vector channel ------------------------------------------------------------------------------
+def test_vector_search_orders_by_cosine_and_returns_float32_vectors(store: AnyStore) -> None:
+    vectors = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 0, 0], [-1, 0, 0, 0.5]], dtype=np.float32)
+    with store.write():
+        b = store.create_bank("a", "fake", 4)
+        source = store.upsert_source(b.id, "s", "document", "x", {})
+        chunk = store.add_chunk(b.id, source, 0, "sha", "x", [])
+        ids = store.add_facts(b.id, source, chunk, [_fact(f"fact {i}") for i in range(4)], vectors)
+    hits = store.vector_search(b.id, 4, np.array([1, 0.1, 0, 0], dtype=np.float32), 3)
+    assert [i for i, _ in hits] == [ids[0], ids[1], ids[2]]
+    q = np.array([1, 0.1, 0, 0])
+    expected = [float(v @ q / np.linalg.norm(v) / np.linalg.norm(q)) for v in vectors[:3]]
+    assert [s for _, s in hits] == pytest.approx(expected, abs=1e-5)
+    got = store.vectors_of(4, [ids[1], ids[3], 999])
+    assert set(got) == {ids[1], ids[3]} and got[ids[1]].dtype == np.float32
+    assert np.array_equal(got[ids[3]], vectors[3])
+    sample = store.vectors_sample(b.id, 4, 10)
+    assert sample.shape == (4, 4) and sample.dtype == np.float32
+    assert {tuple(v) for v in sample} == {tuple(v) for v in vectors}
+    assert store.vectors_sample(b.id, 4, 2).shape == (2, 4)
+    empty = store.vectors_sample(b.id + 1, 4, 10)
+    assert empty.shape == (0, 4) and empty.dtype == np.float32
+    assert store.vectors_of(4, []) == {}
+
+
+# -- entities, mentions, links, time -------------------------------------------------------------
+def test_entities_mentions_and_links(store: AnyStore) -> None:
+    c = _conversation(store)
+    bank, f = c["bank"], c["facts"]
+    with store.write():
+        minji = store.save_entity(bank, None, "김민지", "person", ["민지", "김 팀장"], ["팀장"], {"alice": 2}, 10.0,
+                                  ["김민지", "민지"])
+        hana = store.save_entity(bank, None, "Hana", "person", [], [], {}, None, ["hana"])
+        alps = store.save_entity(bank, None, "Alps", "place", [], [], {}, 20.0, ["alps"])
+        store.save_entity(bank, minji, "김민지", "person", ["민지", "김 팀장", "민지님"], ["팀장"], {"alice": 3}, 30.0,
+                          ["민지님", "민지"])
+        store.add_mentions(f[0], [(minji, "김민지"), (hana, "Hana")])
+        store.add_mentions(f[0], [(minji, "민지")])  # already there: ignored
+        store.add_mentions(f[1], [(minji, "민지")])
+        store.add_mentions(f[3], [(alps, "Alps")])
+        store.bump_context_degrees(bank, ["alice", "bob", "alice"])
+        store.add_links(bank, [(f[0], f[1], "temporal", 0.5), (f[1], f[2], "semantic", 0.8),
+                               (f[2], f[0], "caused_by", 1.0)])
+        store.add_links(bank, [(f[0], f[1], "temporal", 0.9)])  # replaces the weight
+    found = store.entities_by_keys(bank, ["민지님", "민지", "nobody"])
+    assert found == [EntityRow(minji, "김민지", "person", ["민지", "김 팀장", "민지님"], ["팀장"], {"alice": 3}, 30.0)]
+    assert store.entities_by_keys(bank, []) == [] and store.entities_by_keys(bank + 1, ["민지"]) == []
+    assert store.recent_entity_names(bank, 2) == ["김민지", "민지", "김 팀장", "민지님", "Alps"]
+    assert store.recent_entity_names(bank, 10)[-1] == "Hana"  # never seen: last
+    assert store.entities_of_facts([f[0], f[1], f[2]]) == {f[0]: sorted([minji, hana]), f[1]: [minji]}
+    assert store.entity_degrees([minji, hana, alps]) == {minji: 2, hana: 1, alps: 1}
+    assert store.facts_of_entities([minji, hana], 1) == {minji: [f[1]], hana: [f[0]]}
+    assert store.facts_of_entities([minji], 5) == {minji: [f[1], f[0]]}
+    assert store.entity_names([minji, alps]) == {minji: "김민지", alps: "Alps"}
+    assert store.context_degrees(bank, ["alice", "bob", "carol"]) == {"alice": 2, "bob": 1}
+    assert sorted(store.links_of([f[0]])) == sorted([(f[0], f[1], "temporal", 0.9), (f[0], f[2], "caused_by", 1.0)])
+    assert store.links_of([f[1]], ["semantic"]) == [(f[1], f[2], "semantic", 0.8)]
+    assert store.links_of([]) == []
+    assert store.recent_facts_of_source(c["source"], 2) == [(f[3], 1_772_000_300.0), (f[2], 1_772_000_200.0)]
+    with store.write():
+        store.delete_chunks(bank, [c["chunks"][3]])  # Alps loses its only mention
+    assert store.entity_names([alps]) == {}
+    with store.write():
+        store.scrub_context_keys(bank, ["alice"])
+    assert store.entities_by_keys(bank, ["민지"])[0].cooccurring == {}
+    assert store.context_degrees(bank, ["alice", "bob"]) == {"bob": 1}
+
+
+def test_facts_in_range(store: AnyStore) -> None:
+    with store.write():
+        b = store.create_bank("a", "fake", 4)
+        source = store.upsert_source(b.id, "s", "document", "x", {})
+        chunk = store.add_chunk(b.id, source, 0, "sha", "x", [])
+        ids = store.add_facts(b.id, source, chunk, [
+            _fact("a", occurred_start=100.0, occurred_end=200.0, mentioned_at=500.0),
+            _fact("b", mentioned_at=150.0),
+            _fact("c", occurred_start=300.0, mentioned_at=50.0),
+            _fact("d"),
+        ], np.eye(4, dtype=np.float32))
+    assert sorted(store.facts_in_range(b.id, 120.0, 160.0, 10)) == [(ids[0], 100.0, 200.0), (ids[1], 150.0, 150.0)]
+    assert sorted(store.facts_in_range(b.id, 200.0, 301.0, 10)) == [(ids[0], 100.0, 200.0), (ids[2], 300.0, 300.0)]
+    assert store.facts_in_range(b.id, 1000.0, 2000.0, 10) == []
+    assert len(store.facts_in_range(b.id, 0.0, 1000.0, 2)) == 2
+
+
+# -- versions, decay, TTL ------------------------------------------------------------------------
+def test_supersede_version_chain_and_lifecycle(store: AnyStore) -> None:
+    c = _conversation(store)
+    f = c["facts"]
+    with store.write():
+        store.supersede(f[0], f[1], 5000.0, "update")
+        store.supersede(f[1], f[2], 6000.0, "correction")
+    assert store.version_chain(f[0]) == f[:3] == store.version_chain(f[1]) == store.version_chain(f[2])
+    assert store.version_chain(f[3]) == [f[3]]
+    row = store.get_facts(c["bank"], [f[0]])[0]
+    assert (row.valid_to, row.superseded_by) == (5000.0, f[1])
+    life = store.lifecycle_of([f[0], f[1], 999])
+    assert set(life) == {f[0], f[1]}
+    assert life[f[1]] == {"superseded_by": f[2], "supersede_reason": "correction", "strength": 1.0,
+                          "recall_count": 0, "last_recalled_at": None, "archived_at": None, "supersedes": [f[0]]}
+    assert life[f[0]]["supersedes"] == [] and store.lifecycle_of([]) == {}
+
+
+def test_decay_rows_strengths_recall_touches_and_ttl(store: AnyStore) -> None:
+    with store.write():
+        b = store.create_bank("a", "fake", 4)
+        source = store.upsert_source(b.id, "s", "document", "x", {})
+        chunk = store.add_chunk(b.id, source, 0, "sha", "x", [])
+        ids = store.add_facts(b.id, source, chunk, [
+            _fact("a", decay_class="transient", mentioned_at=10.0, expires_at=100.0),
+            _fact("b", pinned=True),
+            _fact("c", expires_at=300.0),
+        ], np.eye(4, dtype=np.float32)[:3])
+    rows = store.decay_rows(b.id, 0, 10)
+    assert [r[0] for r in rows] == ids
+    assert rows[0][1:4] == ("transient", False, 10.0) and rows[1][2] is True and rows[0][5:] == (0, None)
+    assert isinstance(rows[0][4], float) and [r[0] for r in store.decay_rows(b.id, ids[0], 1)] == [ids[1]]
+    with store.write():
+        store.set_strengths([(ids[0], 0.25, None), (ids[1], 0.5, 777.0)])
+        store.touch_recalled([ids[0], ids[1]], 900.0)  # archived facts are not refreshed
+    life = store.lifecycle_of(ids)
+    assert (life[ids[0]]["strength"], life[ids[0]]["recall_count"], life[ids[0]]["last_recalled_at"]) == (1.0, 1, 900.0)
+    assert (life[ids[1]]["strength"], life[ids[1]]["archived_at"], life[ids[1]]["recall_count"]) == (0.5, 777.0, 0)
+    assert [r[0] for r in store.decay_rows(b.id, 0, 10)] == [ids[0], ids[2]]
+    assert store.decay_rows(b.id, 0, 10)[0][5:] == (1, 900.0)
+    with store.write():
+        store.set_fact_class([ids[1], ids[2]], "permanent", 0.8, True)
+    got = {r.id: r for r in store.get_facts(b.id, ids)}
+    assert (got[ids[1]].decay_class, got[ids[1]].importance, got[ids[1]].pinned) == ("permanent", 0.8, True)
+    assert (got[ids[1]].strength, got[ids[1]].archived_at) == (1.0, None)
+    assert store.expired_fact_ids(b.id, 200.0) == [ids[0]]
+    assert store.expired_fact_ids(b.id, 300.0) == [ids[0], ids[2]]
+
+
+def test_selecting_facts_and_messages_to_erase(store: AnyStore) -> None:
+    c = _conversation(store)
+    bank, f = c["bank"], c["facts"]
+    with store.write():
+        ent = store.save_entity(bank, None, "Alps", "place", [], [], {}, None, ["alps"])
+        store.add_mentions(f[3], [(ent, "Alps")])
+    assert store.fact_ids_where(bank, source_row=c["source"]) == f
+    assert store.fact_ids_where(bank, message_id="m2") == [f[1]]
+    assert store.fact_ids_where(bank, entity_ids=[ent]) == [f[3]]
+    assert store.fact_ids_where(bank, before=1_772_000_150.0) == f[:2]
+    assert store.fact_ids_where(bank) == [] and store.fact_ids_where(bank, message_id="zz") == []
+    rows = store.message_rows_where(bank, message_id="m3")
+    assert len(rows) == 1 and rows[0][1:] == (c["source"], "m3")
+    # timestamps compare as instants: +09:00 offsets, Z and naive (= UTC) alike
+    before = store.message_rows_where(bank, before_iso="2026-03-02T02:00:00+00:00")
+    assert [r[2] for r in before] == ["m1", "m2"]
+    assert [r[2] for r in store.message_rows_where(bank, before_iso="2026-03-05T09:00:30Z")] == ["m1", "m2", "m3"]
+    assert [r[2] for r in store.message_rows_where(bank, before_iso="2026-03-05T18:00:30+09:00")] == \
+        ["m1", "m2", "m3"]
+    assert [r[2] for r in store.message_rows_where(bank, before_iso="2026-03-05T10:00:00+00:00")] == \
+        ["m1", "m2", "m3", "m4"]
+    m1 = store.message_rows_where(bank, message_id="m1")[0][0]
+    m4 = store.message_rows_where(bank, message_id="m4")[0][0]
+    assert store.following_message_facts([m1]) == [f[1]] and store.following_message_facts([m4]) == []
+    assert store.message_texts([m1, m4]) == [c["texts"][0], c["texts"][3]]
+    assert store.source_texts([c["source"]]) == c["texts"]
+
+
+# -- jobs ----------------------------------------------------------------------------------------
+def test_job_queue_enqueue_claim_lease_finish_retry(store: AnyStore) -> None:
+    a = _setup(store, "a", ["x"])
+    b = _setup(store, "b", ["y"])
+    with store.write():
+        first = store.enqueue_job(a, "consolidate", run_after=100.0)
+        assert store.enqueue_job(a, "consolidate", {"fact_ids": [1]}) == first  # unique: the queued one
+        second = store.enqueue_job(a, "consolidate", {"fact_ids": [1, 2]}, run_after=100.0, unique=False)
+        decay = store.enqueue_job(b, "decay", {"이름": "값"}, run_after=50.0)
+        later = store.enqueue_job(a, "refresh_models", run_after=10_000.0)
+    assert len({first, second, decay, later}) == 4
+    with store.write():
+        assert store.claim_job("w1", 20.0, 60.0) is None  # nothing is due yet
+        job = store.claim_job("w1", 200.0, 60.0)
+        assert isinstance(job, JobRow)
+        assert (job.id, job.bank_id, job.kind, job.status, job.attempts, job.payload) == (
+            decay, b, "decay", "running", 1, {"이름": "값"})
+        assert store.claim_job("w2", 200.0, 60.0, kinds=["decay"]) is None
+        mine = store.claim_job("w2", 200.0, 60.0, bank_id=a)
+        assert mine.id == first and mine.run_after == 100.0
+        assert store.claim_job("w3", 200.0, 60.0, kinds=["consolidate"], bank_id=a).id == second
+        assert store.claim_job("w3", 230.0, 60.0) is None  # claimed ones are leased
+        reclaimed = store.claim_job("w3", 270.0, 60.0, kinds=["decay"])  # w1's lease ran out
+        assert (reclaimed.id, reclaimed.attempts) == (decay, 2)
+        store.finish_job(decay)
+        store.finish_job(first, error="boom " * 200, retry_at=500.0)
+        store.finish_job(second, error="gave up")
+    done = store.list_jobs(status="done")
+    assert [j.id for j in done] == [decay] and done[0].last_error is None
+    retry = store.list_jobs(bank_id=a, status="queued")
+    assert [j.id for j in retry] == [later, first]  # newest first
+    assert retry[1].run_after == 500.0 and len(retry[1].last_error) == 500
+    assert [j.status for j in store.list_jobs(bank_id=a)] == ["queued", "failed", "queued"]
+    assert store.list_jobs(bank_id=a, limit=1)[0].id == later
+    with store.write():
+        assert store.claim_job("w4", 400.0, 60.0, bank_id=a) is None
+        assert store.claim_job("w4", 600.0, 60.0, bank_id=a).id == first
+        assert store.enqueue_job(a, "consolidate") != first  # no queued consolidation left to reuse
+
+
+# -- observations, mental models, LLM usage ------------------------------------------------------
+def test_observations_save_update_delete(store: AnyStore) -> None:
+    c = _conversation(store)
+    bank, f = c["bank"], c["facts"]
+    with store.write():
+        ent = store.save_entity(bank, None, "Alice", "person", [], [], {}, None, ["alice"])
+        o1 = store.save_observation(bank, None, entity_id=ent, topic="alice", text="Alice likes the Alps",
+                                    fact_ids=[f[3], f[2]], history=[{"text": "처음", "at": 1.0}], believed_at=5.0,
+                                    embedding=np.array([1, 2, 3, 4], np.float32), terms=["alic", "alp"], tokens=7)
+        o2 = store.save_observation(bank, None, entity_id=None, topic="food", text="카페를 좋아함", fact_ids=[f[2]],
+                                    history=[], believed_at=None, embedding=None, terms=["카페"], tokens=3)
+        store.mark_consolidated([f[2], f[3]], 50.0)
+        store.save_mental_model(bank, "likes", "What does Alice like?")
+        store.set_mental_model_answer(store.mental_models(bank)[0].id, "The Alps", [f"o-{o1}"], 60.0)
+    got = store.get_observations(bank, [o1, 999])
+    assert got == [ObservationRow(o1, bank, ent, "alice", "Alice likes the Alps", sorted([f[2], f[3]]),
+                                  [{"text": "처음", "at": 1.0}], 5.0, got[0].created_at, got[0].updated_at, 7)]
+    assert [o.id for o in store.observations_of_bank(bank)] == [o1, o2]
+    assert [o.id for o in store.observations_of_bank(bank, "food")] == [o2]
+    assert store.observations_of_facts([f[2]]) == [o1, o2] and store.observations_of_facts([f[0]]) == []
+    ids, vectors = store.observation_vectors(bank)
+    assert ids == [o1] and vectors.dtype == np.float32 and np.array_equal(vectors[0], [1, 2, 3, 4])
+    assert store.observation_vectors(bank + 1) == ([], None)
+    assert store.observation_terms(bank) == [(o1, "alic alp"), (o2, "카페")]
+    assert store.unconsolidated_facts(bank, 10) == f[:2]
+    with store.write():
+        assert store.save_observation(bank, o1, entity_id=ent, topic="alice", text="Alice loves the Alps",
+                                      fact_ids=[f[3]], history=[], believed_at=6.0, embedding=None, terms=[],
+                                      tokens=8) == o1
+        store.mark_consolidated([f[0]], 70.0, failed=True)
+    updated = store.get_observations(bank, [o1])[0]
+    assert (updated.text, updated.fact_ids, updated.tokens, updated.believed_at) == ("Alice loves the Alps", [f[3]], 8, 6.0)
+    assert updated.updated_at >= updated.created_at
+    assert store.unconsolidated_facts(bank, 10) == [f[1]]  # f0 failed alone, f2/f3 are consolidated
+    with store.write():
+        assert store.delete_observations(bank, [o1]) == 1
+        assert store.delete_observations(bank, []) == 0
+    assert store.get_observations(bank, [o1]) == []
+    assert store.unconsolidated_facts(bank, 10) == [f[1], f[3]]  # its support goes back in the queue
+    assert store.mental_models(bank)[0].answer is None  # the answer cited the observation
+
+
+def test_mental_models_and_llm_usage(store: AnyStore) -> None:
+    bank = _setup(store, "a", ["x"])
+    with store.write():
+        m1 = store.save_mental_model(bank, "zeta", "Z?")
+        m2 = store.save_mental_model(bank, "Alpha", "A?")
+        store.set_mental_model_answer(m1, "answer", ["f-1", "o-2"], 10.0)
+    models = store.mental_models(bank)
+    assert [m.name for m in models] == ["Alpha", "zeta"] and all(isinstance(m, MentalModelRow) for m in models)
+    assert models[1] == MentalModelRow(m1, bank, "zeta", "Z?", "answer", ["f-1", "o-2"], 10.0, models[1].created_at)
+    with store.write():
+        assert store.save_mental_model(bank, "zeta", "Z again?") == m1  # same name: reset, same id
+        assert store.delete_mental_model(bank, "Alpha") == 1
+        assert store.delete_mental_model(bank, "Alpha") == 0
+    assert [(m.id, m.question, m.answer, m.based_on) for m in store.mental_models(bank)] == [(m1, "Z again?", None, [])]
+    assert m2 != m1
+    with store.write():
+        store.add_llm_usage(bank, "2026-05-01", "extract", "openai", "gpt", 1, 100, 20, 0.25)
+        store.add_llm_usage(bank, "2026-05-01", "extract", "openai", "gpt", 2, 50, 10, 0.5)
+        store.add_llm_usage(bank, "2026-04-30", "reflect", "anthropic", "claude", 1, 10, 5, 0.125)
+    assert store.llm_usage(bank) == [
+        {"day": "2026-04-30", "operation": "reflect", "provider": "anthropic", "model": "claude", "calls": 1,
+         "input_tokens": 10, "output_tokens": 5, "cost_usd": 0.125},
+        {"day": "2026-05-01", "operation": "extract", "provider": "openai", "model": "gpt", "calls": 3,
+         "input_tokens": 150, "output_tokens": 30, "cost_usd": 0.75},
+    ]
+    assert store.llm_spend(bank) == 0.875 and store.llm_spend(bank + 1) == 0.0
+
+
+# -- erasure and its proof -----------------------------------------------------------------------
+def test_erase_facts_cascades_to_everything_derived(store: AnyStore) -> None:
+    c = _conversation(store)
+    bank, f, dim = c["bank"], c["facts"], c["dim"]
+    with store.write():
+        ent = store.save_entity(bank, None, MARKER_EN, "place", [], [], {}, None, ["zebraquartz"])
+        store.add_mentions(f[2], [(ent, MARKER_EN)])
+        store.add_links(bank, [(f[2], f[3], "semantic", 0.7), (f[0], f[3], "temporal", 0.5)])
+        store.supersede(f[1], f[2], 999.0, "update")
+        obs = store.save_observation(bank, None, entity_id=ent, topic="cafe", text=f"Favourite: {MARKER_EN}",
+                                     fact_ids=[f[2], f[3]], history=[], believed_at=None,
+                                     embedding=np.ones(4, np.float32), terms=["zebraquartz"], tokens=5)
+        keep = store.save_observation(bank, None, entity_id=None, topic="hiking", text="Hikes", fact_ids=[f[3]],
+                                      history=[], believed_at=None, embedding=None, terms=[], tokens=1)
+        store.mark_consolidated(f, 10.0)
+        dropped = store.enqueue_job(bank, "consolidate", {"fact_ids": [f[2]]}, unique=False)
+        trimmed = store.enqueue_job(bank, "consolidate", {"fact_ids": [f[2], f[3]]}, unique=False)
+        untouched = store.enqueue_job(bank, "decay", {}, unique=False)
+        model = store.save_mental_model(bank, "cafe", "Where does Alice go?")
+        store.set_mental_model_answer(model, "Zebraquartz", [f"o-{obs}"], 20.0)
+        other = store.save_mental_model(bank, "hike", "Hikes?")
+        store.set_mental_model_answer(other, "Alps", [f"f-{f[3]}"], 20.0)
+    before = store.scan_for([MARKER_EN])
+    assert {"facts", "messages", "chunks", "observations", "entities"} <= {hit["table"] for hit in before}
+    assert store.keyword_search(bank, keyword_terms("favourite cafe"), 10)
+    with store.write():
+        counts = store.erase_facts(bank, dim, [f[2], 12345])
+        store.compact_indexes(bank)
+    # the emptied message goes with its chunk (counted as a chunk, as in the SQLite store)
+    assert counts == {"facts": 1, "messages": 0, "chunks": 1, "sources": 0, "observations": 1, "jobs": 2,
+                      "mental_models": 1, "versions_reopened": 1, "entities": 1}
+    assert store.get_facts(bank, [f[2]]) == [] and store.count_facts(bank) == 3
+    assert store.keyword_search(bank, keyword_terms("favourite cafe"), 10) == []
+    assert f[2] not in [i for i, _ in store.vector_search(bank, dim, np.array([0, 0, 1, 0], np.float32), 10)]
+    assert store.vectors_of(dim, [f[2]]) == {}
+    assert store.links_of([f[2]]) == [] and store.links_of([f[3]]) == [(f[3], f[0], "temporal", 0.5)]
+    assert store.get_observations(bank, [obs]) == [] and store.get_observations(bank, [keep])[0].fact_ids == [f[3]]
+    assert store.unconsolidated_facts(bank, 10) == [f[3]]  # the erased observation's other support
+    jobs = {j.id: j for j in store.list_jobs(bank_id=bank)}
+    assert dropped not in jobs and jobs[trimmed].payload == {"fact_ids": [f[3]]} and untouched in jobs
+    answers = {m.name: m.answer for m in store.mental_models(bank)}
+    assert answers == {"cafe": None, "hike": "Alps"}
+    reopened = store.get_facts(bank, [f[1]])[0]
+    assert (reopened.valid_to, reopened.superseded_by) == (None, None)
+    assert store.entities_by_keys(bank, ["zebraquartz"]) == []
+    assert [m.id for m in store.get_source(bank, "alice", "chat-1").messages] == ["m1", "m2", "m4"]
+    assert store.scan_for([MARKER_EN]) == []
+    assert [hit["table"] for hit in store.scan_for([MARKER_KO])] != []
+
+
+def test_erase_cuts_text_out_of_shared_evidence_and_drops_emptied_sources(store: AnyStore) -> None:
+    with store.write():
+        b = store.create_bank("a", "fake", 4)
+        doc = store.upsert_source(b.id, "doc", "document", f"첫 문장. {MARKER_EN} lives here. 끝.", {})
+        chunk = store.add_chunk(b.id, doc, 0, "sha", f"첫 문장. {MARKER_EN} lives here. 끝.", [])
+        ids = store.add_facts(b.id, doc, chunk, [_fact(f"{MARKER_EN} lives here"), _fact("첫 문장")],
+                              np.eye(4, dtype=np.float32)[:2])
+        lone = store.upsert_source(b.id, "lone", "document", "Only this", {})
+        lone_chunk = store.add_chunk(b.id, lone, 0, "sha2", "Only this", [])
+        lone_fact = store.add_facts(b.id, lone, lone_chunk, [_fact("Only this")], np.eye(4, dtype=np.float32)[2:3])
+    with store.write():
+        counts = store.erase_facts(b.id, 4, [ids[0], lone_fact[0]])
+        store.compact_indexes(b.id)
+    assert counts["facts"] == 2 and counts["chunks"] == 1 and counts["sources"] == 1
+    source = store.get_source(b.id, "a", "doc")
+    assert source.text == f"첫 문장. {ERASED}. 끝." and store.get_source(b.id, "a", "lone") is None
+    assert store.chunks_of(doc)[0].id == chunk
+    assert store.scan_for([MARKER_EN]) == []
+    with store.write():  # whole sources and single messages by row
+        c = _conversation(store, "b")
+        m2 = store.message_rows_where(c["bank"], message_id="m2")[0][0]
+        counts = store.erase_facts(c["bank"], 4, [c["facts"][1]], message_rows=[m2])
+        assert counts["facts"] == 1 and store.existing_messages(c["bank"], ["m2"]) == {}
+        counts = store.erase_facts(c["bank"], 4, c["facts"], source_rows=[c["source"]])
+        store.compact_indexes(c["bank"])
+    assert counts["sources"] == 1 and counts["facts"] == 3
+    assert store.get_source(c["bank"], "b", "chat-1") is None and store.count_facts(c["bank"]) == 0
+    assert store.scan_for([MARKER_KO]) == []
+
+
+def test_scan_for_finds_a_marker_in_every_kind_of_column_and_vacuum_proves_it_gone(store: AnyStore) -> None:
+    with store.write():
+        b = store.create_bank("a", "fake", 4)
+        store.upsert_source(b.id, "meta", "document", None, {"note": MARKER_KO})
+        store.add_audit([{"bank": "a", "operation": "x", "type": "t", "action": "a", "item_id": MARKER_EN}])
+        store.save_observation(b.id, None, entity_id=None, topic="t", text="t", fact_ids=[], history=[],
+                               believed_at=None, embedding=None, terms=[MARKER_EN], tokens=1)
+    hits = {(h["needle"], h["table"], h["column"], h["rows"]) for h in store.scan_for([MARKER_KO, MARKER_EN, "없는말"])}
+    assert hits == {(MARKER_KO, "sources", "metadata", 1), (MARKER_EN, "audit_log", "item_id", 1),
+                    (MARKER_EN, "observations", "terms", 1)}
+    assert store.scan_for([]) == []
+    with store.write(), pytest.raises(StoreError, match="vacuum"):
+        store.vacuum()
+    with store.write():
+        store.delete_bank(b.id)
+    store.vacuum()
+    assert {h["table"] for h in store.scan_for([MARKER_KO, MARKER_EN])} == {"audit_log"}
+    # SQLite proves the file's bytes too; PostgreSQL's proof covers the tables (see _pg_lifecycle)
+    assert store.file_contains([MARKER_KO]) == []
+
+
+# -- PostgreSQL only -----------------------------------------------------------------------------
+def test_postgres_migrations_run_once_when_processes_start_together(pg_dsn_factory: Callable[[], str]) -> None:  # noqa: F811
+    dsn = pg_dsn_factory()
+    stores: list[PostgresStore] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def open_() -> None:
+        try:
+            s = PostgresStore(dsn)
+            with lock:
+                stores.append(s)
+        except Exception as exc:  # noqa: BLE001  (collected and asserted below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == [] and len(stores) == 4
+        rows = stores[0]._conn().execute("SELECT name FROM schema_migrations ORDER BY name").fetchall()
+        assert [r[0] for r in rows] == [name for name, _ in PG_MIGRATIONS]
+        assert len({s.get_meta("fingerprint_key") for s in stores}) == 1
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_postgres_connection_errors_are_clear_and_hide_the_password() -> None:
+    dsn = "postgresql://gieok:s3cret-pw@127.0.0.1:1/nowhere?connect_timeout=2"
+    with pytest.raises(StoreError, match="cannot connect to PostgreSQL") as info:
+        PostgresStore(dsn)
+    assert "s3cret-pw" not in str(info.value)
