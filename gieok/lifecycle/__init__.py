@@ -9,8 +9,10 @@ Deterministic — no LLM, no embeddings; Korean and English alike (Kiwi lemmas f
 * **Supersede** (``_supersede``): ``detect_update(old, new)`` says whether the later statement
   updates the earlier one — a correction ("아니, 금요일 말고 월요일"), a change of state ("삼성
   다니다가 카카오로 옮겼어", "I switched from almond milk to oat milk") or the same frame with
-  another key value ("회의는 3시야" → "회의 4시로 옮겼어"). ``extract_values`` lists the key values
-  (weekdays, dates, times, numbers, proper nouns) it compares.
+  another key value ("회의는 3시야" → "회의 4시로 옮겼어"), or a change of state on a topic the old
+  statement is about although no value is shared ("LG전자 다녀" → "나 회사 그만뒀어"; the topic
+  table is ``_topics``). ``extract_values`` lists the key values (weekdays, dates, times, numbers,
+  proper nouns) it compares.
 
 The engine calls ``detect_update`` only on pairs it already found similar (shared entity, close
 vectors), so the function is built to be precise: it answers None unless the two statements share

@@ -1,7 +1,8 @@
 """``detect_update``: does a later statement replace an earlier one?
 
 The engine calls this only on pairs it already found similar, so every rule asks for positive
-evidence of replacement and anything else is None. Four rules, tried in order on (old, new):
+evidence of replacement and anything else is None. First the vetoes of ``_guards`` (another
+person's news, a one-off exception, only a guess); then five rules, tried in order on (old, new):
 
 1. **Contrast** — the new statement names both sides ("금요일 말고 월요일", "삼성 다니다가 카카오로
    옮겼어", "switched from almond milk to oat milk", "used to X … now Y"); the old statement must
@@ -13,15 +14,18 @@ evidence of replacement and anything else is None. Four rules, tried in order on
    Sarah on Monday" vs "met Tom on Friday" are two events) and one frame must contain the other
    ("a dog named Max" vs "a cat named Luna" are two pets). A bare value after a cue ("Sorry, I
    meant Saturday", "아니, 월요일이야") stands for old's frame.
-3. **Stopped** — new ends the old state without a replacement ("더 이상 커피 안 마셔", "회의 취소됐어",
-   "I no longer eat meat") or flips its polarity with a change cue; no values.
+3. **Stopped** — new ends the old state ("더 이상 커피 안 마셔", "회의 취소됐어", "I no longer eat
+   meat"; not a differently named one) or flips its polarity with a change cue; no values.
 4. **Slot** — same frame, one or two content words swapped ("favorite color blue" → "green"), only
    with a correction or change cue, or when the frame holds one value at a time (favorite, 이름,
    birthday) and the values are the same.
+5. **State change** (``_state_change``) — the verbose chat case rules 1-4 miss: new has a change of
+   state (그만뒀어, 이사했어, 바꿨어, quit, moved, accepted an offer) on a *topic* old is about (job,
+   home, phone, team, trip …; ``_topics``) although the two share no value: "LG전자 다녀" →
+   "나 회사 그만뒀어", "I work at a law firm" → "I handed in my resignation!".
 
-Questions never update; additions ("also", "too", 커피도) do not either unless a cue says otherwise;
-a paraphrase keeps the same values and so has nothing to replace. ``old_value`` / ``new_value`` are
-surface text from the statements (None when the update removes a state).
+Questions never update, nor additions ("also", 커피도) without a cue, nor paraphrases (same values).
+``old_value`` / ``new_value`` are surface text (None when the update removes a state).
 """
 
 from __future__ import annotations
@@ -29,14 +33,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
 
+from gieok.lifecycle._vocatives import strip_vocatives
+from gieok.lifecycle._guards import not_about_old
+from gieok.lifecycle._state_change import detect_state_change
 from gieok.lifecycle._update_cues import (
     ADDITIVE,
     CHANGE,
     CONTRASTS,
     CORRECTION,
     CUE_TERMS,
+    ENDING,
     NEGATIVE,
     QUESTION,
     SINGLE_SLOT_TERMS,
@@ -45,12 +52,11 @@ from gieok.lifecycle._update_cues import (
     Contrast,
 )
 from gieok.lifecycle._values import Value, find_values, value_group
+from gieok.lifecycle._verdict import UpdateKind, UpdateVerdict
 from gieok.text.korean import analyze, has_hangul
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
 
 __all__ = ["UpdateKind", "UpdateVerdict", "detect_update"]
-
-UpdateKind = Literal["correction", "change", "value"]
 
 _GROUP_ORDER = ("time", "day", "month", "number", "name")
 _KOREAN_PHRASE_TAGS = ("NNG", "NNP", "NNB", "NR", "SN", "SL", "SH", "XR")
@@ -63,18 +69,6 @@ _FILLER_WORDS = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
-class UpdateVerdict:
-    """Why ``new`` replaces ``old``: correction (old was wrong), change (the world changed) or value
-    (same frame, another value, no cue word); confidence in [0, 1]; the values swapped."""
-
-    kind: UpdateKind
-    confidence: float
-    old_value: str | None
-    new_value: str | None
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
 class _Statement:
     text: str
     values: tuple[Value, ...]
@@ -84,11 +78,18 @@ class _Statement:
 
 def detect_update(old: str, new: str) -> UpdateVerdict | None:
     """How ``new`` (said later) updates ``old``, or None when it does not (see the module docstring)."""
-    old, new = old.strip(), new.strip()
+    old, new = strip_vocatives(old.strip()), strip_vocatives(new.strip())
     if not old or not new or old.casefold() == new.casefold():
         return None
     if QUESTION.search(old) or QUESTION.search(new):
         return None
+    if not_about_old(old, new):
+        return None  # another person's news, a one-off "오늘은 라떼 대신 아이스티", or only a guess
+    return _framed_update(old, new) or detect_state_change(old, new)
+
+
+def _framed_update(old: str, new: str) -> UpdateVerdict | None:
+    """Rules 1-4: the two statements share a frame or the new one names both sides."""
     before, after = _statement(old), _statement(new)
     correction = CORRECTION.search(new)
     change = CHANGE.search(new)
@@ -107,14 +108,17 @@ def detect_update(old: str, new: str) -> UpdateVerdict | None:
     if not _shares_frame(before.frame, after.frame):
         return None
     verdict = None
+    # Only ending cues ("제주도 여행 취소했어" after "오사카 여행 가"): another thing ended, no swap.
+    ending = change is not None and correction is None and all(
+        ENDING.search(m.group()) for m in CHANGE.finditer(new))
     # Without a cue word, other content words mean another subject: a dog Max, a cat Luna.
-    if kind != "value" or before.frame <= after.frame or after.frame <= before.frame:
+    if not ending and (kind != "value" or before.frame <= after.frame or after.frame <= before.frame):
         verdict = _value_change(before, after, kind, cue_text)
     if verdict is None:
         verdict = _stopped(before, after, change is not None)
     single_slot = bool(before.frame & after.frame & SINGLE_SLOT_TERMS) or _korean_favorite(old, new)
     same_values = {v.norm for v in before.values} == {v.norm for v in after.values}
-    if verdict is None and (cue is not None or (single_slot and same_values)):
+    if verdict is None and not ending and (cue is not None or (single_slot and same_values)):
         verdict = _slot_change(before, after, kind, cue_text)
     return verdict
 
@@ -208,6 +212,9 @@ def _value_change(
 
 
 def _stopped(old: _Statement, new: _Statement, change_cue: bool) -> UpdateVerdict | None:
+    old_names = {v.norm for v in old.values if v.kind == "name"}
+    if any(v.kind == "name" and v.norm not in old_names for v in new.values):
+        return None  # "제주도 여행 취소했어" ends another trip than "오사카 여행"
     stopped = STOPPED.search(new.text)
     flipped = change_cue and bool(NEGATIVE.search(old.text)) != bool(NEGATIVE.search(new.text))
     if stopped is not None:

@@ -29,6 +29,7 @@ __all__ = [
     "CONTRASTS",
     "CORRECTION",
     "CUE_TERMS",
+    "ENDING",
     "NEGATIVE",
     "QUESTION",
     "SINGLE_SLOT_TERMS",
@@ -57,6 +58,9 @@ CHANGE = _re(
     r"\bpushed (?:back|to)\b", r"\bcancel+ed\b", r"\bcalled off\b", r"\bquit\b", r"\bstopped\b",
     r"\bgave up\b", r"\bfrom now on\b", r"\binstead\b",
 )
+# Change cues that only end a state; with nothing else they name no replacement value.
+ENDING = _re(r"취소", r"그만", r"끊었", r"\bquit\b", r"\bstopped\b", r"\bgave up\b", r"\bcancel+ed\b",
+             r"\bcalled off\b", r"\bno longer\b", r"\bany\s?more\b")
 STOPPED = _re(
     r"더\s*이상[^.!?]*?(?:(?<![가-힣])안(?=\s|[가-힣])|않|(?<![가-힣])못(?=\s)|없)",
     r"(?:이제는?|요즘은?)\s[^.!?]*?(?:(?<![가-힣])안(?=\s)|않|(?<![가-힣])못(?=\s))",
