@@ -173,3 +173,17 @@ def test_a_recall_never_waits_for_a_writer_and_its_marks_land_later(mem: Memory)
     assert mem.store.lifecycle_of([fact_id])[fact_id]["recall_count"] == 0  # not yet written...
     mem.run_jobs()
     assert mem.store.lifecycle_of([fact_id])[fact_id]["recall_count"] == 1  # ...flushed by the next pass
+
+
+@pytest.mark.parametrize("query, old_word", [("마감 원래 언제였어?", "금요일이야"),
+                                             ("When was the deadline originally?", "Friday")])
+def test_a_question_about_the_earlier_version_recalls_it(mem: Memory, query: str, old_word: str) -> None:
+    _say(mem, "hist", "h1", "마감은 금요일이야", "2026-03-02T10:00:00+09:00")
+    _say(mem, "hist", "h2", "아니, 금요일 말고 월요일이 마감이야", "2026-03-02T10:05:00+09:00")
+    _say(mem, "hist", "h3", "The deadline is Friday", "2026-03-02T10:00:00+00:00")
+    _say(mem, "hist", "h4", "Actually the deadline moved to Monday", "2026-03-02T10:05:00+00:00")
+    memories = mem.recall("hist", query, limit=10).memories
+    old = next(m for m in memories if old_word in m.text)
+    assert old.superseded_by is not None, "the earlier version comes back, marked as replaced"
+    plain = mem.recall("hist", "마감 언제야? when is the deadline", limit=10).memories
+    assert not any(m.superseded_by for m in plain)

@@ -12,6 +12,7 @@ reranker reorders the fused top-N. Every memory says which channel found it and 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from datetime import datetime
 
@@ -36,6 +37,19 @@ CHANNELS = ("semantic", "keyword", "graph", "temporal")
 # stated months ago: these words set no time range (the current version is recall's default anyway).
 _VAGUE_PRESENT = frozenset({"요즘", "요새", "최근", "최근에", "근래", "these days", "nowadays", "lately", "recently",
                             "currently", "at the moment", "right now", "now"})
+
+
+# "원래 언제로 잡혀 있었어?" / "what was it originally?" ask for a version that was since replaced
+_ASKS_FOR_HISTORY = re.compile(
+    r"원래|처음에|처음엔|처음 ?잡|예전에|예전엔|전에는|이전에|바뀌기 ?전|"
+    r"\b(?:originally|at first|initially|used to|previously|before (?:it|that|the) (?:was )?(?:changed|moved))\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_history(query: str) -> bool:
+    """Does the question ask about an earlier version? Then superseded versions are recalled too."""
+    return _ASKS_FOR_HISTORY.search(query) is not None
 
 
 def query_time_range(query: str, now: datetime) -> tuple[datetime, datetime] | None:
@@ -79,12 +93,13 @@ def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit])
     )
 
 
-def _is_current(fact: FactRow, now_ts: float, as_of: float | None = None) -> bool:
-    """Visible to a recall at ``now`` (as the bank stands) or ``as_of`` (as it stood then)."""
+def _is_current(fact: FactRow, now_ts: float, as_of: float | None = None, history: bool = False) -> bool:
+    """Visible to a recall at ``now`` (as the bank stands) or ``as_of`` (as it stood then);
+    ``history`` (the question asks for an earlier version) keeps superseded versions."""
     if fact.expires_at is not None and fact.expires_at <= now_ts:
         return False  # a TTL is real time: an expired fact is gone, whatever as_of says
     at = now_ts if as_of is None else as_of
-    if fact.valid_to is not None and fact.valid_to <= at:
+    if fact.valid_to is not None and fact.valid_to <= at and not history:
         return False
     if as_of is None:
         return fact.archived_at is None
@@ -190,11 +205,12 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     facts = {f.id: f for f in store.get_facts(bank.id, [i for i, _, _ in fused])}
     now_ts = now.timestamp()
     as_of_ts = as_of.timestamp() if as_of is not None else None
+    history = as_of is None and asks_for_history(query)
     support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",)) if kind == "semantic")
     scored = []
     for fact_id, fused_score, hits in fused:
         fact = facts.get(fact_id)
-        if fact is None or not _is_current(fact, now_ts, as_of_ts):
+        if fact is None or not _is_current(fact, now_ts, as_of_ts, history):
             continue
         multipliers = _multipliers(fact, now_ts, time_range, support.get(fact_id, 0), settings.recency_half_life_days)
         final = fused_score * math.prod(multipliers.values())

@@ -5,9 +5,9 @@ in the same conversation (where corrections live: "아니, 금요일 말고 월�
 neighbours by vector (found anyway for semantic links), its best BM25 matches and recent facts
 sharing a named entity with it ("삼성 다니다가 카카오로 옮겼어" after "나 삼성 다녀"). ``gieok.lifecycle.detect_update``
 decides each pair; it is precise rather than broad, because wrongly hiding a true memory costs
-more than keeping a stale one visible. Only an explicit verdict ("X 말고 Y", "from X to Y") closes a
-statement found by words or entities alone; a weaker one (a change of state on a shared topic)
-also needs the two among each other's nearest neighbours by vector.
+more than keeping a stale one visible. A pair must be close — among each other's nearest vectors or
+said just before in the same conversation — unless the verdict is explicit ("X 말고 Y", "from X to
+Y") and the older statement was found through a shared entity rather than by shared words alone.
 
 Only statements by the same speaker are paired (Caroline's move does not close Melanie's address;
 an assistant repeating something back updates nothing). Order is decided by when each statement was *said* (``mentioned_at``), not when it was retained:
@@ -43,13 +43,18 @@ def _said(fact: FactRow) -> float:
     return fact.mentioned_at if fact.mentioned_at is not None else fact.created_at
 
 
-def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow],
-                neighbours: dict[int, list[tuple[int, float]]]) -> dict[int, set[int]]:
+def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbours: dict[int, list[tuple[int, float]]],
+                ) -> tuple[dict[int, set[int]], dict[int, set[int]], dict[int, set[int]]]:
+    """Candidates per new fact, plus which of them only BM25 found and which were said just before
+    in the same conversation."""
     fact_ids = list(facts)
     source_ids = {i: f.source_id for i, f in facts.items()}
     out: dict[int, set[int]] = {i: {o for o, _ in neighbours.get(i, [])[:4]} for i in fact_ids}
+    words: dict[int, set[int]] = {}
+    recent: dict[int, set[int]] = {}
     for fact_id, fact in facts.items():  # the same words in another session ("라떼 … 두유" → "라떼 … 귀리우유")
         hits = store.keyword_search(bank.id, keyword_terms(fact.text), _KEYWORD_NEIGHBOURS + 1)
+        words[fact_id] = {i for i, _ in hits} - out[fact_id]
         out[fact_id] |= {i for i, _ in hits}
     entities = store.entities_of_facts(list(fact_ids))
     wanted = sorted({e for es in entities.values() for e in es})
@@ -61,10 +66,11 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow],
             out[fact_id] |= set(by_entity.get(entity, []))
         source = source_ids.get(fact_id)
         if source is not None:
-            out[fact_id] |= {i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))
-                             if i < fact_id}
+            recent[fact_id] = {i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))
+                               if i < fact_id}
+            out[fact_id] |= recent[fact_id]
         out[fact_id].discard(fact_id)
-    return out
+    return out, words, recent
 
 
 def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
@@ -74,7 +80,7 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
     if not fact_ids:
         return []
     new_rows = {f.id: f for f in store.get_facts(bank.id, fact_ids)}
-    candidates = _candidates(store, bank, new_rows, neighbours)
+    candidates, by_words_only, same_source = _candidates(store, bank, new_rows, neighbours)
     nearest = {i: {o for o, _ in neighbours.get(i, [])[:_NEAREST]} for i in new_rows}
     others = {f.id: f for f in store.get_facts(bank.id, sorted({c for cs in candidates.values() for c in cs}))}
     closed: list[tuple[int, int, str]] = []
@@ -94,7 +100,8 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
             verdict = detect_update(older.text, newer.text)
             if verdict is None or verdict.confidence < MIN_CONFIDENCE:
                 continue
-            if verdict.confidence < STRONG_CONFIDENCE and cid not in nearest.get(fact_id, set()):
+            close = cid in nearest.get(fact_id, set()) or cid in same_source.get(fact_id, set())
+            if not close and (verdict.confidence < STRONG_CONFIDENCE or cid in by_words_only.get(fact_id, set())):
                 continue
             if best is None or verdict.confidence > best[0]:
                 best = (verdict.confidence, older, newer, f"{verdict.kind}: {verdict.reason}")
