@@ -1,9 +1,13 @@
-"""Observations, mental models, the durable job queue and LLM metering (mixed into SQLiteStore).
+"""Observations, mental models, the durable job queue and LLM metering, written once for both stores.
 
-Jobs are claimed with one ``UPDATE ... RETURNING`` inside the write transaction, so two workers on
-the same file never take the same job; a job whose worker died is reclaimed once its claim is older
-than the lease. A job's payload names the facts it works on (``fact_ids``), so erasing a fact drops
-it from queued jobs too.
+A job is claimed inside the write transaction: the oldest due job (or one whose worker died, its
+claim older than the lease) is selected, then marked running. On SQLite the single writer makes
+that safe; on PostgreSQL, where many worker processes claim from one table, the select takes the
+row ``FOR UPDATE SKIP LOCKED``, so two workers never take the same job even at the same instant.
+``enqueue_job(unique=True)`` checks for a queued job of the same kind before inserting one; on
+PostgreSQL it first takes a transaction-level advisory lock on (bank, kind), so two processes cannot
+both queue "the" consolidation job of a bank. A job's payload names the facts it works on
+(``fact_ids``), so erasing a fact drops it from queued jobs too (see :mod:`gieok.store._lifecycle`).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DerivedQueries", "ObservationRow", "JobRow", "MentalModelRow"]
+from gieok.store._dialect import StoreQueries
+
+__all__ = ["DerivedQueries", "JobRow", "MentalModelRow", "ObservationRow"]
 
 
 @dataclass(frozen=True)
@@ -60,37 +66,39 @@ class MentalModelRow:
     created_at: float
 
 
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
+_JOB_COLUMNS = "id, bank_id, kind, payload, status, attempts, run_after, last_error, created_at, updated_at"
+_OBSERVATION_COLUMNS = "id, bank_id, entity_id, topic, text, history, believed_at, created_at, updated_at, tokens"
 
 
-class DerivedQueries:
-    def _conn(self) -> Any: ...
-    def _require_write(self) -> Any: ...
-    def clear_models_citing(self, bank_id: int, memory_ids: set[str]) -> int: ...
+class DerivedQueries(StoreQueries):
+    """Observations, jobs, mental models and LLM metering."""
 
     # -- observations ------------------------------------------------------------------------
-    def _observation_rows(self, where: str, params: Sequence[Any]) -> list[ObservationRow]:
-        rows = self._conn().execute(
-            "SELECT id, bank_id, entity_id, topic, text, history, believed_at, created_at, updated_at, tokens "
-            f"FROM observations WHERE {where}", tuple(params)).fetchall()
-        out = []
-        for r in rows:
-            facts = [int(x[0]) for x in self._conn().execute(
-                "SELECT fact_id FROM observation_facts WHERE observation_id = ? ORDER BY fact_id", (r[0],))]
-            out.append(ObservationRow(int(r[0]), int(r[1]), r[2], str(r[3]), str(r[4]), facts, json.loads(r[5]),
-                                      r[6], float(r[7]), float(r[8]), int(r[9])))
-        return out
+    def _observations(self, rows: Sequence[Any]) -> list[ObservationRow]:
+        """Records for observation rows (``_OBSERVATION_COLUMNS``), each with the facts it rests on."""
+        support: dict[int, list[int]] = {}
+        for ids_in, part in self._dialect.in_parts([r[0] for r in rows]):
+            for observation_id, fact_id in self._conn().execute(
+                f"SELECT observation_id, fact_id FROM observation_facts WHERE observation_id {ids_in} "
+                "ORDER BY observation_id, fact_id", part,
+            ):
+                support.setdefault(int(observation_id), []).append(int(fact_id))
+        return [ObservationRow(int(r[0]), int(r[1]), r[2], str(r[3]), str(r[4]), support.get(int(r[0]), []),
+                               self._dialect.from_json(r[5]), r[6], float(r[7]), float(r[8]), int(r[9]))
+                for r in rows]
 
     def get_observations(self, bank_id: int, ids: Sequence[int]) -> list[ObservationRow]:
-        if not ids:
-            return []
-        return self._observation_rows(f"bank_id = ? AND id IN ({_marks(len(ids))})", (bank_id, *ids))
+        rows: list[Any] = []
+        for ids_in, part in self._dialect.in_parts(ids):
+            rows += self._conn().execute(
+                f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE bank_id = ? AND id {ids_in}", (bank_id, *part),
+            ).fetchall()
+        return self._observations(sorted(rows, key=lambda r: int(r[0])))
 
     def observations_of_bank(self, bank_id: int, topic: str | None = None) -> list[ObservationRow]:
-        if topic is not None:
-            return self._observation_rows("bank_id = ? AND topic = ? ORDER BY id", (bank_id, topic))
-        return self._observation_rows("bank_id = ? ORDER BY id", (bank_id,))
+        where, params = ("bank_id = ?", (bank_id,)) if topic is None else ("bank_id = ? AND topic = ?", (bank_id, topic))
+        return self._observations(self._conn().execute(
+            f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE {where} ORDER BY id", params).fetchall())
 
     def save_observation(self, bank_id: int, observation_id: int | None, *, entity_id: int | None, topic: str,
                          text: str, fact_ids: Sequence[int], history: list[dict[str, Any]], believed_at: float | None,
@@ -98,20 +106,19 @@ class DerivedQueries:
         conn = self._require_write()
         now = time.time()
         blob = np.asarray(embedding, dtype=np.float32).tobytes() if embedding is not None else None
-        values = (entity_id, topic, text, blob, " ".join(terms), tokens, json.dumps(history, ensure_ascii=False),
+        values = (entity_id, topic, text, blob, " ".join(terms), int(tokens), json.dumps(history, ensure_ascii=False),
                   believed_at)
         if observation_id is None:
-            cur = conn.execute(
-                "INSERT INTO observations (bank_id, entity_id, topic, text, embedding, terms, tokens, history, "
+            observation_id = self._dialect.insert_id(
+                conn, "INSERT INTO observations (bank_id, entity_id, topic, text, embedding, terms, tokens, history, "
                 "believed_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (bank_id, *values, now, now))
-            observation_id = int(cur.lastrowid)
         else:
             conn.execute(
                 "UPDATE observations SET entity_id = ?, topic = ?, text = ?, embedding = ?, terms = ?, tokens = ?, "
                 "history = ?, believed_at = ?, updated_at = ? WHERE id = ?", (*values, now, observation_id))
             conn.execute("DELETE FROM observation_facts WHERE observation_id = ?", (observation_id,))
-        conn.executemany("INSERT OR IGNORE INTO observation_facts (observation_id, fact_id) VALUES (?, ?)",
+        conn.executemany("INSERT INTO observation_facts (observation_id, fact_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
                          [(observation_id, int(f)) for f in fact_ids])
         return observation_id
 
@@ -120,53 +127,53 @@ class DerivedQueries:
             return 0
         conn = self._require_write()
         self.clear_models_citing(bank_id, {f"o-{i}" for i in ids})
-        conn.execute(f"UPDATE facts SET consolidated_at = NULL WHERE id IN (SELECT fact_id FROM observation_facts "
-                     f"WHERE observation_id IN ({_marks(len(ids))}))", tuple(ids))
-        return int(conn.execute(f"DELETE FROM observations WHERE bank_id = ? AND id IN ({_marks(len(ids))})",
-                                (bank_id, *ids)).rowcount)
+        deleted = 0
+        for ids_in, part in self._dialect.in_parts(ids):
+            conn.execute("UPDATE facts SET consolidated_at = NULL WHERE id IN (SELECT fact_id FROM observation_facts "
+                         f"WHERE observation_id {ids_in})", part)
+            deleted += conn.execute(f"DELETE FROM observations WHERE bank_id = ? AND id {ids_in}",
+                                    (bank_id, *part)).rowcount
+        return int(deleted)
 
     def observations_of_facts(self, fact_ids: Sequence[int]) -> list[int]:
         out: set[int] = set()
-        ids = list(fact_ids)
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
+        for ids_in, part in self._dialect.in_parts(fact_ids):
             out |= {int(r[0]) for r in self._conn().execute(
-                f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id IN ({_marks(len(part))})", part)}
+                f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id {ids_in}", part)}
         return sorted(out)
 
     def observation_vectors(self, bank_id: int) -> tuple[list[int], np.ndarray | None]:
+        # in the (bank_id, topic) index's order: the ranking breaks ties by position
         rows = self._conn().execute(
-            "SELECT id, embedding FROM observations WHERE bank_id = ? AND embedding IS NOT NULL", (bank_id,)).fetchall()
+            "SELECT id, embedding FROM observations WHERE bank_id = ? AND embedding IS NOT NULL "
+            f"ORDER BY topic{self._dialect.bytewise}, id", (bank_id,)).fetchall()
         if not rows:
             return [], None
-        return [int(r[0]) for r in rows], np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+        return [int(r[0]) for r in rows], np.stack([np.frombuffer(bytes(r[1]), dtype=np.float32) for r in rows])
 
     def observation_terms(self, bank_id: int) -> list[tuple[int, str]]:
         return [(int(r[0]), str(r[1])) for r in self._conn().execute(
-            "SELECT id, terms FROM observations WHERE bank_id = ?", (bank_id,))]
+            "SELECT id, terms FROM observations WHERE bank_id = ? ORDER BY id", (bank_id,))]
 
     def unconsolidated_facts(self, bank_id: int, limit: int) -> list[int]:
         """Facts not yet consolidated, oldest said first; facts that failed alone are skipped."""
         rows = self._conn().execute(
-            "SELECT id FROM facts WHERE bank_id = ? AND consolidated_at IS NULL AND consolidation_failed = 0 "
+            "SELECT id FROM facts WHERE bank_id = ? AND consolidated_at IS NULL AND consolidation_failed = FALSE "
             "AND valid_to IS NULL ORDER BY COALESCE(mentioned_at, created_at), id LIMIT ?", (bank_id, limit)).fetchall()
         return [int(r[0]) for r in rows]
 
     def mark_consolidated(self, fact_ids: Sequence[int], at: float, failed: bool = False) -> None:
         conn = self._require_write()
-        for i in range(0, len(fact_ids), 500):
-            part = list(fact_ids[i : i + 500])
+        for ids_in, part in self._dialect.in_parts(fact_ids):
             if failed:
-                conn.execute(f"UPDATE facts SET consolidation_failed = 1 WHERE id IN ({_marks(len(part))})", part)
+                conn.execute(f"UPDATE facts SET consolidation_failed = TRUE WHERE id {ids_in}", part)
             else:
-                conn.execute(f"UPDATE facts SET consolidated_at = ? WHERE id IN ({_marks(len(part))})", (at, *part))
+                conn.execute(f"UPDATE facts SET consolidated_at = ? WHERE id {ids_in}", (float(at), *part))
 
     # -- jobs --------------------------------------------------------------------------------
     def _job(self, r: Any) -> JobRow:
-        return JobRow(int(r[0]), int(r[1]), str(r[2]), json.loads(r[3]), str(r[4]), int(r[5]), float(r[6]), r[7],
-                      float(r[8]), float(r[9]))
-
-    _JOB_COLUMNS = "id, bank_id, kind, payload, status, attempts, run_after, last_error, created_at, updated_at"
+        return JobRow(int(r[0]), int(r[1]), str(r[2]), self._dialect.from_json(r[3]), str(r[4]), int(r[5]),
+                      float(r[6]), r[7], float(r[8]), float(r[9]))
 
     def enqueue_job(self, bank_id: int, kind: str, payload: dict[str, Any] | None = None,
                     run_after: float | None = None, unique: bool = True) -> int | None:
@@ -174,34 +181,34 @@ class DerivedQueries:
         conn = self._require_write()
         now = time.time()
         if unique:
-            row = conn.execute("SELECT id FROM jobs WHERE bank_id = ? AND kind = ? AND status = 'queued'",
-                               (bank_id, kind)).fetchone()
+            self._dialect.lock(conn, f"gieok.job:{bank_id}:{kind}")
+            row = conn.execute("SELECT id FROM jobs WHERE bank_id = ? AND kind = ? AND status = 'queued' "
+                               "ORDER BY run_after, id LIMIT 1", (bank_id, kind)).fetchone()
             if row:
                 return int(row[0])
-        cur = conn.execute(
-            "INSERT INTO jobs (bank_id, kind, payload, run_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+        return self._dialect.insert_id(
+            conn, "INSERT INTO jobs (bank_id, kind, payload, run_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
             (bank_id, kind, json.dumps(payload or {}), run_after if run_after is not None else now, now, now))
-        return int(cur.lastrowid)
 
     def claim_job(self, worker: str, now: float, lease: float, kinds: Sequence[str] | None = None,
                   bank_id: int | None = None) -> JobRow | None:
         conn = self._require_write()
-        filters, params = "", []
+        filters = ""
+        params: list[Any] = []
         if kinds:
-            filters += f" AND kind IN ({_marks(len(kinds))})"
-            params += list(kinds)
+            kinds_in, params = self._dialect.in_all(kinds, text=True)
+            filters += f" AND kind {kinds_in}"
         if bank_id is not None:
             filters += " AND bank_id = ?"
             params.append(bank_id)
         row = conn.execute(
             "SELECT id FROM jobs WHERE ((status = 'queued' AND run_after <= ?) OR (status = 'running' AND claimed_at < ?))"
-            f"{filters} ORDER BY run_after, id LIMIT 1", (now, now - lease, *params)).fetchone()
+            f"{filters} ORDER BY run_after, id LIMIT 1{self._dialect.skip_locked}", (now, now - lease, *params)).fetchone()
         if row is None:
             return None
         conn.execute("UPDATE jobs SET status = 'running', claimed_at = ?, claimed_by = ?, attempts = attempts + 1, "
                      "updated_at = ? WHERE id = ?", (now, worker, now, row[0]))
-        got = conn.execute(f"SELECT {self._JOB_COLUMNS} FROM jobs WHERE id = ?", (row[0],)).fetchone()
-        return self._job(got)
+        return self._job(conn.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (row[0],)).fetchone())
 
     def finish_job(self, job_id: int, *, error: str | None = None, retry_at: float | None = None) -> None:
         conn = self._require_write()
@@ -216,14 +223,15 @@ class DerivedQueries:
                          (error[:500], now, job_id))
 
     def list_jobs(self, bank_id: int | None = None, status: str | None = None, limit: int = 100) -> list[JobRow]:
-        filters, params = "1 = 1", []
+        filters = "1 = 1"
+        params: list[Any] = []
         if bank_id is not None:
             filters += " AND bank_id = ?"
             params.append(bank_id)
         if status is not None:
             filters += " AND status = ?"
             params.append(status)
-        rows = self._conn().execute(f"SELECT {self._JOB_COLUMNS} FROM jobs WHERE {filters} ORDER BY id DESC LIMIT ?",
+        rows = self._conn().execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {filters} ORDER BY id DESC LIMIT ?",
                                     (*params, limit)).fetchall()
         return [self._job(r) for r in rows]
 
@@ -233,7 +241,8 @@ class DerivedQueries:
 
     # -- mental models -----------------------------------------------------------------------
     def _model(self, r: Any) -> MentalModelRow:
-        return MentalModelRow(int(r[0]), int(r[1]), str(r[2]), str(r[3]), r[4], json.loads(r[5]), r[6], float(r[7]))
+        return MentalModelRow(int(r[0]), int(r[1]), str(r[2]), str(r[3]), r[4], self._dialect.from_json(r[5]), r[6],
+                              float(r[7]))
 
     def save_mental_model(self, bank_id: int, name: str, question: str) -> int:
         conn = self._require_write()
@@ -250,7 +259,7 @@ class DerivedQueries:
     def mental_models(self, bank_id: int) -> list[MentalModelRow]:
         rows = self._conn().execute(
             "SELECT id, bank_id, name, question, answer, based_on, refreshed_at, created_at FROM mental_models "
-            "WHERE bank_id = ? ORDER BY name", (bank_id,)).fetchall()
+            f"WHERE bank_id = ? ORDER BY name{self._dialect.bytewise}", (bank_id,)).fetchall()
         return [self._model(r) for r in rows]
 
     def delete_mental_model(self, bank_id: int, name: str) -> int:
@@ -261,16 +270,18 @@ class DerivedQueries:
     def add_llm_usage(self, bank_id: int, day: str, operation: str, provider: str, model: str, calls: int,
                       input_tokens: int, output_tokens: int, cost_usd: float) -> None:
         self._require_write().execute(
-            "INSERT INTO llm_usage (bank_id, day, operation, provider, model, calls, input_tokens, output_tokens, "
+            "INSERT INTO llm_usage AS u (bank_id, day, operation, provider, model, calls, input_tokens, output_tokens, "
             "cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bank_id, day, operation, provider, model) "
-            "DO UPDATE SET calls = calls + excluded.calls, input_tokens = input_tokens + excluded.input_tokens, "
-            "output_tokens = output_tokens + excluded.output_tokens, cost_usd = cost_usd + excluded.cost_usd",
-            (bank_id, day, operation, provider, model, calls, input_tokens, output_tokens, cost_usd))
+            "DO UPDATE SET calls = u.calls + excluded.calls, input_tokens = u.input_tokens + excluded.input_tokens, "
+            "output_tokens = u.output_tokens + excluded.output_tokens, cost_usd = u.cost_usd + excluded.cost_usd",
+            (bank_id, day, operation, provider, model, int(calls), int(input_tokens), int(output_tokens),
+             float(cost_usd)))
 
     def llm_usage(self, bank_id: int) -> list[dict[str, Any]]:
+        bytewise = self._dialect.bytewise
         cur = self._conn().execute(
             "SELECT day, operation, provider, model, calls, input_tokens, output_tokens, cost_usd FROM llm_usage "
-            "WHERE bank_id = ? ORDER BY day, operation", (bank_id,))
+            f"WHERE bank_id = ? ORDER BY day{bytewise}, operation{bytewise}", (bank_id,))
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
 

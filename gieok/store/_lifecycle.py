@@ -1,28 +1,29 @@
-"""Versions, decay, TTL and erasure queries of the SQLite store (mixed into SQLiteStore).
+"""Versions, decay, TTL and erasure queries, written once for both stores.
 
-Erasure is a hard delete with cascade. ``erase_facts`` removes the facts, their FTS and vector rows,
+Erasure is a hard delete with cascade. ``erase_facts`` removes the facts, their keyword and vector
+index rows (the store's ``_drop_fact_indexes`` hook; PostgreSQL's go by ``ON DELETE CASCADE``),
 mentions and links (foreign keys), the observations they supported, the jobs that name them, the
 mental-model answers that cited them, and cuts their text out of the verbatim evidence (message,
-chunk and document text) — or deletes that evidence outright when nothing else is left in it.
-``PRAGMA secure_delete`` (set on every connection) zeroes the freed pages, an FTS ``optimize``
-merges away the index segments that still held the erased terms, and sqlite-vec zeroes a deleted
-vector's slot; ``scan_for`` then proves what is left.
+chunk and document text) — or deletes that evidence outright when nothing else is left in it. Both
+stores leave the same ``[erased]`` marks.
+
+What makes the deleted bytes go away, and the proof that they did (``scan_for``, ``vacuum``,
+``file_contains``), is each store's own: SQLite zeroes freed pages (``PRAGMA secure_delete``),
+merges FTS segments and scans every column and the file (:mod:`gieok.store.sqlite`); PostgreSQL
+rewrites its tables and scans them (:mod:`gieok.store._pg_lifecycle`).
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["LifecycleQueries", "ERASED"]
+from gieok.store._dialect import StoreQueries
+
+__all__ = ["ERASED", "LifecycleQueries"]
 
 ERASED = "[erased]"
-
-
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
 
 
 def _cut(text: str, pieces: Sequence[str]) -> str:
@@ -32,18 +33,8 @@ def _cut(text: str, pieces: Sequence[str]) -> str:
     return text
 
 
-def _parts(values: Sequence[int], size: int = 500) -> list[list[int]]:
-    return [list(values[i : i + size]) for i in range(0, len(values), size)]
-
-
-class LifecycleQueries:
-    """Needs ``_conn()``, ``_require_write()`` and the per-bank table names from the store."""
-
-    def _conn(self) -> Any: ...
-    def _require_write(self) -> Any: ...
-    def _fts_name(self, bank_id: int) -> str: ...
-    def _vec_name(self, dim: int) -> str: ...
-    def delete_orphan_entities(self, bank_id: int) -> int: ...
+class LifecycleQueries(StoreQueries):
+    """Versions, decay, selecting what to erase, and erasing it."""
 
     # -- versions ----------------------------------------------------------------------------
     def supersede(self, old_fact: int, new_fact: int, valid_to: float, reason: str) -> None:
@@ -59,9 +50,9 @@ class LifecycleQueries:
         chain = [fact_id]
         seen = {fact_id}
         current = fact_id
-        while True:  # back: facts this one superseded
-            row = conn.execute("SELECT id FROM facts WHERE superseded_by = ? ORDER BY mentioned_at DESC LIMIT 1",
-                               (current,)).fetchone()
+        while True:  # back: facts this one superseded, the latest said first
+            row = conn.execute("SELECT id FROM facts WHERE superseded_by = ? "
+                               "ORDER BY mentioned_at IS NULL, mentioned_at DESC, id DESC LIMIT 1", (current,)).fetchone()
             if row is None or row[0] in seen:
                 break
             current = int(row[0])
@@ -82,16 +73,16 @@ class LifecycleQueries:
         and ``supersedes`` (the ids it superseded)."""
         out: dict[int, dict[str, Any]] = {}
         conn = self._conn()
-        for part in _parts(list(fact_ids)):
-            marks = _marks(len(part))
+        for ids_in, part in self._dialect.in_parts(fact_ids):
             for r in conn.execute(
                 "SELECT id, superseded_by, supersede_reason, strength, recall_count, last_recalled_at, archived_at "
-                f"FROM facts WHERE id IN ({marks})", part,
+                f"FROM facts WHERE id {ids_in}", part,
             ):
                 out[int(r[0])] = {"superseded_by": r[1], "supersede_reason": r[2], "strength": float(r[3]),
                                   "recall_count": int(r[4]), "last_recalled_at": r[5], "archived_at": r[6],
                                   "supersedes": []}
-            for old, new in conn.execute(f"SELECT id, superseded_by FROM facts WHERE superseded_by IN ({marks})", part):
+            for old, new in conn.execute(
+                    f"SELECT id, superseded_by FROM facts WHERE superseded_by {ids_in} ORDER BY id", part):
                 out[int(new)]["supersedes"].append(int(old))
         return out
 
@@ -99,10 +90,10 @@ class LifecycleQueries:
     def touch_recalled(self, fact_ids: Sequence[int], at: float) -> None:
         """A recall used these facts: refresh their strength's clock."""
         conn = self._require_write()
-        for part in _parts(list(fact_ids)):
+        for ids_in, part in self._dialect.in_parts(fact_ids):
             conn.execute(
                 "UPDATE facts SET recall_count = recall_count + 1, last_recalled_at = ?, strength = 1.0 "
-                f"WHERE id IN ({_marks(len(part))}) AND archived_at IS NULL", (at, *part),
+                f"WHERE id {ids_in} AND archived_at IS NULL", (float(at), *part),
             )
 
     def decay_rows(self, bank_id: int, after_id: int, limit: int) -> list[tuple[int, str, bool, float | None, float, int, float | None]]:
@@ -116,20 +107,22 @@ class LifecycleQueries:
     def set_strengths(self, updates: Sequence[tuple[int, float, float | None]]) -> None:
         """(fact id, strength, archived_at or None) for each fact."""
         self._require_write().executemany(
-            "UPDATE facts SET strength = ?, archived_at = ? WHERE id = ?", [(s, a, i) for i, s, a in updates]
+            "UPDATE facts SET strength = ?, archived_at = ? WHERE id = ?",
+            [(float(s), None if a is None else float(a), int(i)) for i, s, a in updates],
         )
 
     def set_fact_class(self, fact_ids: Sequence[int], decay_class: str, importance: float, pinned: bool) -> None:
         conn = self._require_write()
-        for part in _parts(list(fact_ids)):
+        for ids_in, part in self._dialect.in_parts(fact_ids):
             conn.execute(
                 "UPDATE facts SET decay_class = ?, importance = ?, pinned = ?, strength = 1.0, archived_at = NULL "
-                f"WHERE id IN ({_marks(len(part))})", (decay_class, importance, int(pinned), *part),
+                f"WHERE id {ids_in}", (decay_class, float(importance), bool(pinned), *part),
             )
 
     def expired_fact_ids(self, bank_id: int, now: float) -> list[int]:
         rows = self._conn().execute(
-            "SELECT id FROM facts WHERE bank_id = ? AND expires_at IS NOT NULL AND expires_at <= ?", (bank_id, now)
+            "SELECT id FROM facts WHERE bank_id = ? AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY id",
+            (bank_id, float(now)),
         ).fetchall()
         return [int(r[0]) for r in rows]
 
@@ -142,14 +135,14 @@ class LifecycleQueries:
             ids |= {int(r[0]) for r in conn.execute("SELECT id FROM facts WHERE source_id = ?", (source_row,))}
         if message_id is not None:
             ids |= {int(r[0]) for r in conn.execute(
-                "SELECT f.id FROM facts f, json_each(f.message_ids) j WHERE f.bank_id = ? AND j.value = ?",
+                f"SELECT id FROM facts WHERE bank_id = ? AND {self._dialect.json_has('message_ids')}",
                 (bank_id, message_id))}
-        for part in _parts(list(entity_ids)):
-            ids |= {int(r[0]) for r in conn.execute(
-                f"SELECT fact_id FROM mentions WHERE entity_id IN ({_marks(len(part))})", part)}
+        for ids_in, part in self._dialect.in_parts(entity_ids):
+            ids |= {int(r[0]) for r in conn.execute(f"SELECT fact_id FROM mentions WHERE entity_id {ids_in}", part)}
         if before is not None:
             ids |= {int(r[0]) for r in conn.execute(
-                "SELECT id FROM facts WHERE bank_id = ? AND COALESCE(mentioned_at, created_at) < ?", (bank_id, before))}
+                "SELECT id FROM facts WHERE bank_id = ? AND COALESCE(mentioned_at, created_at) < ?",
+                (bank_id, float(before)))}
         return sorted(ids)
 
     def message_rows_where(self, bank_id: int, *, message_id: str | None = None,
@@ -161,10 +154,11 @@ class LifecycleQueries:
             rows += conn.execute("SELECT id, source_id, external_id FROM messages WHERE bank_id = ? AND external_id = ?",
                                  (bank_id, message_id)).fetchall()
         if before_iso is not None:
-            # message timestamps are stored as ISO 8601; compare as instants via julianday()
+            # message timestamps are stored as ISO 8601; compare them as instants
+            instant = self._dialect.instant
             rows += conn.execute(
                 "SELECT id, source_id, external_id FROM messages WHERE bank_id = ? AND timestamp IS NOT NULL "
-                "AND julianday(timestamp) < julianday(?)", (bank_id, before_iso)).fetchall()
+                f"AND {instant}(timestamp) < {instant}(?)", (bank_id, before_iso)).fetchall()
         return sorted({(int(a), int(b), str(c)) for a, b, c in rows})
 
     def following_message_facts(self, message_rows: Sequence[int]) -> list[int]:
@@ -179,25 +173,27 @@ class LifecycleQueries:
             ).fetchone()
             if nxt:
                 out |= {int(r[0]) for r in conn.execute(
-                    "SELECT f.id FROM facts f, json_each(f.message_ids) j WHERE f.source_id = ? AND j.value = ?",
+                    f"SELECT id FROM facts WHERE source_id = ? AND {self._dialect.json_has('message_ids')}",
                     (nxt[1], nxt[0]))}
         return sorted(out)
 
     def message_texts(self, message_rows: Sequence[int]) -> list[str]:
         out: list[str] = []
-        for part in _parts(list(message_rows)):
+        for ids_in, part in self._dialect.in_parts(message_rows):
             out += [str(r[0]) for r in self._conn().execute(
-                f"SELECT text FROM messages WHERE id IN ({_marks(len(part))})", part)]
+                f"SELECT text FROM messages WHERE id {ids_in} ORDER BY id", part)]
         return out
 
     def source_texts(self, source_rows: Sequence[int]) -> list[str]:
         """Document text and message texts of whole sources."""
         out: list[str] = []
+        conn = self._conn()
         for source_id in source_rows:
-            row = self._conn().execute("SELECT content FROM sources WHERE id = ?", (source_id,)).fetchone()
+            row = conn.execute("SELECT content FROM sources WHERE id = ?", (source_id,)).fetchone()
             if row and row[0]:
                 out.append(str(row[0]))
-            out += [str(r[0]) for r in self._conn().execute("SELECT text FROM messages WHERE source_id = ?", (source_id,))]
+            out += [str(r[0]) for r in conn.execute(
+                "SELECT text FROM messages WHERE source_id = ? ORDER BY position", (source_id,))]
         return out
 
     # -- erasing -----------------------------------------------------------------------------
@@ -205,57 +201,59 @@ class LifecycleQueries:
                     message_rows: Sequence[int] = (), source_rows: Sequence[int] = ()) -> dict[str, int]:
         """Hard-delete facts (and named messages and sources) with everything derived from them."""
         conn = self._require_write()
+        in_parts = self._dialect.in_parts
         counts = {"facts": 0, "messages": 0, "chunks": 0, "sources": 0, "observations": 0, "jobs": 0,
                   "mental_models": 0, "versions_reopened": 0, "entities": 0}
-        ids = sorted({int(i) for i in fact_ids})
-        facts = []
-        for part in _parts(ids):
+        facts: list[Any] = []
+        for ids_in, part in in_parts(sorted({int(i) for i in fact_ids})):
             facts += conn.execute(
-                f"SELECT id, source_id, chunk_id, text FROM facts WHERE bank_id = ? AND id IN ({_marks(len(part))})",
+                f"SELECT id, source_id, chunk_id, text FROM facts WHERE bank_id = ? AND id {ids_in} ORDER BY id",
                 (bank_id, *part)).fetchall()
         ids = [int(f[0]) for f in facts]
         dropped_observations: set[str] = set()
-        for part in _parts(ids):
-            marks = _marks(len(part))
+        for ids_in, part in in_parts(ids):
             # observations built on an erased fact go too (their text quotes it); the rest of their
             # support is queued for consolidation again
             obs = [int(r[0]) for r in conn.execute(
-                f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id IN ({marks})", part)]
+                f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id {ids_in} ORDER BY observation_id",
+                part)]
             dropped_observations |= {f"o-{o}" for o in obs}
-            for opart in _parts(obs):
-                om = _marks(len(opart))
-                conn.execute(f"UPDATE facts SET consolidated_at = NULL WHERE id IN "
-                             f"(SELECT fact_id FROM observation_facts WHERE observation_id IN ({om}))", opart)
-                counts["observations"] += conn.execute(f"DELETE FROM observations WHERE id IN ({om})", opart).rowcount
+            for obs_in, obs_part in in_parts(obs):
+                conn.execute("UPDATE facts SET consolidated_at = NULL WHERE id IN "
+                             f"(SELECT fact_id FROM observation_facts WHERE observation_id {obs_in})", obs_part)
+                counts["observations"] += conn.execute(f"DELETE FROM observations WHERE id {obs_in}", obs_part).rowcount
             counts["versions_reopened"] += conn.execute(
-                f"UPDATE facts SET valid_to = NULL, superseded_by = NULL, supersede_reason = NULL "
-                f"WHERE superseded_by IN ({marks})", part).rowcount
-            conn.execute(f"DELETE FROM {self._fts_name(bank_id)} WHERE rowid IN ({marks})", part)
-            conn.execute(f"DELETE FROM {self._vec_name(dim)} WHERE rowid IN ({marks})", part)
-            conn.execute(f"DELETE FROM facts WHERE id IN ({marks})", part)
+                "UPDATE facts SET valid_to = NULL, superseded_by = NULL, supersede_reason = NULL "
+                f"WHERE superseded_by {ids_in}", part).rowcount
+        self._drop_fact_indexes(conn, bank_id, dim, ids)
+        for ids_in, part in in_parts(ids):  # mentions, links and observation links go by cascade
+            conn.execute(f"DELETE FROM facts WHERE id {ids_in}", part)
         counts["facts"] = len(ids)
         counts["jobs"] = self._drop_jobs_naming(conn, bank_id, set(ids))
         counts["mental_models"] = self._clear_models_citing(conn, bank_id, {f"f-{i}" for i in ids} | dropped_observations)
         # the evidence: cut the erased facts' text out of chunks, messages and documents
         by_chunk: dict[int, list[str]] = {}
-        for _id, _source, chunk, text in facts:
+        by_source: dict[int, list[str]] = {}
+        for _id, source, chunk, text in facts:
             by_chunk.setdefault(int(chunk), []).append(str(text))
+            by_source.setdefault(int(source), []).append(str(text))
         for chunk_id, texts in by_chunk.items():
             counts["chunks"] += self._cut_from_chunk(conn, chunk_id, texts)
-        sources = {int(f[1]) for f in facts}
-        for source_id, texts in self._texts_by_source(facts).items():
+        for source_id, texts in by_source.items():
             row = conn.execute("SELECT content FROM sources WHERE id = ?", (source_id,)).fetchone()
             if row and row[0]:
                 conn.execute("UPDATE sources SET content = ? WHERE id = ?", (_cut(row[0], texts), source_id))
+        names_message = self._dialect.json_has("c.message_ids", "m.external_id")
         for row_id in message_rows:
-            conn.execute("DELETE FROM chunks WHERE id IN (SELECT c.id FROM chunks c, messages m, json_each(c.message_ids) j "
-                         "WHERE m.id = ? AND c.source_id = m.source_id AND j.value = m.external_id)", (row_id,))
+            conn.execute("DELETE FROM chunks WHERE id IN (SELECT c.id FROM chunks c, messages m "
+                         f"WHERE m.id = ? AND c.source_id = m.source_id AND {names_message})", (row_id,))
             counts["messages"] += conn.execute("DELETE FROM messages WHERE id = ?", (row_id,)).rowcount
         for source_id in source_rows:
-            counts["chunks"] += conn.execute("SELECT COUNT(*) FROM chunks WHERE source_id = ?", (source_id,)).fetchone()[0]
-            counts["messages"] += conn.execute("SELECT COUNT(*) FROM messages WHERE source_id = ?", (source_id,)).fetchone()[0]
+            for table in ("chunks", "messages"):
+                counts[table] += int(conn.execute(f"SELECT COUNT(*) FROM {table} WHERE source_id = ?",
+                                                  (source_id,)).fetchone()[0])
             counts["sources"] += conn.execute("DELETE FROM sources WHERE id = ?", (source_id,)).rowcount
-        for source_id in sources - set(source_rows):
+        for source_id in set(by_source) - set(source_rows):
             empty = conn.execute(
                 "SELECT NOT EXISTS (SELECT 1 FROM messages WHERE source_id = ?) AND NOT EXISTS "
                 "(SELECT 1 FROM chunks WHERE source_id = ?)", (source_id, source_id)).fetchone()[0]
@@ -263,13 +261,6 @@ class LifecycleQueries:
                 counts["sources"] += conn.execute("DELETE FROM sources WHERE id = ?", (source_id,)).rowcount
         counts["entities"] = self.delete_orphan_entities(bank_id)
         return counts
-
-    @staticmethod
-    def _texts_by_source(facts: Sequence[Any]) -> dict[int, list[str]]:
-        out: dict[int, list[str]] = {}
-        for _id, source, _chunk, text in facts:
-            out.setdefault(int(source), []).append(str(text))
-        return out
 
     def _cut_from_chunk(self, conn: Any, chunk_id: int, texts: list[str]) -> int:
         """Cut ``texts`` out of a chunk and its messages; delete what is left empty. Returns chunks deleted."""
@@ -280,7 +271,7 @@ class LifecycleQueries:
         remaining = conn.execute("SELECT COUNT(*) FROM facts WHERE chunk_id = ?", (chunk_id,)).fetchone()[0]
         cut = _cut(text, texts)
         empty = remaining == 0 and not cut.replace(ERASED, "").strip(" \n\t.,!?")
-        for message in json.loads(message_ids):
+        for message in self._dialect.from_json(message_ids):
             mrow = conn.execute("SELECT id, text FROM messages WHERE source_id = ? AND external_id = ?",
                                 (source_id, message)).fetchone()
             if mrow is None:
@@ -296,16 +287,20 @@ class LifecycleQueries:
         return 0
 
     def _drop_jobs_naming(self, conn: Any, bank_id: int, fact_ids: set[int]) -> int:
+        if not fact_ids:
+            return 0
         dropped = 0
-        for job_id, payload in conn.execute(
-            "SELECT id, payload FROM jobs WHERE bank_id = ? AND status IN ('queued', 'running', 'failed')", (bank_id,)
+        for job_id, raw in conn.execute(
+            "SELECT id, payload FROM jobs WHERE bank_id = ? AND status IN ('queued', 'running', 'failed') ORDER BY id",
+            (bank_id,),
         ).fetchall():
-            named = set(json.loads(payload).get("fact_ids", []))
+            payload = self._dialect.from_json(raw)
+            named = set(payload.get("fact_ids", []))
             if named & fact_ids:
                 left = sorted(named - fact_ids)
                 if left:
                     conn.execute("UPDATE jobs SET payload = ? WHERE id = ?",
-                                 (json.dumps({**json.loads(payload), "fact_ids": left}), job_id))
+                                 (json.dumps({**payload, "fact_ids": left}), job_id))
                 else:
                     conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
                 dropped += 1
@@ -317,9 +312,9 @@ class LifecycleQueries:
     def _clear_models_citing(self, conn: Any, bank_id: int, memory_ids: set[str]) -> int:
         cleared = 0
         for model_id, based_on in conn.execute(
-            "SELECT id, based_on FROM mental_models WHERE bank_id = ? AND answer IS NOT NULL", (bank_id,)
+            "SELECT id, based_on FROM mental_models WHERE bank_id = ? AND answer IS NOT NULL ORDER BY id", (bank_id,)
         ).fetchall():
-            if set(json.loads(based_on)) & memory_ids:
+            if set(self._dialect.from_json(based_on)) & memory_ids:
                 conn.execute("UPDATE mental_models SET answer = NULL, based_on = '[]', refreshed_at = NULL WHERE id = ?",
                              (model_id,))
                 cleared += 1
@@ -332,45 +327,11 @@ class LifecycleQueries:
         conn = self._require_write()
         doomed = set(keys)
         for entity_id, cooccurring in conn.execute(
-            "SELECT id, cooccurring FROM entities WHERE bank_id = ?", (bank_id,)).fetchall():
-            counts = json.loads(cooccurring)
+                "SELECT id, cooccurring FROM entities WHERE bank_id = ? ORDER BY id", (bank_id,)).fetchall():
+            counts = self._dialect.from_json(cooccurring)
             kept = {k: v for k, v in counts.items() if k not in doomed and k.split(" ")[0] not in doomed}
             if len(kept) != len(counts):
                 conn.execute("UPDATE entities SET cooccurring = ? WHERE id = ?",
                              (json.dumps(kept, ensure_ascii=False), entity_id))
-        for part in [list(keys)[i : i + 500] for i in range(0, len(keys), 500)]:
-            conn.execute(f"DELETE FROM context_degrees WHERE bank_id = ? AND key IN ({_marks(len(part))})",
-                         (bank_id, *part))
-
-    def compact_indexes(self, bank_id: int) -> None:
-        """Merge the bank's FTS segments so deleted terms leave the index, not just get masked."""
-        table = self._fts_name(bank_id)
-        self._require_write().execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-
-    def update_fact_index(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
-                          context_terms: Sequence[str], vector: Any) -> None:
-        conn = self._require_write()
-        table = self._fts_name(bank_id)
-        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (fact_id,))
-        conn.execute(f"INSERT INTO {table} (rowid, terms, context) VALUES (?, ?, ?)",
-                     (fact_id, " ".join(terms), " ".join(context_terms)))
-        conn.execute(f"UPDATE {self._vec_name(dim)} SET embedding = ? WHERE rowid = ?", (vector.tobytes(), fact_id))
-
-    # -- proof -------------------------------------------------------------------------------
-    def scan_for(self, needles: Sequence[str]) -> list[dict[str, Any]]:
-        """Where any needle still appears: every text column of every table (FTS shadow tables
-        included) and every blob as UTF-8 bytes. Returns [{needle, table, column, rows}]."""
-        conn = self._conn()
-        found: list[dict[str, Any]] = []
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'")]
-        for table in tables:
-            columns = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
-            for column in columns:
-                for needle in needles:
-                    n = conn.execute(
-                        f'SELECT COUNT(*) FROM "{table}" WHERE instr(CAST("{column}" AS BLOB), CAST(? AS BLOB)) > 0',
-                        (needle,)).fetchone()[0]
-                    if n:
-                        found.append({"needle": needle, "table": table, "column": column, "rows": int(n)})
-        return found
+        for keys_in, part in self._dialect.in_parts(keys, text=True):
+            conn.execute(f"DELETE FROM context_degrees WHERE bank_id = ? AND key {keys_in}", (bank_id, *part))

@@ -4,18 +4,28 @@ psycopg is an optional dependency (``pip install 'gieok[postgres]'``): it is imp
 connection is opened, not when ``gieok.store`` is imported, so the embedded SQLite store never
 needs it. Every connection is opened in autocommit mode; the store issues ``BEGIN``/``COMMIT``
 itself on its single write connection.
+
+The store's queries are shared with the SQLite store and written with SQLite's ``?`` placeholders
+(see :mod:`gieok.store._dialect`); :class:`PgConnection` is the thin wrapper that lets psycopg run
+them, turning each ``?`` outside a quoted string into ``%s``. SQL written for PostgreSQL alone may
+keep psycopg's own ``%s`` and ``%(name)s``: they pass through untouched.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from gieok.errors import MissingExtensionError, StoreError
 
-__all__ = ["connect", "display_dsn", "ints", "vector_array", "vector_literal"]
+__all__ = ["PgConnection", "connect", "display_dsn", "ints", "pg_placeholders", "vector_array", "vector_literal"]
+
+# a quoted string or identifier (skipped whole, so a "?" inside one stays), or a placeholder
+_QUOTED_OR_MARK = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\?")
 
 
 def _psycopg() -> Any:
@@ -72,3 +82,36 @@ def vector_array(values: Sequence[float]) -> np.ndarray:
 def ints(values: Sequence[Any]) -> list[int]:
     """Plain ints for array parameters (numpy integers are not adapted by psycopg)."""
     return [int(v) for v in values]
+
+
+@lru_cache(maxsize=1024)
+def pg_placeholders(query: str) -> str:
+    """``query`` with each ``?`` placeholder (outside quotes) spelled ``%s``, as psycopg wants it."""
+    if "?" not in query:
+        return query
+    return _QUOTED_OR_MARK.sub(lambda m: "%s" if m.group() == "?" else m.group(), query)
+
+
+class PgConnection:
+    """A psycopg connection that also takes ``?`` placeholders; everything else is psycopg's own.
+
+    Queries without parameters and composed ``psycopg.sql`` objects are passed on as they are."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def execute(self, query: Any, params: Any = None) -> Any:
+        if params is not None and isinstance(query, str):
+            query = pg_placeholders(query)
+        return self.raw.execute(query, params)
+
+    def executemany(self, query: str, rows: Iterable[Sequence[Any]]) -> Any:
+        """Like sqlite3's: one statement, run once per row (psycopg pipelines them)."""
+        cursor = self.raw.cursor()
+        cursor.executemany(pg_placeholders(query), list(rows))
+        return cursor
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)

@@ -23,6 +23,11 @@ approximate (HNSW) index is created: with a bank filter an HNSW scan can return 
 and recall must be exact. A deployment with very large banks may add a partial expression index
 per dimension, e.g. ``CREATE INDEX ON fact_vectors USING hnsw ((embedding::vector(384))
 vector_cosine_ops) WHERE dim = 384``.
+
+Both kinds of table are shared by every bank and hang off facts and banks by ``ON DELETE CASCADE``,
+so of the index hooks the shared queries call (see :class:`gieok.store._dialect.StoreQueries`) only
+``_index_fact`` has work to do. The SQL here is PostgreSQL's alone and keeps psycopg's ``%s`` and
+``%(name)s`` placeholders. The SQLite store's counterpart is :mod:`gieok.store._sqlite_search`.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from gieok.store._dialect import StoreQueries
 from gieok.store._pg_connect import ints, vector_array, vector_literal
 
 __all__ = ["BM25_B", "BM25_K1", "SearchIndexes", "tokens"]
@@ -60,11 +66,23 @@ def _phrases(terms: Sequence[str]) -> list[list[str]]:
     return [p for p in (tokens(t) for t in dict.fromkeys(t for t in terms if t)) if p]
 
 
-class SearchIndexes:
-    """Needs ``_conn()`` and ``_require_write()`` from the store it is mixed into."""
+class SearchIndexes(StoreQueries):
+    """The keyword and vector tables: the index hooks, index maintenance and both search channels."""
 
-    def _conn(self) -> Any: ...
-    def _require_write(self) -> Any: ...
+    # -- hooks: nothing to create for a bank, nothing to drop before a bank or fact goes ------
+    def _create_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
+        pass
+
+    def _drop_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
+        pass
+
+    def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
+        pass
+
+    def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
+                    context_terms: Sequence[str], vector: Any) -> None:
+        self._index_keywords(conn, bank_id, fact_id, terms, context_terms)
+        self._index_vector(conn, bank_id, dim, fact_id, vector)
 
     # -- writing -----------------------------------------------------------------------------
     def _index_keywords(self, conn: Any, bank_id: int, fact_id: int, terms: Sequence[str],

@@ -1,0 +1,319 @@
+"""Banks, meta and audit, sources, messages, chunks and facts: written once for both stores.
+
+The SQL is SQLite's, with ``?`` placeholders; the few dialect differences go through
+``self._dialect`` (see :mod:`gieok.store._dialect`). A bank's keyword and vector indexes are the
+store's own (FTS5 and sqlite-vec tables per bank, or PostgreSQL's shared keyword and vector
+tables), so creating a bank, adding facts and deleting chunks call the store's index hooks.
+
+Where a caller can see an order, the query states it, so both stores give the same answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from gieok.records import BankInfo, FactRow, Message, NewFact, SourceInfo
+from gieok.store._dialect import StoreQueries
+
+__all__ = ["Bank", "Chunk", "CoreQueries"]
+
+_FACT_COLUMNS = (
+    "f.id, f.bank_id, f.source_id, s.external_id, f.chunk_id, f.text, f.kind, f.speaker, f.message_ids, "
+    "f.occurred_start, f.occurred_end, f.mentioned_at, f.utc_offset, f.valid_from, f.valid_to, "
+    "f.importance, f.pinned, f.decay_class, f.expires_at, f.tokens, f.superseded_by, f.strength, f.archived_at, "
+    "f.created_at, f.recall_count"
+)
+
+
+@dataclass(frozen=True)
+class Bank:
+    id: int
+    name: str
+    embedder: str
+    dim: int
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: int
+    position: int
+    sha256: str
+
+
+def _dt(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, tz=timezone.utc)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class CoreQueries(StoreQueries):
+    """The core tables of :class:`gieok.store.protocol.Store`."""
+
+    # -- banks -------------------------------------------------------------------------------
+    def get_bank(self, name: str) -> Bank | None:
+        row = self._conn().execute("SELECT id, name, embedder, dim FROM banks WHERE name = ?", (name,)).fetchone()
+        return Bank(*row) if row else None
+
+    def bank_by_id(self, bank_id: int) -> Bank | None:
+        row = self._conn().execute("SELECT id, name, embedder, dim FROM banks WHERE id = ?", (bank_id,)).fetchone()
+        return Bank(*row) if row else None
+
+    def create_bank(self, name: str, embedder: str, dim: int) -> Bank:
+        conn = self._require_write()
+        bank_id = self._dialect.insert_id(
+            conn, "INSERT INTO banks (name, embedder, dim, created_at) VALUES (?, ?, ?, ?)",
+            (name, embedder, int(dim), time.time()))
+        self._create_bank_indexes(conn, bank_id, int(dim))
+        return Bank(bank_id, name, embedder, int(dim))
+
+    def list_banks(self) -> list[BankInfo]:
+        rows = self._conn().execute(
+            "SELECT b.name, b.embedder, b.dim, b.created_at, "
+            "(SELECT COUNT(*) FROM sources s WHERE s.bank_id = b.id), "
+            f"(SELECT COUNT(*) FROM facts f WHERE f.bank_id = b.id) FROM banks b ORDER BY b.name{self._dialect.bytewise}"
+        ).fetchall()
+        return [BankInfo(r[0], r[1], r[2], _dt(r[3]), int(r[4]), int(r[5])) for r in rows]
+
+    def delete_bank(self, bank_id: int) -> dict[str, int]:
+        conn = self._require_write()
+        bank = conn.execute("SELECT dim FROM banks WHERE id = ?", (bank_id,)).fetchone()
+        if bank is None:
+            return {}
+        counts = {
+            table: int(conn.execute(f"SELECT COUNT(*) FROM {table} WHERE bank_id = ?", (bank_id,)).fetchone()[0])
+            for table in ("facts", "chunks", "messages", "sources")
+        }
+        self._drop_bank_indexes(conn, bank_id, int(bank[0]))
+        conn.execute("DELETE FROM banks WHERE id = ?", (bank_id,))  # cascades to the rest
+        return counts
+
+    def bank_config(self, bank_id: int) -> dict[str, Any]:
+        row = self._conn().execute("SELECT config FROM banks WHERE id = ?", (bank_id,)).fetchone()
+        return dict(self._dialect.from_json(row[0])) if row else {}
+
+    def set_bank_config(self, bank_id: int, config: dict[str, Any]) -> None:
+        self._require_write().execute("UPDATE banks SET config = ? WHERE id = ?", (_dumps(config), bank_id))
+
+    # -- meta and audit ----------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self._conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def add_audit(self, entries: Sequence[dict[str, Any]]) -> None:
+        """Append audit entries: ids, types, positions, counts and fingerprints — never values."""
+        conn = self._require_write()
+        now = time.time()
+        for e in entries:
+            conn.execute(
+                'INSERT INTO audit_log (bank, at, operation, source_id, item_id, type, start, "end", length, '
+                "fingerprint, action, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (e["bank"], now, e["operation"], e.get("source_id"), e.get("item_id"), e["type"], e.get("start"),
+                 e.get("end"), e.get("length"), e.get("fingerprint"), e["action"], e.get("count", 1)),
+            )
+
+    def audit_log(self, bank: str, limit: int = 1000) -> list[dict[str, Any]]:
+        cur = self._conn().execute(
+            'SELECT at, operation, source_id, item_id, type, start, "end", length, fingerprint, action, count '
+            "FROM audit_log WHERE bank = ? ORDER BY id DESC LIMIT ?", (bank, limit),
+        )
+        names = [d[0] for d in cur.description]
+        return [{**dict(zip(names, row)), "at": _dt(row[0]).isoformat()} for row in cur.fetchall()]
+
+    # -- sources -----------------------------------------------------------------------------
+    def get_source_row(self, bank_id: int, external_id: str) -> tuple[int, str] | None:
+        row = self._conn().execute(
+            "SELECT id, kind FROM sources WHERE bank_id = ? AND external_id = ?", (bank_id, external_id)
+        ).fetchone()
+        return (int(row[0]), str(row[1])) if row else None
+
+    def upsert_source(self, bank_id: int, external_id: str, kind: str, content: str | None,
+                      metadata: dict[str, Any]) -> int:
+        # an upsert, so two processes retaining the same source id cannot both insert it
+        conn = self._require_write()
+        now = time.time()
+        conn.execute(
+            "INSERT INTO sources (bank_id, external_id, kind, content, metadata, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bank_id, external_id) DO UPDATE "
+            "SET content = excluded.content, metadata = excluded.metadata, updated_at = excluded.updated_at",
+            (bank_id, external_id, kind, content, _dumps(metadata), now, now),
+        )
+        row = conn.execute("SELECT id FROM sources WHERE bank_id = ? AND external_id = ?", (bank_id, external_id))
+        return int(row.fetchone()[0])
+
+    def _source_info(self, row: Any, bank_name: str, with_content: bool) -> SourceInfo:
+        source_id, external_id, kind, content, metadata, created, updated = row
+        messages: list[Message] = []
+        if with_content and kind == "conversation":
+            messages = [
+                Message(r[0], r[1] or "", r[2], r[3])
+                for r in self._conn().execute(
+                    "SELECT external_id, speaker, text, timestamp FROM messages WHERE source_id = ? ORDER BY position",
+                    (source_id,),
+                )
+            ]
+        return SourceInfo(
+            id=external_id, bank=bank_name, kind=kind, created_at=_dt(created), updated_at=_dt(updated),
+            messages=messages, text=content if with_content else None,
+            metadata=dict(self._dialect.from_json(metadata)),
+        )
+
+    def get_source(self, bank_id: int, bank_name: str, external_id: str) -> SourceInfo | None:
+        row = self._conn().execute(
+            "SELECT id, external_id, kind, content, metadata, created_at, updated_at FROM sources "
+            "WHERE bank_id = ? AND external_id = ?", (bank_id, external_id),
+        ).fetchone()
+        return self._source_info(row, bank_name, True) if row else None
+
+    def list_sources(self, bank_id: int, bank_name: str) -> list[SourceInfo]:
+        rows = self._conn().execute(
+            "SELECT id, external_id, kind, NULL, metadata, created_at, updated_at FROM sources "
+            "WHERE bank_id = ? ORDER BY created_at, id", (bank_id,),
+        ).fetchall()
+        return [self._source_info(r, bank_name, False) for r in rows]
+
+    # -- messages ----------------------------------------------------------------------------
+    def existing_messages(self, bank_id: int, external_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+        out: dict[str, tuple[int, str]] = {}
+        conn = self._conn()
+        for ids_in, part in self._dialect.in_parts(external_ids, text=True):
+            for ext, source_id, text in conn.execute(
+                f"SELECT external_id, source_id, text FROM messages WHERE bank_id = ? AND external_id {ids_in}",
+                (bank_id, *part),
+            ):
+                out[ext] = (int(source_id), text)
+        return out
+
+    def last_message(self, bank_id: int, source_external_id: str) -> Message | None:
+        row = self._conn().execute(
+            "SELECT m.external_id, m.speaker, m.text, m.timestamp FROM messages m JOIN sources s ON s.id = m.source_id "
+            "WHERE s.bank_id = ? AND s.external_id = ? ORDER BY m.position DESC LIMIT 1",
+            (bank_id, source_external_id),
+        ).fetchone()
+        return Message(row[0], row[1] or "", row[2], row[3]) if row else None
+
+    def next_message_position(self, source_id: int) -> int:
+        row = self._conn().execute("SELECT COALESCE(MAX(position), -1) FROM messages WHERE source_id = ?",
+                                   (source_id,)).fetchone()
+        return int(row[0]) + 1
+
+    def add_message(self, bank_id: int, source_id: int, message: Message, position: int) -> None:
+        self._require_write().execute(
+            "INSERT INTO messages (bank_id, source_id, external_id, position, speaker, text, timestamp) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (bank_id, source_id, message.id, position, message.speaker, message.text, message.timestamp),
+        )
+
+    def update_message_text(self, bank_id: int, external_id: str, text: str) -> None:
+        self._require_write().execute(
+            "UPDATE messages SET text = ? WHERE bank_id = ? AND external_id = ?", (text, bank_id, external_id)
+        )
+
+    # -- chunks ------------------------------------------------------------------------------
+    def chunks_of(self, source_id: int) -> list[Chunk]:
+        rows = self._conn().execute(
+            "SELECT id, position, sha256 FROM chunks WHERE source_id = ? ORDER BY position, id", (source_id,)
+        ).fetchall()
+        return [Chunk(int(r[0]), int(r[1]), str(r[2])) for r in rows]
+
+    def set_chunk_position(self, chunk_id: int, position: int) -> None:
+        self._require_write().execute("UPDATE chunks SET position = ? WHERE id = ?", (position, chunk_id))
+
+    def chunk_ids_for_message(self, bank_id: int, source_id: int, message_id: str) -> list[int]:
+        rows = self._conn().execute(
+            f"SELECT id FROM chunks WHERE source_id = ? AND {self._dialect.json_has('message_ids')} "
+            "ORDER BY position, id", (source_id, message_id),
+        ).fetchall()
+        return [int(r[0]) for r in rows]
+
+    def add_chunk(self, bank_id: int, source_id: int, position: int, sha256: str, text: str,
+                  message_ids: list[str]) -> int:
+        return self._dialect.insert_id(
+            self._require_write(),
+            "INSERT INTO chunks (bank_id, source_id, position, sha256, text, message_ids) VALUES (?, ?, ?, ?, ?, ?)",
+            (bank_id, source_id, position, sha256, text, _dumps(message_ids)),
+        )
+
+    def delete_chunks(self, bank_id: int, chunk_ids: Sequence[int]) -> int:
+        """Delete chunks and every fact, index row and vector derived from them; returns facts removed."""
+        conn = self._require_write()
+        if not chunk_ids:
+            return 0
+        dim = int(conn.execute("SELECT dim FROM banks WHERE id = ?", (bank_id,)).fetchone()[0])
+        parts = list(self._dialect.in_parts(chunk_ids))
+        fact_ids = [int(r[0]) for ids_in, part in parts
+                    for r in conn.execute(f"SELECT id FROM facts WHERE chunk_id {ids_in}", part)]
+        self._drop_fact_indexes(conn, bank_id, dim, fact_ids)
+        for ids_in, part in parts:
+            conn.execute(f"DELETE FROM facts WHERE chunk_id {ids_in}", part)
+            conn.execute(f"DELETE FROM chunks WHERE id {ids_in}", part)
+        self.delete_orphan_entities(bank_id)
+        return len(fact_ids)
+
+    # -- facts -------------------------------------------------------------------------------
+    def add_facts(self, bank_id: int, source_id: int, chunk_id: int, facts: Sequence[NewFact],
+                  vectors: np.ndarray) -> list[int]:
+        conn = self._require_write()
+        dim = int(conn.execute("SELECT dim FROM banks WHERE id = ?", (bank_id,)).fetchone()[0])
+        ids = []
+        now = time.time()
+        for fact, vector in zip(facts, vectors):
+            fact_id = self._dialect.insert_id(
+                conn,
+                "INSERT INTO facts (bank_id, source_id, chunk_id, text, kind, speaker, message_ids, occurred_start, "
+                "occurred_end, mentioned_at, utc_offset, valid_from, importance, pinned, decay_class, expires_at, "
+                "embed_hash, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    bank_id, source_id, chunk_id, fact.text, fact.kind, fact.speaker, _dumps(fact.message_ids),
+                    fact.occurred_start, fact.occurred_end, fact.mentioned_at, fact.utc_offset, fact.mentioned_at,
+                    float(fact.importance), bool(fact.pinned), fact.decay_class, fact.expires_at,
+                    hashlib.sha256(fact.embed_text.encode("utf-8")).hexdigest(), int(fact.tokens), now,
+                ),
+            )
+            self._index_fact(conn, bank_id, dim, fact_id, fact.terms, fact.context_terms, vector)
+            ids.append(fact_id)
+        return ids
+
+    def _fact_row(self, r: Any) -> FactRow:
+        return FactRow(
+            id=int(r[0]), bank_id=int(r[1]), source_id=int(r[2]), source_external_id=r[3], chunk_id=int(r[4]),
+            text=r[5], kind=r[6], speaker=r[7], message_ids=list(self._dialect.from_json(r[8])),
+            occurred_start=r[9], occurred_end=r[10], mentioned_at=r[11], utc_offset=r[12], valid_from=r[13],
+            valid_to=r[14], importance=float(r[15]), pinned=bool(r[16]), decay_class=r[17], expires_at=r[18],
+            tokens=int(r[19]), superseded_by=r[20], strength=float(r[21]), archived_at=r[22],
+            created_at=float(r[23]), recall_count=int(r[24]),
+        )
+
+    def get_facts(self, bank_id: int, ids: Sequence[int]) -> list[FactRow]:
+        conn = self._conn()
+        found: dict[int, FactRow] = {}
+        for ids_in, part in self._dialect.in_parts(ids):
+            for r in conn.execute(
+                f"SELECT {_FACT_COLUMNS} FROM facts f JOIN sources s ON s.id = f.source_id "
+                f"WHERE f.bank_id = ? AND f.id {ids_in}", (bank_id, *part),
+            ):
+                found[int(r[0])] = self._fact_row(r)
+        return [found[int(i)] for i in ids if int(i) in found]
+
+    def count_facts(self, bank_id: int) -> int:
+        return int(self._conn().execute("SELECT COUNT(*) FROM facts WHERE bank_id = ?", (bank_id,)).fetchone()[0])
+
+    def iter_fact_ids(self, bank_id: int) -> Iterator[int]:
+        # keyset pages: lazy, without holding a cursor or a transaction open between pages
+        after = 0
+        while True:
+            page = [int(r[0]) for r in self._conn().execute(
+                "SELECT id FROM facts WHERE bank_id = ? AND id > ? ORDER BY id LIMIT 1000", (bank_id, after))]
+            yield from page
+            if len(page) < 1000:
+                return
+            after = page[-1]

@@ -1,0 +1,155 @@
+"""The SQL the two stores spell differently, so that everything else is written once.
+
+The query mixins (:mod:`._core`, :mod:`._graph`, :mod:`._lifecycle`, :mod:`._derived`) hold every
+query both stores share. They write SQLite's SQL with ``?`` placeholders and run it on
+``self._conn()`` (reads) or ``self._require_write()`` (writes, inside ``with store.write():``).
+:class:`~gieok.store.sqlite.SQLiteStore` hands them its sqlite3 connections as they are;
+:class:`~gieok.store.postgres.PostgresStore` hands them its psycopg connections wrapped in
+:class:`~gieok.store._pg_connect.PgConnection`, which turns ``?`` into ``%s``. The few places
+where the dialects really differ ask the store's ``_dialect``:
+
+==========================  ===================================  ==========================================
+what                        SQLite (:class:`Dialect`)            PostgreSQL (:class:`PostgresDialect`)
+==========================  ===================================  ==========================================
+membership in a list        ``IN (?, ?, …)``, 500 per statement  ``= ANY(?::bigint[])``, one array
+a JSON array holds a text   ``EXISTS (… json_each(column) …)``   ``column @> jsonb_build_array(?::text)``
+a JSON column read back     text, decoded with ``json.loads``    already decoded by psycopg
+the id of an inserted row   ``cursor.lastrowid``                 ``… RETURNING id``
+byte-wise text order        the default (BINARY)                 ``COLLATE "C"``
+ISO 8601 text as a time     ``julianday(…)``                     ``gieok_instant(…)`` (see migrations)
+claiming a queued row       nothing: one writer per file         ``FOR UPDATE SKIP LOCKED``
+check-then-insert           nothing: one writer per file         ``pg_advisory_xact_lock(…)``
+==========================  ===================================  ==========================================
+
+So shared SQL keeps to what both engines accept: ``INSERT … ON CONFLICT DO NOTHING / DO UPDATE``
+(never ``INSERT OR IGNORE / REPLACE``), ``TRUE`` and ``FALSE``, ``NULL``-safe orderings spelled as
+``x IS NULL, x DESC``, an explicit ``ORDER BY`` wherever an order reaches the caller, and no
+literal ``%``. What is not a spelling — FTS5 against BM25 in SQL, sqlite-vec against pgvector, the
+erasure proof, the migration runners — stays in each store's own modules, behind the hooks of
+:class:`StoreQueries`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from gieok.store._pg_connect import PgConnection
+
+__all__ = ["Dialect", "PostgresDialect", "StoreQueries"]
+
+
+def _distinct(values: Iterable[Any], text: bool) -> list[Any]:
+    # plain ints (psycopg does not adapt numpy's), each once: parts never overlap
+    return list(dict.fromkeys(str(v) if text else int(v) for v in values))
+
+
+class Dialect:
+    """SQLite's spelling: the reference the shared SQL is written in."""
+
+    bytewise = ""  # appended to an ORDER BY term: SQLite's default collation already compares bytes
+    instant = "julianday"  # ISO 8601 text → a number that orders as the instant it names
+    skip_locked = ""  # appended to a SELECT that claims a row: the file lock already serialises writers
+    batch = 500  # values bound per IN (...), well under the oldest SQLite's 999-variable limit
+
+    def in_parts(self, values: Iterable[Any], *, text: bool = False,
+                 size: int | None = None) -> Iterator[tuple[str, list[Any]]]:
+        """``(condition, params)`` pairs that together cover ``values``: ``f"id {condition}"`` with
+        ``params`` tests membership. Nothing is yielded for no values."""
+        items = _distinct(values, text)
+        size = size or self.batch
+        for i in range(0, len(items), size):
+            part = items[i : i + size]
+            yield "IN (" + ",".join("?" * len(part)) + ")", part
+
+    def in_all(self, values: Sequence[Any], *, text: bool = False) -> tuple[str, list[Any]]:
+        """One ``(condition, params)`` for a short, non-empty list (job kinds, link types)."""
+        return next(self.in_parts(values, text=text, size=len(values)))
+
+    def json_has(self, column: str, value: str = "?") -> str:
+        """A condition: the JSON array in ``column`` holds the text ``value`` (a parameter or a column)."""
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE json_each.value = {value})"
+
+    def from_json(self, value: Any) -> Any:
+        return json.loads(value)
+
+    def insert_id(self, conn: Any, query: str, params: Sequence[Any]) -> int:
+        """Run an ``INSERT`` into a table with an ``id`` key; return the new row's id."""
+        return int(conn.execute(query, params).lastrowid)
+
+    def lock(self, conn: Any, key: str) -> None:
+        """Serialise writers on ``key`` until the transaction ends (a check-then-insert)."""
+
+    def connection(self, raw: Any) -> Any:
+        """``raw`` as the shared queries use it: sqlite3 takes ``?`` placeholders as it is."""
+        return raw
+
+
+class PostgresDialect(Dialect):
+    """PostgreSQL's spelling, for many processes sharing one database."""
+
+    bytewise = ' COLLATE "C"'
+    instant = "gieok_instant"
+    skip_locked = " FOR UPDATE SKIP LOCKED"
+
+    def in_parts(self, values: Iterable[Any], *, text: bool = False,
+                 size: int | None = None) -> Iterator[tuple[str, list[Any]]]:
+        items = _distinct(values, text)
+        if items:  # one array parameter, whatever the size
+            yield ("= ANY(?::text[])" if text else "= ANY(?::bigint[])"), [items]
+
+    def json_has(self, column: str, value: str = "?") -> str:
+        return f"{column} @> jsonb_build_array(({value})::text)"
+
+    def from_json(self, value: Any) -> Any:
+        return value
+
+    def insert_id(self, conn: Any, query: str, params: Sequence[Any]) -> int:
+        return int(conn.execute(query + " RETURNING id", params).fetchone()[0])
+
+    def lock(self, conn: Any, key: str) -> None:
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,))
+
+    def connection(self, raw: Any) -> Any:
+        return PgConnection(raw)
+
+
+class StoreQueries:
+    """The base of the shared query mixins: what they need from the store they are mixed into.
+
+    A store provides its ``_dialect``, its two connections, and the four hooks through which the
+    shared code keeps the store's own keyword and vector indexes in step with the facts table."""
+
+    _dialect: Dialect
+
+    def _conn(self) -> Any:
+        """A connection for reads; inside a write block, the writer's own."""
+        raise NotImplementedError
+
+    def _require_write(self) -> Any:
+        """The write connection; a :class:`~gieok.errors.StoreError` outside ``with store.write():``."""
+        raise NotImplementedError
+
+    # -- the store's own indexes -------------------------------------------------------------
+    def _create_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
+        raise NotImplementedError
+
+    def _drop_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
+        """Runs before the bank row is deleted (its other rows go by cascade)."""
+        raise NotImplementedError
+
+    def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
+                    context_terms: Sequence[str], vector: Any) -> None:
+        raise NotImplementedError
+
+    def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
+        """Runs before the facts are deleted."""
+        raise NotImplementedError
+
+    # -- provided by one mixin, called from another -------------------------------------------
+    def delete_orphan_entities(self, bank_id: int) -> int:
+        raise NotImplementedError  # GraphQueries
+
+    def clear_models_citing(self, bank_id: int, memory_ids: set[str]) -> int:
+        raise NotImplementedError  # LifecycleQueries

@@ -1,0 +1,126 @@
+"""Keyword (FTS5 BM25) and vector (sqlite-vec cosine) indexes of the SQLite store.
+
+Each bank gets its own FTS5 table (``fts_bank_<id>``, rowid = fact id) so BM25's document
+frequencies and average length are that bank's, not the whole file's. Vectors live in ``vec_<dim>``
+tables partitioned by bank, rowid = fact id, cosine distance. These tables are not reached by
+foreign keys, so the hooks of :class:`gieok.store._dialect.StoreQueries` keep them in step with the
+facts: the shared queries call them when a bank is created or deleted and when facts come or go.
+
+The PostgreSQL store's counterpart is :mod:`gieok.store._pg_search`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gieok.store._dialect import StoreQueries
+
+__all__ = ["SQLiteIndexes", "fts_table", "vec_table"]
+
+
+def fts_table(bank_id: int) -> str:
+    return f"fts_bank_{int(bank_id)}"
+
+
+def vec_table(dim: int) -> str:
+    return f"vec_{int(dim)}"
+
+
+def _fts_query(terms: Sequence[str]) -> str:
+    # every term quoted (FTS5 syntax characters in user text must not become operators), OR-ed
+    unique = dict.fromkeys(t for t in terms if t)
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
+
+
+def _blob(vector: Any) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+class SQLiteIndexes(StoreQueries):
+    """FTS5 and sqlite-vec tables: the index hooks, index maintenance and both search channels."""
+
+    # -- hooks -------------------------------------------------------------------------------
+    def _create_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
+        conn.execute(f"CREATE VIRTUAL TABLE {fts_table(bank_id)} USING fts5(terms, context, "
+                     "tokenize='unicode61 remove_diacritics 0')")
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vec_table(dim)} USING vec0("
+                     f"bank_id integer partition key, embedding float[{int(dim)}] distance_metric=cosine)")
+
+    def _drop_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
+        conn.execute(f"DELETE FROM {vec_table(dim)} WHERE bank_id = ?", (bank_id,))
+        conn.execute(f"DROP TABLE IF EXISTS {fts_table(bank_id)}")
+
+    def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
+                    context_terms: Sequence[str], vector: Any) -> None:
+        conn.execute(f"INSERT INTO {fts_table(bank_id)} (rowid, terms, context) VALUES (?, ?, ?)",
+                     (fact_id, " ".join(terms), " ".join(context_terms)))
+        conn.execute(f"INSERT INTO {vec_table(dim)} (rowid, bank_id, embedding) VALUES (?, ?, ?)",
+                     (fact_id, bank_id, _blob(vector)))
+
+    def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
+        for ids_in, part in self._dialect.in_parts(fact_ids):
+            conn.execute(f"DELETE FROM {fts_table(bank_id)} WHERE rowid {ids_in}", part)
+            conn.execute(f"DELETE FROM {vec_table(dim)} WHERE rowid {ids_in}", part)
+
+    # -- maintenance -------------------------------------------------------------------------
+    def update_fact_index(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
+                          context_terms: Sequence[str], vector: Any) -> None:
+        conn = self._require_write()
+        table = fts_table(bank_id)
+        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (fact_id,))
+        conn.execute(f"INSERT INTO {table} (rowid, terms, context) VALUES (?, ?, ?)",
+                     (fact_id, " ".join(terms), " ".join(context_terms)))
+        conn.execute(f"UPDATE {vec_table(dim)} SET embedding = ? WHERE rowid = ?", (vector.tobytes(), fact_id))
+
+    def compact_indexes(self, bank_id: int) -> None:
+        """Merge the bank's FTS segments so deleted terms leave the index, not just get masked."""
+        table = fts_table(bank_id)
+        self._require_write().execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+    # -- channels ----------------------------------------------------------------------------
+    def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
+                       context_weight: float = 0.0) -> list[tuple[int, float]]:
+        """Okapi BM25 (FTS5 ``bm25()``), best first; scores returned positive (higher = better).
+
+        The ``context`` column (terms of the message a fact answers) counts ``context_weight`` times
+        as much as the fact's own terms; at 0 it is not searched at all."""
+        query = _fts_query(terms)
+        if not query:
+            return []
+        table = fts_table(bank_id)
+        if context_weight <= 0:
+            query = "terms : (" + query + ")"
+        rows = self._conn().execute(
+            f"SELECT rowid, bm25({table}, 1.0, ?) AS s FROM {table} WHERE {table} MATCH ? ORDER BY s LIMIT ?",
+            (float(context_weight), query, limit),
+        ).fetchall()
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """Cosine KNN within the bank's partition; returns (fact id, cosine similarity), best first."""
+        rows = self._conn().execute(
+            f"SELECT rowid, distance FROM {vec_table(dim)} WHERE embedding MATCH ? AND k = ? AND bank_id = ? "
+            "ORDER BY distance",
+            (_blob(vector), int(limit), bank_id),
+        ).fetchall()
+        return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    def vectors_sample(self, bank_id: int, dim: int, limit: int) -> np.ndarray:
+        rows = self._conn().execute(
+            f"SELECT embedding FROM {vec_table(dim)} WHERE bank_id = ? LIMIT ?", (bank_id, limit)
+        ).fetchall()
+        if not rows:
+            return np.zeros((0, dim), dtype=np.float32)
+        return np.stack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
+
+    def vectors_of(self, dim: int, fact_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        out: dict[int, np.ndarray] = {}
+        for ids_in, part in self._dialect.in_parts(fact_ids):
+            for rowid, blob in self._conn().execute(
+                f"SELECT rowid, embedding FROM {vec_table(dim)} WHERE rowid {ids_in}", part
+            ):
+                out[int(rowid)] = np.frombuffer(blob, dtype=np.float32)
+        return out
