@@ -66,8 +66,9 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
             out[fact_id] |= set(by_entity.get(entity, []))
         source = source_ids.get(fact_id)
         if source is not None:
-            recent[fact_id] = {i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))
-                               if i < fact_id}
+            earlier = sorted((i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))
+                              if i < fact_id), reverse=True)
+            recent[fact_id] = set(earlier[:_SAME_SOURCE_BEFORE])  # said just before, not anywhere in the call
             out[fact_id] |= recent[fact_id]
         out[fact_id].discard(fact_id)
     return out, words, recent
