@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-locomo bench-perf clean
+.PHONY: demo test bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,10 +20,20 @@ test: $(STAMP)
 bench-locomo: $(STAMP)
 	$(BIN)/python bench/locomo.py
 
+bench-korean: $(STAMP)
+	$(BIN)/python bench/locomo.py --data bench/data/korean_multisession.json
+
+bench-knowledge: $(STAMP)
+	$(BIN)/python bench/knowledge_update.py --all-baselines
+
+bench-reflect: $(STAMP)
+	$(BIN)/python bench/reflect.py
+	$(BIN)/python bench/reflect.py --data bench/data/korean_multisession.json
+
 bench-perf: $(STAMP)
 	$(BIN)/python bench/perf.py
 
-bench: bench-locomo bench-perf
+bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -88,8 +88,8 @@ def main() -> None:
                 for bucket in ("all", CATEGORIES[q.category]):
                     stats[bucket]["answered"].append(float(result.supported))
                     stats[bucket]["grounded"].append(float(result.supported and bool(quoted & set(q.evidence))))
-                    hit = _gold_hit(result.answer, gold.get(q.question, "")) if result.supported else False
-                    if hit is not None:
+                    hit = _gold_hit(result.answer if result.supported else "", gold.get(q.question, ""))
+                    if hit is not None:  # only questions with a short reference answer count
                         stats[bucket]["gold in answer"].append(float(hit))
                 progress.advance(qtask)
             for q in extra:
