@@ -614,3 +614,10 @@ def test_vocatives_are_stripped_but_sentence_openers_and_values_stay() -> None:
     assert strip_vocatives("I moved to Seoul, Jon.") == "I moved to Seoul."
     assert strip_vocatives("민지야, 나 회사 옮겼어") == "나 회사 옮겼어"
     assert detect_update("The meeting is with Jon at 3pm", "Actually, the meeting is with Jon at 4pm") is not None
+
+
+def test_a_one_syllable_contrast_side_does_not_match_inside_another_word() -> None:
+    old = "수영은 머리 말리는 게 귀찮아서 패스"
+    new = "아 그게 이사 날짜가 바뀌었어. 5월 말이 아니라 6월 7일로 미뤄졌어."
+    assert detect_update(old, new) is None
+    assert detect_update("이사는 5월 31일이야", "5월 31일이 아니라 6월 7일로 미뤄졌어.") is not None

@@ -133,6 +133,8 @@ def _contrast(old: _Statement, new: _Statement, corrective: bool) -> UpdateVerdi
             if sides is None:
                 continue
             x, y = sides
+            if len(x.replace(" ", "")) < 2:
+                continue  # "5월 말이 아니라": a one-syllable X ("말") matches anything ("머리 말리는 게")
             if not _mentions(old, x) or (y is not None and _mentions(old, y)):
                 continue
             if y is None:
