@@ -21,11 +21,11 @@ from gieok.engine import jobs as _jobs
 from gieok.engine import consolidate as _consolidate  # noqa: F401  (registers the consolidate job)
 from gieok.engine import maintenance as _maintenance  # noqa: F401  (registers the decay and purge jobs)
 from gieok.engine import reflect as _reflect
-from gieok.engine.llm_calls import MeteredLLM
+from gieok.engine.llm_calls import MeteredLLM, spend_limit
 from gieok.engine.observations import observation_id_of, observation_memory
 from gieok.engine import recall as _recall
 from gieok.engine import retain as _retain
-from gieok.engine._time import to_datetime
+from gieok.engine._time import from_epoch, to_datetime
 from gieok.errors import (
     BankNotFoundError,
     ConfigError,
@@ -35,6 +35,7 @@ from gieok.errors import (
     NotFoundError,
     SourceNotFoundError,
 )
+from gieok.lifecycle import DECAY_CLASSES
 from gieok.providers import create as create_provider
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
@@ -373,8 +374,7 @@ class Memory:
         return MeteredLLM(self.store, row, llm, self._spend_limit(row)) if llm is not None else None
 
     def _spend_limit(self, row: BankRow) -> float:
-        config = self.store.bank_config(row.id).get("llm") or {}
-        return float(config.get("spend_limit_usd", self.settings.llm_spend_limit_usd) or 0.0)
+        return spend_limit(self.store, row, self.settings.llm_spend_limit_usd)
 
     def configure_llm(self, bank: str, *, provider: str | None = None, model: str | None = None,
                       base_url: str | None = None, api_key_env: str | None = None,
@@ -517,8 +517,6 @@ def _configured_reranker(settings: Any) -> Reranker | None:
 
 
 def _mental_model_dict(model: Any) -> dict[str, Any]:
-    from gieok.engine._time import from_epoch
-
     refreshed = from_epoch(model.refreshed_at)
     return {"name": model.name, "question": model.question, "answer": model.answer, "based_on": model.based_on,
             "refreshed_at": refreshed.isoformat() if refreshed else None}
@@ -526,8 +524,8 @@ def _mental_model_dict(model: Any) -> dict[str, Any]:
 
 def _fact_options(decay_class: str | None, importance: float | None, pinned: bool | None, ttl: float | None,
                  expires_at: TimeLike | None) -> _retain.FactOptions:
-    if decay_class is not None and decay_class not in _retain.DECAY_CLASSES:
-        raise InputError(f"decay_class {decay_class!r} is unknown: use one of {', '.join(_retain.DECAY_CLASSES)}")
+    if decay_class is not None and decay_class not in DECAY_CLASSES:
+        raise InputError(f"decay_class {decay_class!r} is unknown: use one of {', '.join(DECAY_CLASSES)}")
     if importance is not None and not 0.0 <= float(importance) <= 1.0:
         raise InputError("importance must be between 0 and 1")
     if ttl is not None and expires_at is not None:

@@ -87,9 +87,8 @@ def _render(topic: str, facts: Sequence[FactRow]) -> str:
     return f"{topic}: " + " · ".join(lines)
 
 
-def _llm_text(ctx: JobContext, topic: str, previous: Any, support: Sequence[FactRow],
+def _llm_text(ctx: JobContext, llm: Any, topic: str, previous: Any, support: Sequence[FactRow],
               new_ids: set[int]) -> tuple[str, list[int]]:
-    llm = ctx.services["llm_for"](ctx.bank)
     believed = previous.believed_at if previous is not None else None
     lines = []
     for fact in sorted(support, key=_said):
@@ -117,8 +116,9 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_i
     support = [f for f in store.get_facts(bank.id, support_ids) if f.valid_to is None and f.archived_at is None]
     if not support:
         return 0
-    if ctx.services.get("llm_for") and ctx.services["llm_for"](bank) is not None:
-        text, cited = _llm_text(ctx, topic, previous, support, set(new_ids))
+    llm = ctx.services["llm_for"](bank) if ctx.services.get("llm_for") else None
+    if llm is not None:
+        text, cited = _llm_text(ctx, llm, topic, previous, support, set(new_ids))
     else:
         text, cited = _render(topic, support), [f.id for f in support]
     believed = max(_said(f) for f in support)

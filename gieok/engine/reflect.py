@@ -130,8 +130,9 @@ def _semantic_match(question: str, found: list[RecalledMemory], stats: Similarit
 
 def _extractive(question: str, recall_fn: RecallFn, steps: list[dict[str, Any]],
                 stats: SimilarityStats | None = None) -> Reflection | None:
+    recalled = recall_fn(question).memories  # one recall serves both rungs: it ranks both memory types
     for source, types in (("observations", ("observation",)), ("facts", ("fact",))):
-        found = [m for m in recall_fn(question).memories if m.type in types]
+        found = [m for m in recalled if m.type in types]
         steps.append({"action": f"recall {source}", "found": [m.id for m in found]})
         answer = extractive_answer(question, _evidence(found)) if found else None
         if answer is None and source == "facts":

@@ -37,7 +37,6 @@ from gieok.text.tokens import count_tokens
 
 __all__ = ["normalize_messages", "retain_messages", "retain_document", "AGENT_SPEAKERS", "FactOptions"]
 
-DECAY_CLASSES = ("pinned", "stable", "transient")
 Progress = Callable[[int], None] | None
 
 

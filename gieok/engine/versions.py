@@ -52,6 +52,7 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
     out: dict[int, set[int]] = {i: {o for o, _ in neighbours.get(i, [])[:4]} for i in fact_ids}
     words: dict[int, set[int]] = {}
     recent: dict[int, set[int]] = {}
+    by_source: dict[int, list[int]] = {}  # the same recent facts serve every new fact of a source
     for fact_id, fact in facts.items():  # the same words in another session ("라떼 … 두유" → "라떼 … 귀리우유")
         hits = store.keyword_search(bank.id, keyword_terms(fact.text), _KEYWORD_NEIGHBOURS + 1)
         words[fact_id] = {i for i, _ in hits} - out[fact_id]
@@ -66,8 +67,9 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
             out[fact_id] |= set(by_entity.get(entity, []))
         source = source_ids.get(fact_id)
         if source is not None:
-            earlier = sorted((i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))
-                              if i < fact_id), reverse=True)
+            if source not in by_source:
+                by_source[source] = [i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))]
+            earlier = sorted((i for i in by_source[source] if i < fact_id), reverse=True)
             recent[fact_id] = set(earlier[:_SAME_SOURCE_BEFORE])  # said just before, not anywhere in the call
             out[fact_id] |= recent[fact_id]
         out[fact_id].discard(fact_id)
