@@ -324,7 +324,7 @@ class Memory:
         for name, value in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity)):
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise InputError(f"{name} must be a non-empty string")
-        result = _forget.forget(self.store, row, self._embedder(row.embedder), source_id=source_id,
+        result = _forget.forget(self.store, row, source_id=source_id,
                                 memory_id=memory_id, entity=entity,
                                 before=before_ts.timestamp() if before_ts else None,
                                 before_iso=before_ts.isoformat() if before_ts else None,

@@ -58,6 +58,7 @@ class NewFact:
     text: str
     embed_text: str
     terms: tuple[str, ...]
+    context_embed_text: str | None = None  # a reply with the message it answers: its second vector
     context_terms: tuple[str, ...] = ()
     kind: str = "world"
     speaker: str | None = None

@@ -73,6 +73,26 @@ def test_temporal_channel_korean_and_english(mem: Memory) -> None:
     assert all(0.9 <= v <= 1.1 for v in explanation["multipliers"].values())
 
 
+@pytest.mark.parametrize("question, reply, query", [
+    ("제주도 한라산 올라가 봤어?", "응, 두 번이나!", "한라산 등산"),
+    ("Have you climbed Mount Fuji?", "Yes, twice!", "climbed Mount Fuji"),
+])
+def test_semantic_channel_adds_the_similarity_of_a_replys_context(db_path: str, fake_embedder, question: str,
+                                                                    reply: str, query: str) -> None:
+    """A reply shares no word with the question it answers; its second vector (with that question) finds it,
+    and its semantic score is the sum of both cosines."""
+    with Memory(db_path, embedder="fake", channels="semantic") as mem:
+        mem.retain("b", messages=[{"id": "q", "speaker": "ann", "text": question},
+                                  {"id": "r", "speaker": "ben", "text": reply}])
+        hits = {m.source_ids[0]: m for m in mem.recall("b", query, limit=10).memories}
+    q = fake_embedder.embed_query(query)
+    own, context = fake_embedder.embed([f"ben: {reply}", f"ann: {question}\nben: {reply}"], "document")
+    assert hits["r"].channels["semantic"].score == pytest.approx(float(own @ q + context @ q), abs=1e-5)
+    assert float(context @ q) > float(own @ q)
+    asked = fake_embedder.embed([f"ann: {question}"], "document")[0]
+    assert hits["q"].channels["semantic"].score == pytest.approx(2 * float(asked @ q), abs=1e-5)  # no context
+
+
 def test_channels_setting_turns_channels_off(db_path: str, fake_embedder) -> None:
     with Memory(db_path, embedder="fake", channels="keyword") as mem:
         mem.retain("jiwoo", messages=TEAM)

@@ -545,6 +545,9 @@ NOT_STATE_CHANGES = [
     ("필라테스 다녀.", "필라테스 끝나고 친구랑 브런치 먹었어."),
     # an office moving is not the speaker moving
     ("나 스타트업에서 개발자로 일해.", "회사 사무실이 강남에서 성수로 이사했어."),
+    # an event that is over was never a state
+    ("맞아요 점심 먹을 데가 없어요", "아 점심 시간 끝났네요. 이따 봬요!"),
+    ("The quarterly review with the whole team is on Friday.", "The quarterly review ended early, thankfully."),
 ]
 
 

@@ -101,8 +101,10 @@ def _conversation(store: AnyStore, bank: str = "alice", dim: int = 4) -> dict[st
             chunk = store.add_chunk(b.id, source, i, f"sha{i}", text, [f"m{i + 1}"])
             vector = np.zeros((1, dim), dtype=np.float32)
             vector[0, i % dim] = 1.0
+            context = np.roll(vector[0], 1) if i else None  # every message but the first answers another
             facts += store.add_facts(b.id, source, chunk, [_fact(text, speaker="alice", message_ids=[f"m{i + 1}"],
-                                                                 mentioned_at=1_772_000_000.0 + i * 100)], vector)
+                                                                 mentioned_at=1_772_000_000.0 + i * 100)], vector,
+                                     [context])
             chunks.append(chunk)
     return {"bank": b.id, "dim": dim, "source": source, "facts": facts, "chunks": chunks, "texts": texts}
 
@@ -356,11 +358,35 @@ def test_context_terms_count_only_with_a_context_weight(store: AnyStore) -> None
     assert [i for i, _ in store.keyword_search(b.id, keyword_terms("제주도"), 10)] == [ids[1]]
     weighted = store.keyword_search(b.id, keyword_terms("제주도"), 10, context_weight=0.3)
     assert [i for i, _ in weighted] == [ids[1], ids[0]] and weighted[1][1] > 0
-    with store.write():  # re-indexing without the context drops it
-        store.update_fact_index(b.id, 4, ids[0], keyword_terms("응 좋아"), (), np.array([0, 0, 1, 0], np.float32))
+    with store.write():  # clearing the context drops its terms, keeps the fact's own
+        store.clear_fact_context(b.id, 4, ids[0], keyword_terms("응 좋아"))
     assert [i for i, _ in store.keyword_search(b.id, keyword_terms("제주도"), 10, context_weight=0.3)] == [ids[1]]
     assert store.keyword_search(b.id, keyword_terms("좋아"), 10)[0][0] == ids[0]
-    assert np.array_equal(store.vectors_of(4, [ids[0]])[ids[0]], np.array([0, 0, 1, 0], np.float32))
+    assert np.array_equal(store.vectors_of(4, [ids[0]])[ids[0]], np.eye(4, dtype=np.float32)[0])
+
+
+def test_a_reply_has_a_context_vector_searched_apart_and_cleared_with_its_context(store: AnyStore) -> None:
+    own = np.eye(4, dtype=np.float32)[:2]
+    with store.write():
+        b = store.create_bank("a", "fake", 4)
+        source = store.upsert_source(b.id, "s", "conversation", None, {})
+        chunk = store.add_chunk(b.id, source, 0, "sha", "x", [])
+        ids = store.add_facts(b.id, source, chunk, [
+            NewFact("제주도 여행 갈래?", "a: 제주도 여행 갈래?", keyword_terms("제주도 여행 갈래?")),
+            NewFact("Yes, twice!", "b: Yes, twice!", keyword_terms("Yes, twice!"),
+                    context_embed_text="a: 제주도 여행 갈래?\nb: Yes, twice!"),
+        ], own, [None, np.array([0.8, 0.6, 0, 0], np.float32)])
+    query = np.array([1, 0, 0, 0], np.float32)
+    assert [i for i, _ in store.vector_search(b.id, 4, query, 10)][0] == ids[0]
+    context_hits = store.vector_search(b.id, 4, query, 10, view="context")
+    assert [i for i, _ in context_hits] == [ids[1]] and context_hits[0][1] == pytest.approx(0.8, abs=1e-5)
+    assert set(store.vectors_of(4, ids, view="context")) == {ids[1]}
+    with pytest.raises(ValueError, match="vector view"):
+        store.vector_search(b.id, 4, query, 10, view="nope")
+    with store.write():
+        store.clear_fact_context(b.id, 4, ids[1], keyword_terms("Yes, twice!"))
+    assert store.vector_search(b.id, 4, query, 10, view="context") == []
+    assert set(store.vectors_of(4, ids)) == set(ids)
 
 
 def test_bm25_scores_are_the_same_in_both_stores(tmp_path: Path, pg_dsn_factory: Callable[[], str]) -> None:  # noqa: F811
@@ -712,7 +738,8 @@ def test_erase_facts_cascades_to_everything_derived(store: AnyStore) -> None:
     assert store.get_facts(bank, [f[2]]) == [] and store.count_facts(bank) == 3
     assert store.keyword_search(bank, keyword_terms("favourite cafe"), 10) == []
     assert f[2] not in [i for i, _ in store.vector_search(bank, dim, np.array([0, 0, 1, 0], np.float32), 10)]
-    assert store.vectors_of(dim, [f[2]]) == {}
+    assert store.vectors_of(dim, [f[2]]) == {} and store.vectors_of(dim, [f[2]], view="context") == {}
+    assert f[3] in store.vectors_of(dim, [f[3]], view="context")
     assert store.links_of([f[2]]) == [] and store.links_of([f[3]]) == [(f[3], f[0], "temporal", 0.5)]
     assert store.get_observations(bank, [obs]) == [] and store.get_observations(bank, [keep])[0].fact_ids == [f[3]]
     assert store.unconsolidated_facts(bank, 10) == [f[3]]  # the erased observation's other support

@@ -2,8 +2,8 @@
 
 ``forget`` selects facts (by source, message, memory, entity or time), and the store deletes them
 with everything derived from them (see gieok.store._lifecycle). Two derived things need the
-engine: the facts of the message right after an erased one were embedded and keyword-indexed with
-that message as context, so they are re-embedded without it; and the names of erased entities
+engine: the facts of the message right after an erased one carry that message as context (a second
+vector and keyword terms), which they lose; and the names of erased entities
 are scrubbed from the co-occurrence counts of the entities that remain.
 
 ``verify_erased`` is the proof: the erased texts must appear in no table (FTS and vector shadow
@@ -21,7 +21,6 @@ from typing import Any
 
 from gieok.entities import candidate_keys, entity_keys
 from gieok.errors import InputError, MemoryNotFoundError, NotFoundError, SourceNotFoundError
-from gieok.providers.embedders import Embedder
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms
 
@@ -53,14 +52,14 @@ class ForgetResult:
     selector: dict[str, str]
     erased: dict[str, int]
     memory_ids: list[str]
-    reembedded: int = 0
+    contexts_cleared: int = 0  # replies to an erased message that lost it as context
     proof: ErasureProof | None = None
     # the erased texts, kept only in this object so the caller can prove the erasure; never stored
     _probes: list[str] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"bank": self.bank, "selector": self.selector, "erased": self.erased, "memory_ids": self.memory_ids,
-                "reembedded": self.reembedded, "proof": self.proof.to_dict() if self.proof else None}
+                "contexts_cleared": self.contexts_cleared, "proof": self.proof.to_dict() if self.proof else None}
 
 
 def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
@@ -105,7 +104,7 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
     return sorted(facts), sorted(set(messages)), sources, keys, observations
 
 
-def forget(store: Store, bank: BankRow, embedder: Embedder, *, source_id: str | None = None,
+def forget(store: Store, bank: BankRow, *, source_id: str | None = None,
            memory_id: str | None = None, entity: str | None = None, before: float | None = None,
            before_iso: str | None = None, fingerprint_key: bytes | None = None) -> ForgetResult:
     if all(v is None for v in (source_id, memory_id, entity, before)):
@@ -129,7 +128,7 @@ def forget(store: Store, bank: BankRow, embedder: Embedder, *, source_id: str | 
         for obs in observations:
             erased["observations"] = erased.get("observations", 0) + store.delete_observations(bank.id, [obs])
         store.scrub_context_keys(bank.id, keys)
-        reembedded = _reembed_without_context(store, bank, embedder, dependents)
+        cleared = _drop_context(store, bank, dependents)
         store.compact_indexes(bank.id)
         digest = hmac.new(fingerprint_key or b"gieok", "\x00".join(sorted(probes)).encode("utf-8"),
                           hashlib.sha256).hexdigest()[:32]
@@ -138,18 +137,15 @@ def forget(store: Store, bank: BankRow, embedder: Embedder, *, source_id: str | 
                           "count": erased["facts"]}])
     selector = {k: str(v) for k, v in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity),
                                         ("before", before_iso)) if v is not None}
-    return ForgetResult(bank.name, selector, erased, [f"f-{i}" for i in fact_ids], reembedded, None, probes)
+    return ForgetResult(bank.name, selector, erased, [f"f-{i}" for i in fact_ids], cleared, None, probes)
 
 
-def _reembed_without_context(store: Store, bank: BankRow, embedder: Embedder, fact_ids: Sequence[int]) -> int:
+def _drop_context(store: Store, bank: BankRow, fact_ids: Sequence[int]) -> int:
+    """Replies to an erased message lose what they knew of it: its terms and their context vector."""
     facts = store.get_facts(bank.id, fact_ids)
-    if not facts:
-        return 0
-    texts = [f"{f.speaker}: {f.text}" if f.speaker else f.text for f in facts]
-    vectors = embedder.embed(texts, "document")
-    for fact, vector in zip(facts, vectors):
+    for fact in facts:
         terms = keyword_terms(f"{fact.speaker} {fact.text}" if fact.speaker else fact.text)
-        store.update_fact_index(bank.id, bank.dim, fact.id, terms, (), vector)
+        store.clear_fact_context(bank.id, bank.dim, fact.id, terms)
     return len(facts)
 
 

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from gieok.engine._time import from_epoch
 from gieok.engine.budget import fill_budget
-from gieok.engine.channels import graph_channel, temporal_channel
+from gieok.engine.channels import graph_channel, semantic_channel, temporal_channel
 from gieok.engine.fusion import rrf_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.errors import ConfigError
@@ -187,7 +187,7 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     rankings: dict[str, list[tuple[int, float]]] = {}
     query_vector = embedder.embed_query(query) if ("semantic" in channels or "graph" in channels) else None
     if "semantic" in channels:
-        rankings["semantic"] = store.vector_search(bank.id, bank.dim, query_vector, pool)
+        rankings["semantic"] = semantic_channel(store, bank, query_vector, pool)  # type: ignore[arg-type]
     if "keyword" in channels:
         rankings["keyword"] = store.keyword_search(bank.id, keyword_terms(query), pool, settings.keyword_context_weight)
     time_range_dt = query_time_range(query, now)

@@ -113,10 +113,9 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
     return out
 
 
-def _embed_text(text: str, speaker: str | None, context: str | None) -> str:
-    # The vector sees who said it and the message it answers ("Yes, twice!" means little alone);
-    # the stored fact text stays as said. Dates are left out: measured on LoCoMo, a date prefix
-    # lowers dense recall (R@10 0.686 -> 0.657); time is the temporal channel's job.
+def _embed_text(text: str, speaker: str | None, context: str | None = None) -> str:
+    # Dates are left out: measured on LoCoMo, a date prefix lowers dense recall (R@10 0.686 -> 0.657);
+    # time is the temporal channel's job.
     said = f"{speaker}: {text}" if speaker else text
     return f"{context}\n{said}" if context else said
 
@@ -132,7 +131,10 @@ def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: li
             occurred = (found[0].range[0].timestamp(), found[0].range[1].timestamp())
     return NewFact(
         text=text,
-        embed_text=_embed_text(text, speaker, context),
+        # A reply gets a second vector that also sees the message it answers ("Yes, twice!" means
+        # little alone); recall adds both similarities. The fact's own vector stays its own meaning.
+        embed_text=_embed_text(text, speaker),
+        context_embed_text=_embed_text(text, speaker, context) if context else None,
         terms=keyword_terms(f"{speaker} {text}" if speaker else text),
         context_terms=keyword_terms(context) if context else (),
         kind="experience" if speaker and speaker.lower() in AGENT_SPEAKERS else "world",
@@ -150,12 +152,23 @@ def _sha(*parts: str | None) -> str:
     return hashlib.sha256("\x00".join(p or "" for p in parts).encode("utf-8")).hexdigest()
 
 
-def _embed_all(embedder: Embedder, chunks: list[_PlannedChunk], progress: Progress) -> list[np.ndarray]:
-    texts = [f.embed_text for c in chunks for f in c.facts]
+_ChunkVectors = tuple[np.ndarray, list[np.ndarray | None]]
+
+
+def _embed_count(chunks: list[_PlannedChunk]) -> int:
+    return sum(1 + (f.context_embed_text is not None) for c in chunks for f in c.facts)
+
+
+def _embed_all(embedder: Embedder, chunks: list[_PlannedChunk], progress: Progress) -> list[_ChunkVectors]:
+    """Per chunk: its facts' own vectors, and each reply's vector with its context (None elsewhere)."""
+    facts = [f for c in chunks for f in c.facts]
+    texts = [f.embed_text for f in facts] + [f.context_embed_text for f in facts if f.context_embed_text]
     vectors = embedder.embed(texts, "document", progress=progress) if texts else np.zeros((0, embedder.dim))
+    contextual = iter(vectors[len(facts):])
     out, i = [], 0
     for c in chunks:
-        out.append(vectors[i : i + len(c.facts)])
+        context = [next(contextual) if f.context_embed_text else None for f in c.facts]
+        out.append((vectors[i : i + len(c.facts)], context))
         i += len(c.facts)
     return out
 
@@ -216,7 +229,7 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
         planned.append(chunk)
     llm_result = _llm_facts(llm, planned, options) if llm is not None else None
     if on_total:
-        on_total(sum(len(c.facts) for c in planned))
+        on_total(_embed_count(planned))
     vectors = _embed_all(embedder, planned, progress)
 
     added = removed = 0
@@ -228,7 +241,7 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
             raise InvalidMessageError(f"source {source_external_id!r} is a document; retain messages under another id")
         source_id = store.upsert_source(bank.id, source_external_id, "conversation", None, {})
         position = store.next_message_position(source_id)
-        for chunk, chunk_vectors in zip(planned, vectors):
+        for chunk, (chunk_vectors, context_vectors) in zip(planned, vectors):
             message = chunk.message
             assert message is not None
             if message in changed:
@@ -241,7 +254,7 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
                 position += 1
                 target_source = source_id
             chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
-            fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors)
+            fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors, context_vectors)
             chunk.fact_ids = fact_ids
             batch = to_link.setdefault(target_source, ([], [], []))
             batch[0].extend(fact_ids)
@@ -307,7 +320,7 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
     if llm is not None:
         _document_llm_facts(llm, planned, timestamp, options)
     if on_total:
-        on_total(sum(len(c.facts) for c in planned))
+        on_total(_embed_count(planned))
     vectors = _embed_all(embedder, planned, progress)
     meta = dict(metadata)
     if timestamp:
@@ -319,13 +332,13 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
     with store.write():
         source_id = store.upsert_source(bank.id, document_id, "document", text, meta)
         removed = store.delete_chunks(bank.id, [c.id for c in stored.values()])
-        for position, (chunk, chunk_vectors) in enumerate(zip(planned, vectors)):
+        for position, (chunk, (chunk_vectors, context_vectors)) in enumerate(zip(planned, vectors)):
             if chunk.keep_chunk_id is not None:
                 store.set_chunk_position(chunk.keep_chunk_id, position)
                 skipped += 1
                 continue
             chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [])
-            fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors)
+            fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
             store.add_links(bank.id, [(fact_ids[a], fact_ids[b], rel, 1.0) for a, rel, b in chunk.causal
                                       if a < len(fact_ids) and b < len(fact_ids)])
             new_ids.extend(fact_ids)

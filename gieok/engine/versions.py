@@ -88,6 +88,16 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
     others = {f.id: f for f in store.get_facts(bank.id, sorted({c for cs in candidates.values() for c in cs}))}
     closed: list[tuple[int, int, str]] = []
     done: set[int] = set()
+    theirs: dict[int, set[int]] = {}
+
+    def nearest_of(other: int) -> set[int]:
+        """The other fact's own nearest neighbours: closeness must hold both ways."""
+        if other not in theirs:
+            vector = store.vectors_of(bank.dim, [other]).get(other)
+            hits = store.vector_search(bank.id, bank.dim, vector, _NEAREST + 1) if vector is not None else []
+            theirs[other] = {i for i, _ in hits if i != other}
+        return theirs[other]
+
     for fact_id in sorted(new_rows, key=lambda i: (_said(new_rows[i]), i)):
         fact = new_rows[fact_id]
         best: tuple[float, FactRow, FactRow, str] | None = None
@@ -103,7 +113,8 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
             verdict = detect_update(older.text, newer.text)
             if verdict is None or verdict.confidence < MIN_CONFIDENCE:
                 continue
-            close = cid in nearest.get(fact_id, set()) or cid in same_source.get(fact_id, set())
+            close = cid in same_source.get(fact_id, set()) or (
+                cid in nearest.get(fact_id, set()) and fact_id in nearest_of(cid))
             if not close and (verdict.confidence < STRONG_CONFIDENCE or cid in by_words_only.get(fact_id, set())):
                 continue
             if best is None or verdict.confidence > best[0]:

@@ -120,6 +120,8 @@ def _judge(old: str, new: str, found: Found, old_hits: Sequence[TopicHit], old_t
     additive = ADDITIVE.search(new, *found.sentence) is not None or _korean_also(new, found)
     confidence = 0.0
     topic = (single or many or ["item"])[0]
+    if cue.passive and cue.kind == "end" and topic == "item":
+        return None  # an event that is over ("점심 시간 끝났네요", "the surgery ended well") was no state
     if cue.kind in ("end", "replace"):
         segment_new = _new_items(old, new, found.segment, new_hits)
         if shared:

@@ -261,12 +261,13 @@ class CoreQueries(StoreQueries):
 
     # -- facts -------------------------------------------------------------------------------
     def add_facts(self, bank_id: int, source_id: int, chunk_id: int, facts: Sequence[NewFact],
-                  vectors: np.ndarray) -> list[int]:
+                  vectors: np.ndarray, context_vectors: Sequence[np.ndarray | None] | None = None) -> list[int]:
         conn = self._require_write()
         dim = int(conn.execute("SELECT dim FROM banks WHERE id = ?", (bank_id,)).fetchone()[0])
         ids = []
         now = time.time()
-        for fact, vector in zip(facts, vectors):
+        contexts = list(context_vectors) if context_vectors is not None else [None] * len(facts)
+        for fact, vector, context_vector in zip(facts, vectors, contexts):
             fact_id = self._dialect.insert_id(
                 conn,
                 "INSERT INTO facts (bank_id, source_id, chunk_id, text, kind, speaker, message_ids, occurred_start, "
@@ -279,7 +280,7 @@ class CoreQueries(StoreQueries):
                     hashlib.sha256(fact.embed_text.encode("utf-8")).hexdigest(), int(fact.tokens), now,
                 ),
             )
-            self._index_fact(conn, bank_id, dim, fact_id, fact.terms, fact.context_terms, vector)
+            self._index_fact(conn, bank_id, dim, fact_id, fact.terms, fact.context_terms, vector, context_vector)
             ids.append(fact_id)
         return ids
 

@@ -140,7 +140,8 @@ class StoreQueries:
         raise NotImplementedError
 
     def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
-                    context_terms: Sequence[str], vector: Any) -> None:
+                    context_terms: Sequence[str], vector: Any, context_vector: Any | None) -> None:
+        """``context_vector``: a reply's vector with the message it answers (None: the fact has none)."""
         raise NotImplementedError
 
     def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:

@@ -146,8 +146,20 @@ def m0004_lifecycle(conn: Any) -> None:
     _run_script(conn, _schema.LIFECYCLE)
 
 
+def m0005_context_vectors(conn: Any) -> None:
+    """A second vector per reply, with the message it answers. Facts retained before have none."""
+    conn.execute("""
+        CREATE TABLE fact_context_vectors (
+            fact_id   BIGINT PRIMARY KEY REFERENCES facts(id) ON DELETE CASCADE,
+            bank_id   BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            dim       INTEGER NOT NULL,
+            embedding vector NOT NULL CHECK (vector_dims(embedding) = dim)
+        );
+        CREATE INDEX fact_context_vectors_bank ON fact_context_vectors(bank_id, dim)""")
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
-                                                                       m0004_lifecycle)
+                                                                       m0004_lifecycle, m0005_context_vectors)
 
 
 def migrate(raw: Any) -> list[str]:

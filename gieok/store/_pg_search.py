@@ -17,7 +17,8 @@ SQLite store. A query term that the tokenizer splits ("3.5" → "3", "5") is a p
 must be adjacent, which the stored positions decide. Scores are positive, higher is better; ties
 are broken by fact id.
 
-**Vectors.** ``fact_vectors`` holds one pgvector ``vector`` per fact with its dimension; search is
+**Vectors.** ``fact_vectors`` holds one pgvector ``vector`` per fact with its dimension (and
+``fact_context_vectors`` a reply's second vector, with the message it answers); search is
 exact (``ORDER BY embedding <=> query`` within the bank), similarity = 1 − cosine distance. No
 approximate (HNSW) index is created: with a bank filter an HNSW scan can return fewer than k rows,
 and recall must be exact. A deployment with very large banks may add a partial expression index
@@ -42,6 +43,14 @@ from gieok.store._dialect import StoreQueries
 from gieok.store._pg_connect import ints, vector_array, vector_literal
 
 __all__ = ["BM25_B", "BM25_K1", "SearchIndexes", "tokens"]
+
+_VECTOR_TABLES = {"fact": "fact_vectors", "context": "fact_context_vectors"}
+
+
+def _vector_table(view: str) -> str:
+    if view not in _VECTOR_TABLES:
+        raise ValueError(f"vector view {view!r}: use one of {', '.join(_VECTOR_TABLES)}")
+    return _VECTOR_TABLES[view]
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -80,9 +89,11 @@ class SearchIndexes(StoreQueries):
         pass
 
     def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
-                    context_terms: Sequence[str], vector: Any) -> None:
+                    context_terms: Sequence[str], vector: Any, context_vector: Any | None) -> None:
         self._index_keywords(conn, bank_id, fact_id, terms, context_terms)
-        self._index_vector(conn, bank_id, dim, fact_id, vector)
+        self._index_vector(conn, bank_id, dim, fact_id, vector, "fact")
+        if context_vector is not None:
+            self._index_vector(conn, bank_id, dim, fact_id, context_vector, "context")
 
     # -- writing -----------------------------------------------------------------------------
     def _index_keywords(self, conn: Any, bank_id: int, fact_id: int, terms: Sequence[str],
@@ -102,18 +113,17 @@ class SearchIndexes(StoreQueries):
                 "SELECT %s, %s, f, t, n, p::integer[] FROM unnest(%s::text[], %s::text[], %s::integer[], %s::text[]) "
                 "AS x(f, t, n, p)", (fact_id, bank_id, fields, words, tfs, positions))
 
-    def _index_vector(self, conn: Any, bank_id: int, dim: int, fact_id: int, vector: Any) -> None:
-        conn.execute("INSERT INTO fact_vectors (fact_id, bank_id, dim, embedding) VALUES (%s, %s, %s, %s::vector)",
-                     (fact_id, bank_id, int(dim), vector_literal(vector)))
+    def _index_vector(self, conn: Any, bank_id: int, dim: int, fact_id: int, vector: Any, view: str) -> None:
+        conn.execute(f"INSERT INTO {_vector_table(view)} (fact_id, bank_id, dim, embedding) "
+                     "VALUES (%s, %s, %s, %s::vector)", (fact_id, bank_id, int(dim), vector_literal(vector)))
 
-    def update_fact_index(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
-                          context_terms: Sequence[str], vector: Any) -> None:
+    def clear_fact_context(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str]) -> None:
+        """The message a reply answered is gone: drop its context terms and its context vector."""
         conn = self._require_write()
         conn.execute("DELETE FROM keyword_docs WHERE fact_id = %s", (fact_id,))
         conn.execute("DELETE FROM fact_terms WHERE fact_id = %s", (fact_id,))
-        self._index_keywords(conn, bank_id, fact_id, terms, context_terms)
-        conn.execute("UPDATE fact_vectors SET embedding = %s::vector WHERE fact_id = %s AND dim = %s",
-                     (vector_literal(vector), fact_id, int(dim)))
+        self._index_keywords(conn, bank_id, fact_id, terms, ())
+        conn.execute("DELETE FROM fact_context_vectors WHERE fact_id = %s", (fact_id,))
 
     def compact_indexes(self, bank_id: int) -> None:
         """Nothing to merge: deleted keyword rows are gone from every query at once. Their dead
@@ -184,10 +194,11 @@ class SearchIndexes(StoreQueries):
                 "GROUP BY t0.fact_id, t0.field")
 
     # -- vector channel ----------------------------------------------------------------------
-    def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
+                      view: str = "fact") -> list[tuple[int, float]]:
         """Exact cosine KNN within the bank; returns (fact id, cosine similarity), best first."""
         rows = self._conn().execute(
-            "SELECT fact_id, embedding <=> %s::vector AS distance FROM fact_vectors "
+            f"SELECT fact_id, embedding <=> %s::vector AS distance FROM {_vector_table(view)} "
             "WHERE bank_id = %s AND dim = %s ORDER BY distance, fact_id LIMIT %s",
             (vector_literal(vector), bank_id, int(dim), int(limit)),
         ).fetchall()
@@ -202,11 +213,12 @@ class SearchIndexes(StoreQueries):
             return np.zeros((0, dim), dtype=np.float32)
         return np.stack([vector_array(r[0]) for r in rows])
 
-    def vectors_of(self, dim: int, fact_ids: Sequence[int]) -> dict[int, np.ndarray]:
+    def vectors_of(self, dim: int, fact_ids: Sequence[int], view: str = "fact") -> dict[int, np.ndarray]:
         if not fact_ids:
             return {}
         rows = self._conn().execute(
-            "SELECT fact_id, embedding::real[] FROM fact_vectors WHERE fact_id = ANY(%s::bigint[]) AND dim = %s",
+            f"SELECT fact_id, embedding::real[] FROM {_vector_table(view)} WHERE fact_id = ANY(%s::bigint[]) "
+            "AND dim = %s",
             (ints(fact_ids), int(dim)),
         ).fetchall()
         return {int(r[0]): vector_array(r[1]) for r in rows}

@@ -30,7 +30,7 @@ from typing import Any
 __all__ = ["CORE", "DEFENSE", "GRAPH", "LIFECYCLE", "NAMES", "ordered", "render", "seed_fingerprint_key"]
 
 
-NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle")
+NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:

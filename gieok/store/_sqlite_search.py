@@ -2,7 +2,8 @@
 
 Each bank gets its own FTS5 table (``fts_bank_<id>``, rowid = fact id) so BM25's document
 frequencies and average length are that bank's, not the whole file's. Vectors live in ``vec_<dim>``
-tables partitioned by bank, rowid = fact id, cosine distance. These tables are not reached by
+tables partitioned by bank, rowid = fact id, cosine distance; a reply's second vector (with the message
+it answers) lives in ``vecctx_<dim>``, the same way. These tables are not reached by
 foreign keys, so the hooks of :class:`gieok.store._dialect.StoreQueries` keep them in step with the
 facts: the shared queries call them when a bank is created or deleted and when facts come or go.
 
@@ -18,15 +19,26 @@ import numpy as np
 
 from gieok.store._dialect import StoreQueries
 
-__all__ = ["SQLiteIndexes", "fts_table", "vec_table"]
+__all__ = ["SQLiteIndexes", "fts_table", "vec_table", "create_vector_tables"]
+
+VIEWS = ("fact", "context")
 
 
 def fts_table(bank_id: int) -> str:
     return f"fts_bank_{int(bank_id)}"
 
 
-def vec_table(dim: int) -> str:
-    return f"vec_{int(dim)}"
+def vec_table(dim: int, view: str = "fact") -> str:
+    """The vector table of a dimension: ``fact`` (each fact's own vector) or ``context`` (replies)."""
+    if view not in VIEWS:
+        raise ValueError(f"vector view {view!r}: use one of {', '.join(VIEWS)}")
+    return f"vec_{int(dim)}" if view == "fact" else f"vecctx_{int(dim)}"
+
+
+def create_vector_tables(conn: Any, dim: int) -> None:
+    for view in VIEWS:
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vec_table(dim, view)} USING vec0("
+                     f"bank_id integer partition key, embedding float[{int(dim)}] distance_metric=cosine)")
 
 
 def _fts_query(terms: Sequence[str]) -> str:
@@ -46,34 +58,37 @@ class SQLiteIndexes(StoreQueries):
     def _create_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
         conn.execute(f"CREATE VIRTUAL TABLE {fts_table(bank_id)} USING fts5(terms, context, "
                      "tokenize='unicode61 remove_diacritics 0')")
-        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vec_table(dim)} USING vec0("
-                     f"bank_id integer partition key, embedding float[{int(dim)}] distance_metric=cosine)")
+        create_vector_tables(conn, dim)
 
     def _drop_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
-        conn.execute(f"DELETE FROM {vec_table(dim)} WHERE bank_id = ?", (bank_id,))
+        for view in VIEWS:
+            conn.execute(f"DELETE FROM {vec_table(dim, view)} WHERE bank_id = ?", (bank_id,))
         conn.execute(f"DROP TABLE IF EXISTS {fts_table(bank_id)}")
 
     def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
-                    context_terms: Sequence[str], vector: Any) -> None:
+                    context_terms: Sequence[str], vector: Any, context_vector: Any | None) -> None:
         conn.execute(f"INSERT INTO {fts_table(bank_id)} (rowid, terms, context) VALUES (?, ?, ?)",
                      (fact_id, " ".join(terms), " ".join(context_terms)))
         conn.execute(f"INSERT INTO {vec_table(dim)} (rowid, bank_id, embedding) VALUES (?, ?, ?)",
                      (fact_id, bank_id, _blob(vector)))
+        if context_vector is not None:
+            conn.execute(f"INSERT INTO {vec_table(dim, 'context')} (rowid, bank_id, embedding) VALUES (?, ?, ?)",
+                         (fact_id, bank_id, _blob(context_vector)))
 
     def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
         for ids_in, part in self._dialect.in_parts(fact_ids):
             conn.execute(f"DELETE FROM {fts_table(bank_id)} WHERE rowid {ids_in}", part)
-            conn.execute(f"DELETE FROM {vec_table(dim)} WHERE rowid {ids_in}", part)
+            for view in VIEWS:
+                conn.execute(f"DELETE FROM {vec_table(dim, view)} WHERE rowid {ids_in}", part)
 
     # -- maintenance -------------------------------------------------------------------------
-    def update_fact_index(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
-                          context_terms: Sequence[str], vector: Any) -> None:
+    def clear_fact_context(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str]) -> None:
+        """The message a reply answered is gone: drop its context terms and its context vector."""
         conn = self._require_write()
         table = fts_table(bank_id)
         conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (fact_id,))
-        conn.execute(f"INSERT INTO {table} (rowid, terms, context) VALUES (?, ?, ?)",
-                     (fact_id, " ".join(terms), " ".join(context_terms)))
-        conn.execute(f"UPDATE {vec_table(dim)} SET embedding = ? WHERE rowid = ?", (vector.tobytes(), fact_id))
+        conn.execute(f"INSERT INTO {table} (rowid, terms, context) VALUES (?, ?, '')", (fact_id, " ".join(terms)))
+        conn.execute(f"DELETE FROM {vec_table(dim, 'context')} WHERE rowid = ?", (fact_id,))
 
     def compact_indexes(self, bank_id: int) -> None:
         """Merge the bank's FTS segments so deleted terms leave the index, not just get masked."""
@@ -99,10 +114,11 @@ class SQLiteIndexes(StoreQueries):
         ).fetchall()
         return [(int(r[0]), -float(r[1])) for r in rows]
 
-    def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
+                      view: str = "fact") -> list[tuple[int, float]]:
         """Cosine KNN within the bank's partition; returns (fact id, cosine similarity), best first."""
         rows = self._conn().execute(
-            f"SELECT rowid, distance FROM {vec_table(dim)} WHERE embedding MATCH ? AND k = ? AND bank_id = ? "
+            f"SELECT rowid, distance FROM {vec_table(dim, view)} WHERE embedding MATCH ? AND k = ? AND bank_id = ? "
             "ORDER BY distance",
             (_blob(vector), int(limit), bank_id),
         ).fetchall()
@@ -116,11 +132,11 @@ class SQLiteIndexes(StoreQueries):
             return np.zeros((0, dim), dtype=np.float32)
         return np.stack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
 
-    def vectors_of(self, dim: int, fact_ids: Sequence[int]) -> dict[int, np.ndarray]:
+    def vectors_of(self, dim: int, fact_ids: Sequence[int], view: str = "fact") -> dict[int, np.ndarray]:
         out: dict[int, np.ndarray] = {}
         for ids_in, part in self._dialect.in_parts(fact_ids):
             for rowid, blob in self._conn().execute(
-                f"SELECT rowid, embedding FROM {vec_table(dim)} WHERE rowid {ids_in}", part
+                f"SELECT rowid, embedding FROM {vec_table(dim, view)} WHERE rowid {ids_in}", part
             ):
                 out[int(rowid)] = np.frombuffer(blob, dtype=np.float32)
         return out

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gieok.store import _schema
+from gieok.store._sqlite_search import create_vector_tables
 
 __all__ = ["MIGRATIONS", "TYPES", "migrate"]
 
@@ -49,8 +50,14 @@ def m0004_lifecycle(conn: Any) -> None:
     _run_script(conn, _schema.LIFECYCLE)
 
 
+def m0005_context_vectors(conn: Any) -> None:
+    """A second vector per reply (``vecctx_<dim>``). Facts retained before keep the vector they have."""
+    for (dim,) in conn.execute("SELECT DISTINCT dim FROM banks").fetchall():
+        create_vector_tables(conn, int(dim))
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
-                                                                       m0004_lifecycle)
+                                                                       m0004_lifecycle, m0005_context_vectors)
 
 
 def migrate(conn: Any) -> list[str]:
