@@ -90,6 +90,8 @@ def baselines(conv: Conversation, embedder_name: str) -> dict[str, Ranker]:
         "BM25": lambda q: as_sources(bm25_rank(q)),
         "dense": lambda q: as_sources(dense_rank(q)),
         "hybrid RRF": lambda q: [[ids[i]] for i, _, _ in rrf_fuse({"k": bm25_rank(q), "d": dense_rank(q)}, k=60)],
+        # the same fusion at gieok's own k, so neither side gets a k the other lacks
+        "hybrid RRF k=20": lambda q: [[ids[i]] for i, _, _ in rrf_fuse({"k": bm25_rank(q), "d": dense_rank(q)}, k=20)],
     }
 
 

@@ -31,13 +31,14 @@ class Setting:
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("embedder", "e5-small", str, "embedder provider for new banks (`e5-small`, `use-multilingual`, or a plugin)"),
-    Setting("rrf_k", 60, int, "the k of Reciprocal Rank Fusion: score = sum of weight / (k + rank)"),
+    Setting("rrf_k", 20, int, "the k of Reciprocal Rank Fusion: score = sum of weight / (k + rank); "
+            "at the customary 60, a fact ranked 6th by one channel lost to facts ranked 40th by two"),
     Setting("candidates", 100, int, "how many candidates each recall channel contributes before fusion"),
     Setting("channels", "semantic,keyword,graph,temporal", str,
             "recall channels to run, a comma list (turn one off to measure what it adds)"),
     Setting("semantic_weight", 1.0, float, "RRF weight of the semantic (vector) channel"),
     Setting("keyword_weight", 1.0, float, "RRF weight of the keyword (BM25) channel"),
-    Setting("graph_weight", 0.1, float, "RRF weight of the graph (shared entities and links) channel"),
+    Setting("graph_weight", 0.3, float, "RRF weight of the graph (named people, shared entities, links) channel"),
     Setting("temporal_weight", 0.5, float, "RRF weight of the temporal (query time range) channel"),
     Setting("graph_seeds", 5, int, "best hits of each of the semantic and keyword channels that seed the graph channel"),
     Setting("recency_half_life_days", 180.0, float, "age at which the recency multiplier is halfway (±5 % at most)"),

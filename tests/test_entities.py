@@ -207,6 +207,18 @@ def test_english_sentence_start_words_need_a_voucher() -> None:
     assert names("Hey Mel! How are you?") == [("Mel", None)]
 
 
+@pytest.mark.parametrize(("text", "known", "expected"), [
+    ("Bye Caroline! Take care.", ["Caroline"], [("Caroline", None)]),
+    ("Cheers Melanie, good luck tomorrow.", ["Melanie"], [("Melanie", None)]),
+    ("New York is great in the fall.", ["Caroline"], [("New York", None)]),
+    ("잘 가 민지야! 내일 봐", ["민지"], [("민지", None)]),
+    ("와 김민지 팀장님 승진하셨대요", ["민지"], [("김민지", "팀장")]),
+])
+def test_a_greeting_before_a_known_name_is_not_part_of_it(text: str, known: list[str],
+                                                          expected: list[tuple[str, str | None]]) -> None:
+    assert names(text, known=known) == expected
+
+
 def test_english_pronouns_months_and_weekdays_are_not_entities() -> None:
     assert extract_mentions("I think We should meet on Monday in May, OK?") == []
     assert names("I talked to Dr. Kim on Friday.") == [("Kim", "dr")]

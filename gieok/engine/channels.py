@@ -27,11 +27,14 @@ import numpy as np
 
 from gieok.entities import CandidateEntity, EntityResolver, candidate_keys, extract_mentions
 from gieok.store.protocol import BankRow, Store
+from gieok.text.korean import has_hangul
 
 __all__ = ["query_entities", "semantic_channel", "graph_channel", "temporal_channel"]
 
 _RESOLVER = EntityResolver()
 RELEVANCE_POOL = 300
+HUB_SHARE = 0.05  # an entity in more than this share of a bank's facts is a hub...
+HUB_MIN = 20  # ...once it is in more than this many
 _CAUSAL_AND_TEMPORAL = ("temporal", "caused_by", "enables", "prevents")
 
 
@@ -49,10 +52,10 @@ def semantic_channel(store: Store, bank: BankRow, query_vector: np.ndarray, limi
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
 
-def query_entities(store: Store, bank: BankRow, query: str) -> dict[int, float]:
+def query_entities(store: Store, bank: BankRow, query: str, known: Sequence[str] = ()) -> dict[int, float]:
     """Entities the query names, with a weight (split between candidates when ambiguous)."""
     found: dict[int, float] = {}
-    for mention in extract_mentions(query):
+    for mention in extract_mentions(query, known=known):
         rows = store.entities_by_keys(bank.id, candidate_keys(mention.name))
         if not rows:
             continue
@@ -70,12 +73,43 @@ def query_entities(store: Store, bank: BankRow, query: str) -> dict[int, float]:
     return found
 
 
+def _same_person(name: str, speaker: str) -> bool:
+    """"Mel" and "Melanie", "민지" and "김민지": a query's name for someone who speaks in the bank."""
+    a, b = name.casefold().strip(), speaker.casefold().strip()
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    if has_hangul(long):
+        return len(short) >= 2 and long.endswith(short)  # given name without the surname
+    return len(short) >= 3 and (long.startswith(short) or long.split()[0] == short)
+
+
+def named_speakers(query: str, speakers: Sequence[str]) -> set[str]:
+    """The bank's speakers the query names."""
+    return {s for m in extract_mentions(query, known=speakers) for s in speakers if _same_person(m.name, s)}
+
+
 def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple[int, float]],
-                  limit: int, query_vector: np.ndarray | None = None, per_entity: int = 200) -> list[tuple[int, float]]:
-    """Facts about the entities the query names (seeds included), then facts reached from the seeds
-    through shared entities and links (seeds excluded: the other channels already rank them)."""
+                  limit: int, query_vector: np.ndarray | None = None, pool: Sequence[int] = (),
+                  per_entity: int = 200) -> list[tuple[int, float]]:
+    """Facts about whom and what the query names, then facts reached from the seeds through
+    specific entities and links (seeds excluded: the other channels already rank them).
+
+    "About" means mentioning a named entity or, for a person who speaks in the bank, having been
+    said by them ("What did Caroline paint?" is answered in Caroline's own words, which rarely
+    name her); among the other channels' candidates (``pool``) only, so a hub's hundreds of facts
+    are never read. Entities mentioned in more than :data:`HUB_SHARE` of the bank's facts (the
+    user, the two speakers of a long chat) reach nothing from the seeds: sharing them says little."""
     scores: dict[int, float] = defaultdict(float)
-    named = query_entities(store, bank, query)
+    pool_facts = store.get_facts(bank.id, list(pool)) if pool else []
+    speakers = sorted({f.speaker for f in pool_facts if f.speaker})
+    named = query_entities(store, bank, query, speakers)
+    by_speaker = named_speakers(query, speakers)
+    for fact in pool_facts:
+        if fact.speaker in by_speaker:
+            scores[fact.id] += 1.0
     seed_weight = dict(seeds)
     reached: dict[int, float] = defaultdict(float)
     for fact_id, entities in store.entities_of_facts(list(seed_weight)).items():
@@ -84,7 +118,11 @@ def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple
     everything = set(named) | set(reached)
     if everything:
         degrees = store.entity_degrees(list(everything))
-        for entity_id, facts in store.facts_of_entities(list(everything), per_entity).items():
+        hub = max(HUB_MIN, HUB_SHARE * store.count_facts(bank.id))
+        for entity_id in [e for e in reached if degrees.get(e, 0) > hub]:
+            del reached[entity_id]
+        for entity_id, facts in store.facts_of_entities([e for e in everything if e in named or e in reached],
+                                                         per_entity).items():
             damping = 1.0 / math.sqrt(max(1, degrees.get(entity_id, 1)))
             for fact_id in facts:
                 if entity_id in named:

@@ -197,7 +197,9 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
         for ranked in rankings.values():
             for rank, (fact_id, _score) in enumerate(ranked[: settings.graph_seeds], start=1):
                 seeds[fact_id] = max(seeds.get(fact_id, 0.0), 1.0 / rank)
-        rankings["graph"] = graph_channel(store, bank, query, list(seeds.items()), pool, query_vector)
+        candidates = list(dict.fromkeys(i for ranked in rankings.values() for i, _ in ranked))
+        rankings["graph"] = graph_channel(store, bank, query, list(seeds.items()), pool, query_vector,  # type: ignore[arg-type]
+                                          candidates)
     if "temporal" in channels and time_range is not None:
         rankings["temporal"] = temporal_channel(store, bank, time_range[0], time_range[1], pool)
     weights = {name: float(getattr(settings, f"{name}_weight")) for name in CHANNELS}

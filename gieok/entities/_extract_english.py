@@ -8,7 +8,9 @@ Q3 2024) and small connectors followed by another capitalised word (Bank of Amer
 * a possessive ends the span and is dropped (Caroline's → Caroline);
 * a single word at the start of a sentence is capitalised by grammar, so it only counts when
   something else vouches for it: it is a known name, it also appears capitalised mid-sentence in
-  the same text, or it is possessive. Inside Korean text this rule is off (Caroline이랑…): a Latin
+  the same text, or it is possessive. The first word of a longer span there is dropped when nothing
+  vouches for it and the next word is a known name ("Cheers Caroline" once Caroline is known; "New
+  York" stays). Inside Korean text this rule is off (Caroline이랑…): a Latin
   word there is capitalised because it is a name.
 """
 
@@ -143,6 +145,11 @@ def _span_mention(
         span = span[:-1]
     if not span:
         return None
+    if len(span) > 1 and at_sentence_start and not korean_context:
+        def vouched(token: _Token) -> bool:
+            return token.lower in known_lower or token.lower in mid_sentence_words or token.possessive
+        if not vouched(span[0]) and span[1].lower in known_lower:
+            span = span[1:]  # "Cheers Caroline": a word capitalised by grammar before a name
     title: str | None = None
     if len(span) > 1 and span[0].lower in ENGLISH_TITLES:
         title = span[0].lower

@@ -141,7 +141,7 @@ ENGLISH_COMMON_STARTERS: frozenset[str] = frozenset(
     absolutely glad sorry not all any some every each both many most much more my our your his
     her their its he she they we you i i'm i've i'd i'll once while during until unless though
     although even still now soon later recently lately speaking talking hopefully luckily
-    right dear love hmm um uh omg btw""".split()
+    right dear love hmm um uh omg btw bye goodbye woohoo yay yess whoa remember congratulations""".split()
 )
 
 # Titles written before an English name.
