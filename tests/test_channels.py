@@ -59,6 +59,37 @@ def test_graph_channel_reaches_a_fact_through_a_shared_entity(mem: Memory) -> No
     assert pilates.explanation is not None and "graph" in pilates.explanation["channels"]
 
 
+CHAT = [
+    {"id": "a1", "speaker": "Caroline", "text": "I painted a sunset over the lake last weekend.", "timestamp": "2026-06-01T10:00:00"},
+    {"id": "a2", "speaker": "Melanie", "text": "Lovely! I painted my kids at the beach too.", "timestamp": "2026-06-01T10:01:00"},
+    {"id": "a3", "speaker": "Caroline", "text": "My next one will be a mural of sunflowers.", "timestamp": "2026-06-01T10:02:00"},
+    {"id": "b1", "speaker": "김민지", "text": "요즘 주말마다 수채화를 그려", "timestamp": "2026-06-02T10:00:00+09:00"},
+    {"id": "b2", "speaker": "이서준", "text": "나도 유화 그리는 거 좋아해", "timestamp": "2026-06-02T10:01:00+09:00"},
+    {"id": "b3", "speaker": "김민지", "text": "다음엔 해바라기 벽화를 그릴 거야", "timestamp": "2026-06-02T10:02:00+09:00"},
+]
+
+
+@pytest.mark.parametrize(("query", "said_by", "other"), [
+    ("What did Mel paint?", {"a2"}, {"a1", "a3", "b1", "b2", "b3"}),
+    ("What does Caroline want to paint next?", {"a1", "a3"}, {"a2", "b1", "b2", "b3"}),
+    ("민지는 뭘 그려?", {"b1", "b3"}, {"a1", "a2", "a3", "b2"}),
+    ("서준이 좋아하는 그림은?", {"b2"}, {"a1", "a2", "a3", "b1", "b3"}),
+])
+def test_graph_channel_finds_what_a_named_speaker_said(mem: Memory, query: str, said_by: set[str],
+                                                       other: set[str]) -> None:
+    """A person the query names who speaks in the bank: their own words answer it, though they rarely
+    name themselves ("Mel" is Melanie, "민지" is 김민지)."""
+    from gieok.engine.channels import graph_channel
+
+    mem.retain("chat", messages=CHAT)
+    bank = mem.store.get_bank("chat")
+    by_message = {m.source_ids[0]: int(m.id[2:]) for m in mem.recall("chat", "그림 paint", limit=50).memories}
+    assert len(by_message) == len(CHAT)
+    ranked = graph_channel(mem.store, bank, query, [], 100, pool=sorted(by_message.values()))
+    reached = {mid for mid, fid in by_message.items() if fid in {i for i, _ in ranked}}
+    assert said_by <= reached and not (reached & other)
+
+
 def test_temporal_channel_korean_and_english(mem: Memory) -> None:
     mem.retain("jiwoo", messages=TEAM)
     korean = mem.recall("jiwoo", "지난달 초에 무슨 일 있었어?", now="2026-04-10T12:00:00+09:00", explain=True)
