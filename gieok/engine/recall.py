@@ -1,12 +1,14 @@
 """Recall: the memories a question needs, best first, inside a token budget. Never calls an LLM.
 
-Four channels each rank fact ids: ``semantic`` (cosine KNN over the bank's vectors), ``keyword``
-(Okapi BM25 over Korean lemmas and English stems), ``graph`` (shared entities and links, from the
-query's entities and the best hits of the first two) and ``temporal`` (facts in the time range the
-query names). Reciprocal Rank Fusion (k = 60) merges them; then small multipliers — recency
-(±5 %), closeness to the query's time range (±10 %) and supporting links (0 to +5 %) — so relevance
-dominates. Facts no longer valid are dropped; the token budget is filled greedily; an optional
-reranker reorders the fused top-N. Every memory says which channel found it and at what rank.
+Four channels each rank fact ids: ``semantic`` (cosine KNN over each fact's own vector and a
+reply's vector with its context, summed), ``keyword`` (Okapi BM25 over Korean lemmas and English
+stems), ``graph`` (what the people the query names said, facts naming its entities, and facts
+sharing specific entities or links with the best hits of the first two) and ``temporal`` (facts in
+the time range the query names). Reciprocal Rank Fusion merges them at k = 20 (at the customary 60,
+a fact ranked 6th by one channel lost to facts ranked 40th by two); then small multipliers —
+recency (±5 %), closeness to the query's time range (±10 %) and supporting links (0 to +5 %) — so
+relevance dominates. Facts no longer valid are dropped; the token budget is filled greedily; an
+optional reranker reorders the fused top-N. Every memory says which channel found it and at what rank.
 """
 
 from __future__ import annotations

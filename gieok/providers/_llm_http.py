@@ -39,7 +39,27 @@ from gieok.providers.llms import (
 __all__ = ["AnthropicLLM", "OpenAICompatibleLLM"]
 
 
-class OpenAICompatibleLLM(LLM):
+class _HTTPLLM(LLM):
+    """What both HTTP clients share: endpoint, model, timeout, key lookup, no redirects, a repr without the key."""
+
+    label = "LLM"
+
+    def _connect(self, url: str, model: str, timeout: float, api_key: str | None, api_key_env: str) -> None:
+        self.url = url
+        self.model = _checked_model(model)
+        self.timeout = _checked_timeout(timeout)
+        self.api_key_env = api_key_env
+        self._api_key, self._auth_hint = _resolve_key(api_key, api_key_env)
+        self._opener = urllib.request.build_opener(_NoRedirect)
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"{type(self).__name__}(url={self.url!r}, model={self.model!r}, api_key_env={self.api_key_env!r})"
+
+    def describe(self) -> str:
+        return f"{self.label} at {self.url} (model {self.model!r})"
+
+
+class OpenAICompatibleLLM(_HTTPLLM):
     """Any server speaking OpenAI's chat completions: OpenAI, vLLM, Ollama, llama.cpp, LM Studio.
 
     ``base_url`` is the API root with its prefix (``https://api.openai.com/v1``,
@@ -71,21 +91,10 @@ class OpenAICompatibleLLM(LLM):
     ) -> None:
         super().__init__(max_retries=max_retries, backoff_base=backoff_base, backoff_cap=backoff_cap,
                          sleep=sleep, on_usage=on_usage, prices=prices)
-        self.url = _endpoint(base_url, "/chat/completions")
-        self.model = _checked_model(model)
-        self.timeout = _checked_timeout(timeout)
-        self.api_key_env = api_key_env
-        self._api_key, self._auth_hint = _resolve_key(api_key, api_key_env)
+        self._connect(_endpoint(base_url, "/chat/completions"), model, timeout, api_key, api_key_env)
         if self._api_key is None and urllib.parse.urlsplit(self.url).hostname == "api.openai.com":
             raise LLMConfigError(f"OpenAI needs an API key: export {api_key_env}=<your key>, or pass api_key=")
         self.supports_json_schema = bool(supports_json_schema)
-        self._opener = urllib.request.build_opener(_NoRedirect)
-
-    def __repr__(self) -> str:  # never shows the key
-        return f"OpenAICompatibleLLM(url={self.url!r}, model={self.model!r}, api_key_env={self.api_key_env!r})"
-
-    def describe(self) -> str:
-        return f"LLM at {self.url} (model {self.model!r})"
 
     def _complete(self, request: ChatRequest) -> ChatResponse:
         structured = request.json_schema is not None and self.supports_json_schema
@@ -139,7 +148,7 @@ class OpenAICompatibleLLM(LLM):
         )
 
 
-class AnthropicLLM(LLM):
+class AnthropicLLM(_HTTPLLM):
     """Anthropic's Messages API. Needs a key: ``api_key``, else the variable ``api_key_env``.
 
     The system prompt goes in the top-level ``system`` field. With ``json_schema=`` the model must call
@@ -148,6 +157,7 @@ class AnthropicLLM(LLM):
     """
 
     provider = "anthropic"
+    label = "Anthropic"
     api_version = "2023-06-01"
 
     def __init__(
@@ -168,20 +178,10 @@ class AnthropicLLM(LLM):
         super().__init__(max_retries=max_retries, backoff_base=backoff_base, backoff_cap=backoff_cap,
                          sleep=sleep, on_usage=on_usage, prices=prices)
         root = _endpoint(base_url, "")
-        self.url = root + "/messages" if root.endswith("/v1") else root + "/v1/messages"
-        self.model = _checked_model(model)
-        self.timeout = _checked_timeout(timeout)
-        self.api_key_env = api_key_env
-        self._api_key, self._auth_hint = _resolve_key(api_key, api_key_env)
+        self._connect(root + "/messages" if root.endswith("/v1") else root + "/v1/messages", model, timeout,
+                      api_key, api_key_env)
         if self._api_key is None:
             raise LLMConfigError(f"Anthropic needs an API key: export {api_key_env}=<your key>, or pass api_key=")
-        self._opener = urllib.request.build_opener(_NoRedirect)
-
-    def __repr__(self) -> str:  # never shows the key
-        return f"AnthropicLLM(url={self.url!r}, model={self.model!r}, api_key_env={self.api_key_env!r})"
-
-    def describe(self) -> str:
-        return f"Anthropic at {self.url} (model {self.model!r})"
 
     def _complete(self, request: ChatRequest) -> ChatResponse:
         structured = request.json_schema is not None
