@@ -38,6 +38,8 @@ SETTINGS: tuple[Setting, ...] = (
             "recall channels to run, a comma list (turn one off to measure what it adds)"),
     Setting("semantic_weight", 1.0, float, "RRF weight of the semantic (vector) channel"),
     Setting("keyword_weight", 1.0, float, "RRF weight of the keyword (BM25) channel"),
+    Setting("korean_keyword_weight", 0.5, float,
+            "RRF weight of the keyword channel for a query written in Hangul (BM25 over lemmas trails e5 on Korean)"),
     Setting("graph_weight", 0.3, float, "RRF weight of the graph (named people, shared entities, links) channel"),
     Setting("temporal_weight", 0.5, float, "RRF weight of the temporal (query time range) channel"),
     Setting("graph_seeds", 5, int, "best hits of each of the semantic and keyword channels that seed the graph channel"),

@@ -90,6 +90,27 @@ def test_graph_channel_finds_what_a_named_speaker_said(mem: Memory, query: str, 
     assert said_by <= reached and not (reached & other)
 
 
+def test_keyword_terms_of_a_query_add_the_full_names_of_whom_it_names(mem: Memory) -> None:
+    from gieok.engine.recall import query_terms
+
+    mem.retain("jiwoo", messages=TEAM)
+    bank = mem.store.get_bank("jiwoo")
+    assert "김민지" in query_terms(mem.store, bank, "민지 씨는 무슨 운동 해?")  # written 김민지 in k1
+    assert "smith" in query_terms(mem.store, bank, "Does Caroline like marathons?")
+    cousin = query_terms(mem.store, bank, "사촌 민수는 언제 놀러 왔어?")
+    assert "민수" in cousin and "이민수" not in cousin  # the namesake stays apart
+
+
+@pytest.mark.parametrize(("query", "weight"), [("필라테스", 0.5), ("marathon", 1.0)])
+def test_a_korean_query_weighs_the_keyword_channel_less(db_path: str, fake_embedder, query: str,
+                                                         weight: float) -> None:
+    with Memory(db_path, embedder="fake", channels="keyword") as mem:
+        mem.retain("jiwoo", messages=TEAM)
+        top = mem.recall("jiwoo", query, limit=1, explain=True).memories[0]
+    assert top.explanation is not None
+    assert top.explanation["fused"] == pytest.approx(weight / (mem.settings.rrf_k + 1))
+
+
 def test_temporal_channel_korean_and_english(mem: Memory) -> None:
     mem.retain("jiwoo", messages=TEAM)
     korean = mem.recall("jiwoo", "지난달 초에 무슨 일 있었어?", now="2026-04-10T12:00:00+09:00", explain=True)

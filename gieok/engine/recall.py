@@ -20,7 +20,7 @@ from datetime import datetime
 
 from gieok.engine._time import from_epoch
 from gieok.engine.budget import fill_budget
-from gieok.engine.channels import graph_channel, semantic_channel, temporal_channel
+from gieok.engine.channels import graph_channel, query_entities, semantic_channel, temporal_channel
 from gieok.engine.fusion import rrf_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.errors import ConfigError
@@ -30,6 +30,7 @@ from gieok.records import ChannelHit, FactRow, Recall, RecalledMemory
 from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store
 from gieok.temporal import find_time_expressions, parse_time_range
+from gieok.text.korean import has_hangul
 from gieok.text.terms import keyword_terms
 
 __all__ = ["recall", "fact_to_memory", "fact_id_of", "memory_id_of", "CHANNELS"]
@@ -47,6 +48,15 @@ _ASKS_FOR_HISTORY = re.compile(
     r"\b(?:originally|at first|initially|used to|previously|before (?:it|that|the) (?:was )?(?:changed|moved))\b",
     re.IGNORECASE,
 )
+
+
+def query_terms(store: Store, bank: BankRow, query: str) -> tuple[str, ...]:
+    """The query's keyword terms, plus the full names of the people and things it names: "민지" is
+    written 김민지 in the facts, "Mel" Melanie, and BM25 matches whole terms only."""
+    terms = keyword_terms(query)
+    named = [entity for entity, weight in query_entities(store, bank, query).items() if weight >= 0.5]
+    extra = [t for name in store.entity_names(named).values() for t in keyword_terms(name)] if named else []
+    return tuple(dict.fromkeys([*terms, *extra]))
 
 
 def asks_for_history(query: str) -> bool:
@@ -191,7 +201,8 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     if "semantic" in channels:
         rankings["semantic"] = semantic_channel(store, bank, query_vector, pool)  # type: ignore[arg-type]
     if "keyword" in channels:
-        rankings["keyword"] = store.keyword_search(bank.id, keyword_terms(query), pool, settings.keyword_context_weight)
+        rankings["keyword"] = store.keyword_search(bank.id, query_terms(store, bank, query), pool,
+                                                   settings.keyword_context_weight)
     time_range_dt = query_time_range(query, now)
     time_range = (time_range_dt[0].timestamp(), time_range_dt[1].timestamp()) if time_range_dt else None
     if "graph" in channels:
@@ -205,6 +216,8 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     if "temporal" in channels and time_range is not None:
         rankings["temporal"] = temporal_channel(store, bank, time_range[0], time_range[1], pool)
     weights = {name: float(getattr(settings, f"{name}_weight")) for name in CHANNELS}
+    if has_hangul(query):
+        weights["keyword"] = float(settings.korean_keyword_weight)
     fused = rrf_fuse(rankings, k=settings.rrf_k, weights=weights)
     facts = {f.id: f for f in store.get_facts(bank.id, [i for i, _, _ in fused])}
     now_ts = now.timestamp()
