@@ -42,6 +42,8 @@ SETTINGS: tuple[Setting, ...] = (
             "RRF weight of the keyword channel for a query written in Hangul (BM25 over lemmas trails e5 on Korean)"),
     Setting("graph_weight", 0.3, float, "RRF weight of the graph (named people, shared entities, links) channel"),
     Setting("temporal_weight", 0.5, float, "RRF weight of the temporal (query time range) channel"),
+    Setting("superseded_weight", 0.6, float,
+            "score multiplier of a version a later statement replaced (0 leaves replaced versions out of recall)"),
     Setting("graph_seeds", 5, int, "best hits of each of the semantic and keyword channels that seed the graph channel"),
     Setting("recency_half_life_days", 180.0, float, "age at which the recency multiplier is halfway (±5 % at most)"),
     Setting("keyword_context_weight", 0.3, float,

@@ -92,7 +92,9 @@ def test_history_forget_verify_jobs_and_maintain(run, tmp_path: Path) -> None:
     run("retain", "minji", str(chat), "--document-id", "chat", "--ttl", "86400")
     current = json.loads(run("recall", "minji", "마감 언제", "--json").output)["memories"]
     newest = next(m for m in current if "월요일" in m["text"])
-    assert newest["supersedes"] and not any(m["text"] == "마감은 금요일이야" for m in current)
+    assert newest["supersedes"]
+    old = [i for i, m in enumerate(current) if m["text"] == "마감은 금요일이야"]
+    assert all(current[i]["superseded_by"] == newest["id"] and i > current.index(newest) for i in old)
     assert "replaces" in run("recall", "minji", "마감 언제").output
     versions = json.loads(run("history", "minji", newest["id"], "--json").output)
     assert [v["text"] for v in versions] == ["마감은 금요일이야", "아니, 금요일 말고 월요일이 마감이야"]

@@ -110,7 +110,8 @@ def test_recall_as_of_sees_the_version_that_held_then(pg_mem: Memory) -> None:
                                   "timestamp": "2026-03-09T10:00:00+09:00"}], document_id="s-a2")
     query = "when is the project deadline"
     current = pg_mem.recall("u", query, limit=10, now="2026-03-10T10:00:00+09:00").memories
-    assert any("Monday" in m.text for m in current) and not any(m.text.endswith("is Friday") for m in current)
+    monday = next(i for i, m in enumerate(current) if "Monday" in m.text)
+    assert all(m.superseded_by and i > monday for i, m in enumerate(current) if m.text.endswith("is Friday"))
     newest = next(m for m in current if "Monday" in m.text)
     then = pg_mem.recall("u", query, limit=10, now="2026-03-05T10:00:00+09:00", as_of="2026-03-05T10:00:00+09:00")
     assert any(m.text.endswith("is Friday") for m in then.memories)

@@ -87,6 +87,22 @@ def test_reflect_offline_quotes_memory_or_refuses_in_the_question_language(mem: 
     assert any(step["action"] == "recall facts" for step in no_en.steps), "raw facts searched before refusing"
 
 
+@pytest.mark.parametrize(("old", "new", "question", "current", "stale"), [
+    ("프로젝트 마감은 금요일이야", "아니, 금요일 말고 월요일이 프로젝트 마감이야", "프로젝트 마감 언제야?", "월요일", "마감은 금요일이야"),
+    ("The project deadline is Friday", "Actually the project deadline moved to Monday",
+     "When is the project deadline?", "Monday", "deadline is Friday"),
+])
+def test_reflect_answers_from_the_current_version_not_the_replaced_one(mem: Memory, old: str, new: str,
+                                                                         question: str, current: str,
+                                                                         stale: str) -> None:
+    mem.retain("v", messages=[{"id": "o", "speaker": "u", "text": old, "timestamp": "2026-03-02T10:00:00+09:00"},
+                              {"id": "n", "speaker": "u", "text": new, "timestamp": "2026-03-09T10:00:00+09:00"}])
+    assert any(m.superseded_by for m in mem.recall("v", question, limit=10).memories), "the old one is recalled"
+    answer = mem.reflect("v", question)
+    assert answer.supported and current in answer.answer
+    assert not any(stale in b["text"] for b in answer.based_on)
+
+
 def test_mental_model_is_answered_by_reflect_and_refreshed_after_consolidation(mem: Memory) -> None:
     _minji(mem)
     model = mem.add_mental_model("b", "minji-sport", "김민지 팀장은 무슨 운동을 해?")

@@ -32,7 +32,7 @@ def test_an_update_closes_the_old_version_and_as_of_still_sees_it(mem: Memory, o
     now = "2026-03-10T10:00:00+09:00"
     current = mem.recall("u", query, limit=10, now=now).memories
     assert any(new_word in m.text for m in current)
-    assert not any(old_word in m.text and new_word not in m.text for m in current)
+    _replaced_rank_below_their_replacements(current)
     newest = next(m for m in current if new_word in m.text)
     assert newest.supersedes, "the new version says which statement it replaced"
     then = mem.recall("u", query, limit=10, now="2026-03-05T10:00:00+09:00", as_of="2026-03-05T10:00:00+09:00")
@@ -44,12 +44,44 @@ def test_an_update_closes_the_old_version_and_as_of_still_sees_it(mem: Memory, o
     assert versions[1].valid_to is None
 
 
+def _replaced_rank_below_their_replacements(memories: list) -> None:
+    """A replaced version may still be recalled (a message says more than what changed), but marked,
+    and below the statement that replaced it."""
+    position = {m.id: i for i, m in enumerate(memories)}
+    for i, m in enumerate(memories):
+        if m.superseded_by is not None:
+            assert position.get(m.superseded_by, -1) < i, (m.text, "outranks its replacement")
+
+
+@pytest.mark.parametrize(("old", "new", "query", "old_word", "new_word"), [
+    ("마감은 금요일이야", "아니, 금요일 말고 월요일이 마감이야", "마감 언제야?", "금요일이야", "월요일"),
+    ("The project deadline is Friday", "Actually the project deadline moved to Monday", "when is the deadline",
+     "is Friday", "Monday"),
+])
+def test_replaced_versions_rank_lower_or_can_be_left_out(db_path: str, fake_embedder, old: str, new: str,
+                                                          query: str, old_word: str, new_word: str) -> None:
+    for weight in (0.6, 0.0):
+        with Memory(db_path, embedder="fake", superseded_weight=weight) as mem:
+            if weight:
+                _say(mem, "u", "a1", old, "2026-03-02T10:00:00+09:00")
+                _say(mem, "u", "a2", new, "2026-03-09T10:00:00+09:00")
+            found = mem.recall("u", query, limit=10, explain=True).memories
+        old_one = [m for m in found if old_word in m.text and new_word not in m.text]
+        if weight:
+            assert old_one and old_one[0].superseded_by is not None
+            assert old_one[0].explanation is not None and old_one[0].explanation["multipliers"]["superseded"] == 0.6
+            _replaced_rank_below_their_replacements(found)
+        else:
+            assert old_one == [], "superseded_weight=0 leaves replaced versions out"
+
+
 def test_an_older_statement_retained_late_does_not_supersede_a_newer_one(mem: Memory) -> None:
     _say(mem, "late", "n1", "회의는 4시로 옮겼어", "2026-05-10T09:00:00+09:00")
     _say(mem, "late", "n0", "회의는 3시야", "2026-05-08T09:00:00+09:00")  # said earlier, retained later
     current = mem.recall("late", "회의 몇 시야?", limit=10, now="2026-05-11T09:00:00+09:00").memories
     assert any("4시" in m.text for m in current)
-    assert not any("3시" in m.text for m in current)
+    assert all(m.superseded_by is not None for m in current if "3시" in m.text)
+    _replaced_rank_below_their_replacements(current)
 
 
 def test_unrelated_and_additive_statements_do_not_supersede(mem: Memory) -> None:
@@ -185,5 +217,7 @@ def test_a_question_about_the_earlier_version_recalls_it(mem: Memory, query: str
     memories = mem.recall("hist", query, limit=10).memories
     old = next(m for m in memories if old_word in m.text)
     assert old.superseded_by is not None, "the earlier version comes back, marked as replaced"
+    explained = next(m for m in mem.recall("hist", query, limit=10, explain=True).memories if m.id == old.id)
+    assert explained.explanation is not None and "superseded" not in explained.explanation["multipliers"]
     plain = mem.recall("hist", "마감 언제야? when is the deadline", limit=10).memories
-    assert not any(m.superseded_by for m in plain)
+    _replaced_rank_below_their_replacements(plain)

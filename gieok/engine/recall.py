@@ -105,13 +105,17 @@ def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit])
     )
 
 
-def _is_current(fact: FactRow, now_ts: float, as_of: float | None = None, history: bool = False) -> bool:
+def _replaced(fact: FactRow, now_ts: float, as_of: float | None) -> bool:
+    at = now_ts if as_of is None else as_of
+    return fact.valid_to is not None and fact.valid_to <= at
+
+
+def _is_current(fact: FactRow, now_ts: float, as_of: float | None = None, keep_replaced: bool = False) -> bool:
     """Visible to a recall at ``now`` (as the bank stands) or ``as_of`` (as it stood then);
-    ``history`` (the question asks for an earlier version) keeps superseded versions."""
+    ``keep_replaced`` keeps versions a later statement replaced (recall then ranks them lower)."""
     if fact.expires_at is not None and fact.expires_at <= now_ts:
         return False  # a TTL is real time: an expired fact is gone, whatever as_of says
-    at = now_ts if as_of is None else as_of
-    if fact.valid_to is not None and fact.valid_to <= at and not history:
+    if _replaced(fact, now_ts, as_of) and not keep_replaced:
         return False
     if as_of is None:
         return fact.archived_at is None
@@ -223,13 +227,18 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     now_ts = now.timestamp()
     as_of_ts = as_of.timestamp() if as_of is not None else None
     history = as_of is None and asks_for_history(query)
+    replaced_weight = float(settings.superseded_weight)
     support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",)) if kind == "semantic")
     scored = []
     for fact_id, fused_score, hits in fused:
         fact = facts.get(fact_id)
-        if fact is None or not _is_current(fact, now_ts, as_of_ts, history):
+        if fact is None or not _is_current(fact, now_ts, as_of_ts, history or replaced_weight > 0):
             continue
         multipliers = _multipliers(fact, now_ts, time_range, support.get(fact_id, 0), settings.recency_half_life_days)
+        if not history and _replaced(fact, now_ts, as_of_ts):
+            # a message says more than the one thing that changed ("두부 is four; we live in 망원동"),
+            # so the old version stays findable, below what replaced it
+            multipliers["superseded"] = replaced_weight
         final = fused_score * math.prod(multipliers.values())
         memory = fact_to_memory(fact, final, hits)
         if explain:

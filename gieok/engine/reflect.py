@@ -130,7 +130,7 @@ def _semantic_match(question: str, found: list[RecalledMemory], stats: Similarit
 
 def _extractive(question: str, recall_fn: RecallFn, steps: list[dict[str, Any]],
                 stats: SimilarityStats | None = None) -> Reflection | None:
-    recalled = recall_fn(question).memories  # one recall serves both rungs: it ranks both memory types
+    recalled = _without_replaced(recall_fn(question).memories)  # one recall serves both rungs
     for source, types in (("observations", ("observation",)), ("facts", ("fact",))):
         found = [m for m in recalled if m.type in types]
         steps.append({"action": f"recall {source}", "found": [m.id for m in found]})
@@ -170,7 +170,14 @@ def _show(memories: list[RecalledMemory]) -> str:
     if not memories:
         return "(nothing found)"
     return "\n".join(f"[{m.id}] ({m.mentioned_at.date() if m.mentioned_at else '?'}"
-                     f"{', ' + m.speaker if m.speaker else ''}) {m.text}" for m in memories)
+                     f"{', ' + m.speaker if m.speaker else ''}"
+                     f"{', replaced by ' + m.superseded_by if m.superseded_by else ''}) {m.text}" for m in memories)
+
+
+def _without_replaced(memories: list[RecalledMemory]) -> list[RecalledMemory]:
+    """A version whose replacement was recalled too does not answer: the replacement does."""
+    ids = {m.id for m in memories}
+    return [m for m in memories if m.superseded_by is None or m.superseded_by not in ids]
 
 
 def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, llm: LLM, spend_limit: float,
