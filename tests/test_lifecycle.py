@@ -545,10 +545,25 @@ NOT_STATE_CHANGES = [
     ("필라테스 다녀.", "필라테스 끝나고 친구랑 브런치 먹었어."),
     # an office moving is not the speaker moving
     ("나 스타트업에서 개발자로 일해.", "회사 사무실이 강남에서 성수로 이사했어."),
+    # told as hearsay or with the honorific 시: someone else's change
+    ("나 판교에서 일해", "옆자리 대리님 이직한대"),
+    ("나 판교에서 일해", "옆자리 대리님 회사 그만두셨어"),
+    ("나 필라테스 다녀", "선생님이 필라테스 그만두셨대"),
+    ("I work at a bank.", "Apparently my old boss quit last week."),
     # an event that is over was never a state
     ("맞아요 점심 먹을 데가 없어요", "아 점심 시간 끝났네요. 이따 봬요!"),
     ("The quarterly review with the whole team is on Friday.", "The quarterly review ended early, thankfully."),
 ]
+
+
+@pytest.mark.parametrize(("old", "new", "old_value", "new_value"), [
+    ("우리 언니는 삼성 다녀", "언니 이직했대. 이제 카카오 다닌대", "삼성", "카카오"),
+    ("My sister works at Google.", "My sister switched jobs, she's at Stripe now.", "Google", "Stripe"),
+])
+def test_hearsay_about_the_person_old_was_about_still_updates(old: str, new: str, old_value: str,
+                                                              new_value: str) -> None:
+    verdict = detect_update(old, new)
+    assert verdict is not None and (verdict.old_value, verdict.new_value) == (old_value, new_value)
 
 
 @pytest.mark.parametrize(("old", "new"), NOT_STATE_CHANGES)

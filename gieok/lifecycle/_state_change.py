@@ -255,10 +255,31 @@ def _korean_also(text: str, found: Found) -> bool:
                if found.sentence[0] <= start and end <= found.sentence[1]) if has_hangul(text) else False
 
 
+_KO_AND = frozenset({"고", "서", "어서", "아서", "면서", "으면서"})
+_KO_HEARSAY = frozenset({"ᆫ대", "는대", "대", "래", "ᆫ대요", "는대요", "대요", "래요", "이래", "이래요"})
+
+
+def _reported_or_honoured(text: str, found: Found) -> bool:
+    """A Korean change told as hearsay ("이직한대", "포닥 간대") or with the honorific 시 ("졸업하셨나",
+    "이사하셨어") is someone else's: nobody reports their own move or honours themselves."""
+    if not has_hangul(text[found.start:found.end]):
+        return False
+    for form, tag, *_rest in (t for t in analyze(text) if found.start <= t[3] and t[4] <= found.sentence[1]):
+        if tag == "EP" and form == "시":
+            return True
+        if tag == "EC" and form in _KO_AND:
+            continue  # "졸업하고 … 포닥 간대": the last verb tells how the chain was said
+        if tag in ("EF", "EC"):
+            return tag == "EF" and form in _KO_HEARSAY
+    return False
+
+
 def _blocked(old: str, new: str, found: Found, old_people: set[str]) -> bool:
     """Someone else's change (sentence by sentence; ``_guards`` already checked the whole text)."""
     new_people = third_parties(new, found.sentence[0], found.start, (found.end, found.segment[1]),
                                pronouns=True)
     if new_people:
         return not (new_people & old_people)
+    if _reported_or_honoured(new, found):  # someone's: the one old was about, if new names them
+        return not any(mentions(new, person) for person in old_people)
     return bool(old_people) and not any(mentions(new, person) for person in old_people)
