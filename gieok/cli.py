@@ -165,6 +165,7 @@ def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, li
         else:
             channels = ", ".join(f"{name} #{hit.rank}" for name, hit in m.channels.items())
         text = m.text + (f"\n(replaces {', '.join(m.supersedes)})" if m.supersedes else "")
+        text += f"\n(replaced by {m.superseded_by})" if m.superseded_by else ""
         table.add_row(str(i), m.id, f"{m.score:.4f}", escape(text), escape(", ".join(m.source_ids)), channels)
     Console().print(table)
 

@@ -45,6 +45,7 @@ def run_demo(db: str | None = None, *, embedder: str | None = None, settings: di
                 for i, m in enumerate(recalled.memories, start=1):
                     found = ", ".join(f"{c} #{h.rank}" for c, h in m.channels.items())
                     replaces = f"\n(replaces {', '.join(m.supersedes)})" if m.supersedes else ""
+                    replaces += f"\n(replaced by {m.superseded_by})" if m.superseded_by else ""
                     table.add_row(str(i), escape(m.text + replaces), ", ".join(m.source_ids), found)
                 console.print(table)
             reflections = []

@@ -96,6 +96,7 @@ def test_history_forget_verify_jobs_and_maintain(run, tmp_path: Path) -> None:
     old = [i for i, m in enumerate(current) if m["text"] == "마감은 금요일이야"]
     assert all(current[i]["superseded_by"] == newest["id"] and i > current.index(newest) for i in old)
     assert "replaces" in run("recall", "minji", "마감 언제").output
+    assert "replaced by f-" in run("recall", "minji", "마감 금요일").output  # the old version, marked
     versions = json.loads(run("history", "minji", newest["id"], "--json").output)
     assert [v["text"] for v in versions] == ["마감은 금요일이야", "아니, 금요일 말고 월요일이 마감이야"]
     assert "→ now" in run("history", "minji", newest["id"]).output
