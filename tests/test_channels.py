@@ -132,17 +132,17 @@ def test_temporal_channel_korean_and_english(mem: Memory) -> None:
 def test_semantic_channel_adds_the_similarity_of_a_replys_context(db_path: str, fake_embedder, question: str,
                                                                     reply: str, query: str) -> None:
     """A reply shares no word with the question it answers; its second vector (with that question) finds it,
-    and its semantic score is the sum of both cosines."""
+    and its semantic score is the mean of both cosines."""
     with Memory(db_path, embedder="fake", channels="semantic") as mem:
         mem.retain("b", messages=[{"id": "q", "speaker": "ann", "text": question},
                                   {"id": "r", "speaker": "ben", "text": reply}])
         hits = {m.source_ids[0]: m for m in mem.recall("b", query, limit=10).memories}
     q = fake_embedder.embed_query(query)
     own, context = fake_embedder.embed([f"ben: {reply}", f"ann: {question}\nben: {reply}"], "document")
-    assert hits["r"].channels["semantic"].score == pytest.approx(float(own @ q + context @ q), abs=1e-5)
+    assert hits["r"].channels["semantic"].score == pytest.approx(float(own @ q + context @ q) / 2, abs=1e-5)
     assert float(context @ q) > float(own @ q)
     asked = fake_embedder.embed([f"ann: {question}"], "document")[0]
-    assert hits["q"].channels["semantic"].score == pytest.approx(2 * float(asked @ q), abs=1e-5)  # no context
+    assert hits["q"].channels["semantic"].score == pytest.approx(float(asked @ q), abs=1e-5)  # no context
 
 
 def test_channels_setting_turns_channels_off(db_path: str, fake_embedder) -> None:

@@ -1,7 +1,7 @@
 """Recall: the memories a question needs, best first, inside a token budget. Never calls an LLM.
 
 Four channels each rank fact ids: ``semantic`` (cosine KNN over each fact's own vector and a
-reply's vector with its context, summed), ``keyword`` (Okapi BM25 over Korean lemmas and English
+reply's vector with its context, averaged), ``keyword`` (Okapi BM25 over Korean lemmas and English
 stems), ``graph`` (what the people the query names said, facts naming its entities, and facts
 sharing specific entities or links with the best hits of the first two) and ``temporal`` (facts in
 the time range the query names). Reciprocal Rank Fusion merges them at k = 20 (at the customary 60,
