@@ -465,13 +465,12 @@ class Memory:
     def maintain(self, bank: str | None = None, *, now: TimeLike | None = None) -> list[dict[str, Any]]:
         """Queue the maintenance jobs (decay, TTL purge) for ``bank`` (or every bank) and run every
         pending job; returns one report per job. Run it from cron or a worker, not per request."""
-        rows = [self._bank(bank)] if bank is not None else [self.store.get_bank(b.name) for b in self.banks()]
+        rows = [self._bank(bank)] if bank is not None else self.store.bank_rows()
         at = to_datetime(now, "now").timestamp() if now is not None else None
         with self.store.write():
             for row in rows:
-                if row is not None:
-                    self.store.enqueue_job(row.id, "purge", run_after=at)
-                    self.store.enqueue_job(row.id, "decay", run_after=at)
+                self.store.enqueue_job(row.id, "purge", run_after=at)
+                self.store.enqueue_job(row.id, "decay", run_after=at)
         return self.run_jobs(bank=bank, now=now)
 
     def run_jobs(self, *, bank: str | None = None, limit: int | None = None,
@@ -486,7 +485,7 @@ class Memory:
     def jobs(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         """The job queue, newest first: kind, status, attempts, last error."""
         bank_id = self._bank(bank).id if bank is not None else None
-        names = {b.id: b.name for b in (self.store.get_bank(i.name) for i in self.banks()) if b is not None}
+        names = {b.id: b.name for b in self.store.bank_rows()}
         return [_jobs.job_to_dict(j, names.get(j.bank_id)) for j in self.store.list_jobs(bank_id, status, limit)]
 
     def delete_bank(self, bank: str) -> dict[str, int]:

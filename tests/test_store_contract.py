@@ -218,6 +218,7 @@ def test_banks_round_trip_and_delete_cascades(store: AnyStore) -> None:
     assert store.get_bank("a") == store.bank_by_id(a)
     assert (store.get_bank("b").name, store.get_bank("b").embedder, store.get_bank("b").dim) == ("b", "fake", 8)
     assert store.get_bank("missing") is None and store.bank_by_id(999) is None
+    assert [(r.id, r.name, r.dim) for r in store.bank_rows()] == [(a, "a", 4), (store.get_bank("b").id, "b", 8)]
     banks = store.list_banks()
     assert [x.name for x in banks] == ["a", "b"] and all(isinstance(x, BankInfo) for x in banks)
     assert (banks[0].sources, banks[0].facts, banks[1].facts) == (1, 2, 1)

@@ -68,6 +68,12 @@ class CoreQueries(StoreQueries):
         row = self._conn().execute("SELECT id, name, embedder, dim FROM banks WHERE id = ?", (bank_id,)).fetchone()
         return Bank(*row) if row else None
 
+    def bank_rows(self) -> list[Bank]:
+        """Every bank's row (id, name, embedder, dim), by name."""
+        rows = self._conn().execute(
+            f"SELECT id, name, embedder, dim FROM banks ORDER BY name{self._dialect.bytewise}").fetchall()
+        return [Bank(*r) for r in rows]
+
     def create_bank(self, name: str, embedder: str, dim: int) -> Bank:
         conn = self._require_write()
         bank_id = self._dialect.insert_id(
