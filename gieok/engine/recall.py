@@ -17,6 +17,7 @@ import math
 import re
 from collections import Counter
 from datetime import datetime
+from typing import Any, NamedTuple
 
 from gieok.engine._time import from_epoch
 from gieok.engine.budget import fill_budget
@@ -131,6 +132,15 @@ def enabled_channels(settings: Settings) -> tuple[str, ...]:
     return names
 
 
+class _Scored(NamedTuple):
+    """A recall candidate before it becomes a RecalledMemory: its final score, its tokens, and either
+    (fact, channel hits, fused score, multipliers) or an observation memory already built."""
+
+    score: float
+    tokens: int
+    item: Any
+
+
 def _multipliers(fact: FactRow, now_ts: float, time_range: tuple[float, float] | None,
                  support: int, half_life_days: float) -> dict[str, float]:
     said = fact.mentioned_at if fact.mentioned_at is not None else now_ts
@@ -202,6 +212,7 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     channels = enabled_channels(settings)
     rankings: dict[str, list[tuple[int, float]]] = {}
     query_vector = embedder.embed_query(query) if ("semantic" in channels or "graph" in channels) else None
+    facts: dict[int, FactRow] = {}  # read once, by the graph channel and for the multipliers
     if "semantic" in channels:
         rankings["semantic"] = semantic_channel(store, bank, query_vector, pool)  # type: ignore[arg-type]
     if "keyword" in channels:
@@ -215,21 +226,23 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
             for rank, (fact_id, _score) in enumerate(ranked[: settings.graph_seeds], start=1):
                 seeds[fact_id] = max(seeds.get(fact_id, 0.0), 1.0 / rank)
         candidates = list(dict.fromkeys(i for ranked in rankings.values() for i, _ in ranked))
+        facts.update((f.id, f) for f in store.get_facts(bank.id, candidates))
         rankings["graph"] = graph_channel(store, bank, query, list(seeds.items()), pool, query_vector,  # type: ignore[arg-type]
-                                          candidates)
+                                          [facts[i] for i in candidates if i in facts])
     if "temporal" in channels and time_range is not None:
         rankings["temporal"] = temporal_channel(store, bank, time_range[0], time_range[1], pool)
     weights = {name: float(getattr(settings, f"{name}_weight")) for name in CHANNELS}
     if has_hangul(query):
         weights["keyword"] = float(settings.korean_keyword_weight)
     fused = rrf_fuse(rankings, k=settings.rrf_k, weights=weights)
-    facts = {f.id: f for f in store.get_facts(bank.id, [i for i, _, _ in fused])}
+    facts.update((f.id, f) for f in store.get_facts(bank.id, [i for i, _, _ in fused if i not in facts]))
     now_ts = now.timestamp()
     as_of_ts = as_of.timestamp() if as_of is not None else None
     history = as_of is None and asks_for_history(query)
     replaced_weight = float(settings.superseded_weight)
     support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",)) if kind == "semantic")
-    scored = []
+    # memory objects are built only for what is returned (a recall fuses a few hundred candidates)
+    scored: list[_Scored] = []
     for fact_id, fused_score, hits in fused:
         fact = facts.get(fact_id)
         if fact is None or not _is_current(fact, now_ts, as_of_ts, history or replaced_weight > 0):
@@ -240,7 +253,17 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
             # so the old version stays findable, below what replaced it
             multipliers["superseded"] = replaced_weight
         final = fused_score * math.prod(multipliers.values())
-        memory = fact_to_memory(fact, final, hits)
+        scored.append(_Scored(final, fact.tokens, (fact, hits, fused_score, multipliers)))
+    if as_of is None and settings.observation_weight > 0:
+        scored += [_Scored(m.score, m.tokens, m)
+                   for m in _observations(store, bank, query_vector, keyword_terms(query), settings, explain)]
+    scored.sort(key=lambda c: -c.score)
+
+    def build(candidate: _Scored) -> RecalledMemory:
+        if isinstance(candidate.item, RecalledMemory):
+            return candidate.item
+        fact, hits, fused_score, multipliers = candidate.item
+        memory = fact_to_memory(fact, candidate.score, hits)
         if explain:
             memory.explanation = {
                 "channels": {name: {"rank": h.rank, "score": h.score} for name, h in hits.items()},
@@ -248,15 +271,15 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
                 "multipliers": multipliers,
                 "time_range": [from_epoch(t).isoformat() for t in time_range] if time_range else None,  # type: ignore[union-attr]
             }
-        scored.append(memory)
-    if as_of is None and settings.observation_weight > 0:
-        scored += _observations(store, bank, query_vector, keyword_terms(query), settings, explain)
-    scored.sort(key=lambda m: -m.score)
+        return memory
+
     if reranker is not None and scored:
-        scored = _rerank(reranker, query, scored, settings.rerank_top, explain)
+        head = _rerank(reranker, query, [build(c) for c in scored[: settings.rerank_top]], settings.rerank_top, explain)
+        scored = [_Scored(m.score, m.tokens, m) for m in head] + scored[settings.rerank_top:]
     if limit is None and max_tokens is None:
         limit = settings.default_limit
-    chosen, used = fill_budget(scored, lambda m: m.tokens, max_tokens, limit)
+    picked, used = fill_budget(scored, lambda c: c.tokens, max_tokens, limit)
+    chosen = [build(c) for c in picked]
     add_versions(store, chosen)
     return Recall(query=query, bank=bank.name, memories=chosen, total_tokens=used, max_tokens=max_tokens, now=now,
                   time_range=time_range_dt)
