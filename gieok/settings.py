@@ -68,6 +68,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("refresh_on_recall", True, bool,
             "a recalled memory's decay clock restarts (memories in use do not fade); off for read-only audits"),
     Setting("archive_below", 0.05, float, "the decay pass archives a fact whose strength falls below this"),
+    Setting("context_vectors", True, bool,
+            "at retain, give each reply a second vector with the message it answers (better recall; "
+            "about twice the embedding work for a conversation)"),
     Setting("supersede", True, bool, "at retain, detect statements that update older ones and close the old version"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}

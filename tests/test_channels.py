@@ -69,6 +69,21 @@ CHAT = [
 ]
 
 
+def test_context_vectors_can_be_turned_off_to_halve_the_embedding(db_path: str, fake_embedder) -> None:
+    embedded = []
+    for on in (True, False):
+        messages = [{"id": "q", "speaker": "ann", "text": f"제주도 한라산 올라가 봤어? ({on})"},
+                    {"id": "r", "speaker": "ben", "text": f"Yes, twice! ({on})"}]  # not in the embedder's cache
+        with Memory(db_path, embedder="fake", context_vectors=on) as mem:
+            before = sum(n for _, n in fake_embedder.calls)
+            mem.retain(f"b{on}", messages=messages)
+            embedded.append(sum(n for _, n in fake_embedder.calls) - before)
+            bank = mem.store.get_bank(f"b{on}")
+            ids = [int(m.id[2:]) for m in mem.recall(f"b{on}", "한라산", limit=10).memories]
+            assert bool(mem.store.vectors_of(bank.dim, ids, view="context")) is on
+    assert embedded == [3, 2]  # two own vectors, and the reply's context vector when on
+
+
 @pytest.mark.parametrize(("query", "said_by", "other"), [
     ("What did Mel paint?", {"a2"}, {"a1", "a3", "b1", "b2", "b3"}),
     ("What does Caroline want to paint next?", {"a1", "a3"}, {"a2", "b1", "b2", "b3"}),

@@ -227,6 +227,10 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
             chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context)))
         previous = m
         planned.append(chunk)
+    if not settings.context_vectors:
+        for chunk in planned:
+            for fact in chunk.facts:
+                fact.context_embed_text = None  # its context terms stay: they cost no embedding
     llm_result = _llm_facts(llm, planned, options) if llm is not None else None
     if on_total:
         on_total(_embed_count(planned))
