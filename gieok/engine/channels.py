@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from gieok.records import FactRow
 from gieok.store.protocol import BankRow, Store
 from gieok.text.korean import has_hangul
 
-__all__ = ["query_entities", "semantic_channel", "graph_channel", "temporal_channel"]
+__all__ = ["Similarity", "own_similarity", "query_entities", "semantic_channel", "graph_channel", "temporal_channel"]
 
 _RESOLVER = EntityResolver()
 RELEVANCE_POOL = 300
@@ -39,15 +40,39 @@ HUB_MIN = 20  # ...once it is in more than this many
 _CAUSAL_AND_TEMPORAL = ("temporal", "caused_by", "enables", "prevents")
 
 
-def semantic_channel(store: Store, bank: BankRow, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+@dataclass(frozen=True)
+class Similarity:
+    """The query's cosine with facts' own vectors as one KNN saw them: exact for the nearest,
+    and for any other fact at most the last of those (``bound``; None when the KNN saw them all)."""
+
+    known: dict[int, float]
+    bound: float | None
+
+    def of(self, fact_id: int) -> float:
+        if fact_id in self.known:
+            return self.known[fact_id]
+        return self.bound if self.bound is not None else min(self.known.values(), default=0.0)
+
+
+def own_similarity(store: Store, bank: BankRow, query_vector: np.ndarray, reach: int) -> Similarity:
+    """One KNN over the facts' own vectors, ``reach`` deep."""
+    known = dict(store.vector_search(bank.id, bank.dim, query_vector, reach))
+    return Similarity(known, min(known.values()) if len(known) >= reach else None)
+
+
+def semantic_channel(store: Store, bank: BankRow, query_vector: np.ndarray, limit: int,
+                     similarity: Similarity | None = None) -> list[tuple[int, float]]:
     """Cosine KNN over both vector views, each candidate scored by the mean of its two similarities.
 
     A candidate one view did not return is scored there by a bound instead of a lookup (reading
     vectors by id from sqlite-vec scans the table): if that view returned ``limit`` hits, its
     similarity is at most the last of them; if it returned fewer, it returned every fact it holds,
     and the candidate has no context vector, so its own similarity stands in. Measured against
-    exact lookups: the same or better R@10 (LoCoMo 0.769 vs 0.766, Korean 0.749 vs 0.739)."""
-    own = dict(store.vector_search(bank.id, bank.dim, query_vector, limit))
+    exact lookups: the same or better R@10 (LoCoMo 0.769 vs 0.766, Korean 0.749 vs 0.739).
+    ``similarity`` is a deeper KNN over the own vectors already made (for the graph channel)."""
+    if similarity is None:
+        similarity = own_similarity(store, bank, query_vector, limit)
+    own = dict(sorted(similarity.known.items(), key=lambda kv: -kv[1])[:limit])
     context = dict(store.vector_search(bank.id, bank.dim, query_vector, limit, view="context"))
     own_bound = min(own.values()) if len(own) >= limit else None
     context_bound = min(context.values()) if len(context) >= limit else None
@@ -103,7 +128,7 @@ def named_speakers(query: str, speakers: Sequence[str]) -> set[str]:
 
 
 def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple[int, float]],
-                  limit: int, query_vector: np.ndarray | None = None, pool: Sequence[FactRow] = (),
+                  limit: int, similarity: Similarity | None = None, pool: Sequence[FactRow] = (),
                   per_entity: int = 200) -> list[tuple[int, float]]:
     """Facts about whom and what the query names, then facts reached from the seeds through
     specific entities and links (seeds excluded: the other channels already rank them).
@@ -143,25 +168,22 @@ def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple
     for seed, other, _type, weight in store.links_of(list(seed_weight)):
         if other not in seed_weight:
             scores[other] += 0.5 * seed_weight[seed] * weight
-    if query_vector is not None and len(scores) > 1:
-        # only the strongest-connected facts are worth reading vectors for
+    if similarity is not None and len(scores) > 1:
         strongest = dict(sorted(scores.items(), key=lambda kv: -kv[1])[:RELEVANCE_POOL])
-        scores = _weigh_by_relevance(store, bank, strongest, query_vector)
+        scores = _weigh_by_relevance(strongest, similarity)
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return ranked[:limit]
 
 
-def _weigh_by_relevance(store: Store, bank: BankRow, scores: dict[int, float],
-                        query_vector: np.ndarray) -> dict[int, float]:
+def _weigh_by_relevance(scores: dict[int, float], similarity: Similarity) -> dict[int, float]:
     """Connection alone does not order a hub's hundreds of facts; the query's similarity does.
 
     Each reached fact's pull is multiplied by exp(z), z being its cosine with the query standardised
-    over the reached set — relative, so no absolute cosine threshold is assumed for the model."""
-    vectors = store.vectors_of(bank.dim, list(scores))
-    ids = [i for i in scores if i in vectors]
-    if len(ids) < 2:
-        return scores
-    sims = np.stack([vectors[i] for i in ids]) @ query_vector
+    over the reached set — relative, so no absolute cosine threshold is assumed for the model. The
+    cosines come from recall's one deep KNN (a fact beyond it gets its bound), not from reading
+    vectors by id."""
+    ids = list(scores)
+    sims = np.array([similarity.of(i) for i in ids])
     z = (sims - sims.mean()) / (sims.std() + 1e-9)
     return {i: scores[i] * math.exp(float(zi)) for i, zi in zip(ids, z)}
 

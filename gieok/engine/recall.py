@@ -21,7 +21,14 @@ from typing import Any, NamedTuple
 
 from gieok.engine._time import from_epoch
 from gieok.engine.budget import fill_budget
-from gieok.engine.channels import graph_channel, query_entities, semantic_channel, temporal_channel
+from gieok.engine.channels import (
+    RELEVANCE_POOL,
+    graph_channel,
+    own_similarity,
+    query_entities,
+    semantic_channel,
+    temporal_channel,
+)
 from gieok.engine.fusion import rrf_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.errors import ConfigError
@@ -213,8 +220,11 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
     rankings: dict[str, list[tuple[int, float]]] = {}
     query_vector = embedder.embed_query(query) if ("semantic" in channels or "graph" in channels) else None
     facts: dict[int, FactRow] = {}  # read once, by the graph channel and for the multipliers
+    # one KNN over the facts' own vectors serves the semantic channel and the graph's relevance
+    similarity = own_similarity(store, bank, query_vector, max(pool, RELEVANCE_POOL) if "graph" in channels else pool) \
+        if query_vector is not None else None
     if "semantic" in channels:
-        rankings["semantic"] = semantic_channel(store, bank, query_vector, pool)  # type: ignore[arg-type]
+        rankings["semantic"] = semantic_channel(store, bank, query_vector, pool, similarity)  # type: ignore[arg-type]
     if "keyword" in channels:
         rankings["keyword"] = store.keyword_search(bank.id, query_terms(store, bank, query), pool,
                                                    settings.keyword_context_weight)
@@ -227,7 +237,7 @@ def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, 
                 seeds[fact_id] = max(seeds.get(fact_id, 0.0), 1.0 / rank)
         candidates = list(dict.fromkeys(i for ranked in rankings.values() for i, _ in ranked))
         facts.update((f.id, f) for f in store.get_facts(bank.id, candidates))
-        rankings["graph"] = graph_channel(store, bank, query, list(seeds.items()), pool, query_vector,  # type: ignore[arg-type]
+        rankings["graph"] = graph_channel(store, bank, query, list(seeds.items()), pool, similarity,
                                           [facts[i] for i in candidates if i in facts])
     if "temporal" in channels and time_range is not None:
         rankings["temporal"] = temporal_channel(store, bank, time_range[0], time_range[1], pool)
