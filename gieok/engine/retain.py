@@ -73,7 +73,6 @@ class _PlannedChunk:
     message: Message | None = None
     keep_chunk_id: int | None = None  # an unchanged stored chunk that is kept as it is
     fact_ids: list[int] = field(default_factory=list)
-    causal: list[tuple[int, str, int]] = field(default_factory=list)  # (fact, relation, earlier fact), local
 
 
 def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[Message]:
@@ -173,21 +172,27 @@ def _embed_all(embedder: Embedder, chunks: list[_PlannedChunk], progress: Progre
     return out
 
 
-_Causal = tuple[list[tuple[int, str, int]], list[tuple["_PlannedChunk", int]]]
+# a causal link the extractor gave, between two planned facts: (chunk, position, relation, chunk, position)
+_CausalLink = tuple["_PlannedChunk", int, str, "_PlannedChunk", int]
 
 
-def _llm_facts(llm: Any, planned: list[_PlannedChunk], options: FactOptions) -> _Causal | None:
-    """Replace the planned chunks' deterministic facts by the LLM's narrative facts. Returns the causal
-    links as (fact index, relation, earlier index) with where each fact went (chunk, position), or
-    None when the LLM failed (the deterministic facts stay)."""
+def _write_causal(store: Store, bank: BankRow, links: Sequence[_CausalLink]) -> None:
+    """Once the facts have ids: the extractor's causal links, between facts written in this call."""
+    store.add_links(bank.id, [(a.fact_ids[i], b.fact_ids[j], relation, 1.0) for a, i, relation, b, j in links
+                              if i < len(a.fact_ids) and j < len(b.fact_ids)])
+
+
+def _llm_facts(llm: Any, planned: list[_PlannedChunk], options: FactOptions) -> list[_CausalLink]:
+    """Replace the planned chunks' deterministic facts by the LLM's narrative facts; returns their
+    causal links. When the LLM fails the deterministic facts stay (and there are no links)."""
     items = [SourceItem(c.message.id, c.message.speaker, c.message.text, c.message.timestamp)
              for c in planned if c.message is not None]
     if not items:
-        return None
+        return []
     try:
         extracted = extract_facts(llm, items)
     except (LLMError, ExtractionError, SpendLimitError):
-        return None  # deterministic extraction is the fallback, already planned
+        return []  # deterministic extraction is the fallback, already planned
     by_message = {c.message.id: c for c in planned if c.message is not None}
     for chunk in planned:
         chunk.facts = []
@@ -199,8 +204,8 @@ def _llm_facts(llm: Any, planned: list[_PlannedChunk], options: FactOptions) -> 
         assert message is not None
         owner.facts.append(_fact_from_extracted(fact, message.speaker, message.timestamp, options))
         order.append((owner, len(owner.facts) - 1))
-    links = [(index, relation, earlier) for index, fact in enumerate(extracted) for earlier, relation in fact.causes]
-    return links, order
+    return [(*order[index], relation, *order[earlier]) for index, fact in enumerate(extracted)
+            for earlier, relation in fact.causes if earlier < len(order)]
 
 
 def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: Settings,
@@ -231,7 +236,7 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
         for chunk in planned:
             for fact in chunk.facts:
                 fact.context_embed_text = None  # its context terms stay: they cost no embedding
-    llm_result = _llm_facts(llm, planned, options) if llm is not None else None
+    causal = _llm_facts(llm, planned, options) if llm is not None else []
     if on_total:
         on_total(_embed_count(planned))
     vectors = _embed_all(embedder, planned, progress)
@@ -265,10 +270,7 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
             batch[1].extend(chunk.facts)
             batch[2].append(chunk_vectors)
             added += len(fact_ids)
-        if llm_result and llm_result[0]:  # the extractor's causal links, to earlier facts of the same chunk
-            causal, order = llm_result
-            ids = [owner.fact_ids[i] for owner, i in order]
-            store.add_links(bank.id, [(ids[a], ids[b], rel, 1.0) for a, rel, b in causal if a < len(ids) and b < len(ids)])
+        _write_causal(store, bank, causal)
         # linking once per call, not per message: the calibration sample and entity names are read once
         for target_source, (ids, new_facts, vector_parts) in to_link.items():
             neighbours = link_new_facts(store, bank, target_source, ids, new_facts, np.concatenate(vector_parts), speakers)
@@ -286,8 +288,11 @@ def _fact_from_extracted(fact: Any, speaker: str | None, timestamp: str | None, 
     return new
 
 
-def _document_llm_facts(llm: Any, planned: list[_PlannedChunk], timestamp: str | None, options: FactOptions) -> None:
-    """Narrative facts per new document chunk; a chunk the LLM fails on keeps its deterministic facts."""
+def _document_llm_facts(llm: Any, planned: list[_PlannedChunk], timestamp: str | None,
+                        options: FactOptions) -> list[_CausalLink]:
+    """Narrative facts per new document chunk, and their causal links (within a chunk); a chunk the LLM
+    fails on keeps its deterministic facts."""
+    links: list[_CausalLink] = []
     for chunk in planned:
         if chunk.keep_chunk_id is not None:
             continue
@@ -298,7 +303,8 @@ def _document_llm_facts(llm: Any, planned: list[_PlannedChunk], timestamp: str |
         chunk.facts = [_fact_from_extracted(f, None, timestamp, options) for f in extracted]
         for fact in chunk.facts:
             fact.message_ids = []
-        chunk.causal = [(i, rel, earlier) for i, f in enumerate(extracted) for earlier, rel in f.causes]
+        links += [(chunk, i, relation, chunk, earlier) for i, f in enumerate(extracted) for earlier, relation in f.causes]
+    return links
 
 
 def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, text: str,
@@ -321,8 +327,7 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
             for fa, fb in facts_from_text(piece, max(200, settings.max_fact_chars // 2)):
                 chunk.facts.append(options.apply(_make_fact(piece[fa:fb], None, timestamp, [])))
         planned.append(chunk)
-    if llm is not None:
-        _document_llm_facts(llm, planned, timestamp, options)
+    causal = _document_llm_facts(llm, planned, timestamp, options) if llm is not None else []
     if on_total:
         on_total(_embed_count(planned))
     vectors = _embed_all(embedder, planned, progress)
@@ -343,12 +348,12 @@ def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: S
                 continue
             chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [])
             fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
-            store.add_links(bank.id, [(fact_ids[a], fact_ids[b], rel, 1.0) for a, rel, b in chunk.causal
-                                      if a < len(fact_ids) and b < len(fact_ids)])
+            chunk.fact_ids = fact_ids
             new_ids.extend(fact_ids)
             new_facts.extend(chunk.facts)
             new_vectors.append(chunk_vectors)
             added += len(fact_ids)
+        _write_causal(store, bank, causal)
         if new_ids:
             neighbours = link_new_facts(store, bank, source_id, new_ids, new_facts, np.concatenate(new_vectors), [])
             if settings.supersede:
