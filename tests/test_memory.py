@@ -190,3 +190,21 @@ def test_a_bank_refuses_another_embedder(db_path: str, fake_embedder) -> None:
             other.recall("alice", "milk")
         with pytest.raises(EmbedderMismatchError):
             other.retain("alice", messages=[{"id": "z", "text": "new stuff here"}])
+
+
+def test_a_database_from_before_context_vectors_gains_them_when_opened(db_path: str, fake_embedder) -> None:
+    """Migration 0005 adds the context-vector table to a file whose banks predate it; the facts
+    already there keep their one vector and recall still finds them."""
+    first = [{"id": "a", "speaker": "ann", "text": "제주도 한라산 올라가 봤어?"}, {"id": "b", "speaker": "ben", "text": "Yes, twice!"}]
+    with Memory(db_path, embedder="fake") as mem:
+        mem.retain("old", messages=first)
+        with mem.store.write():
+            conn = mem.store._require_write()  # type: ignore[attr-defined]
+            conn.execute("DROP TABLE vecctx_64")
+            conn.execute("DELETE FROM schema_migrations WHERE name = '0005_context_vectors'")
+    with Memory(db_path, embedder="fake") as mem:
+        assert [m.source_ids for m in mem.recall("old", "Yes twice", limit=1).memories] == [["b"]]
+        mem.retain("old", messages=[{"id": "c", "speaker": "ann", "text": "How was the hike?"},
+                                    {"id": "d", "speaker": "ben", "text": "Windy but great"}])
+        reply = next(m for m in mem.recall("old", "windy hike", limit=10).memories if m.source_ids == ["d"])
+        assert mem.store.vectors_of(64, [int(reply.id[2:])], view="context")
