@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gieok.entities import CandidateEntity, EntityResolver, candidate_keys, extract_mentions
+from gieok.entities import CandidateEntity, EntityResolver, candidate_keys, extract_mentions, name_similarity
 from gieok.records import FactRow
 from gieok.store.protocol import BankRow, Store
 from gieok.text.korean import has_hangul
@@ -110,16 +110,12 @@ def query_entities(store: Store, bank: BankRow, query: str, known: Sequence[str]
 
 
 def _same_person(name: str, speaker: str) -> bool:
-    """"Mel" and "Melanie", "민지" and "김민지": a query's name for someone who speaks in the bank."""
-    a, b = name.casefold().strip(), speaker.casefold().strip()
-    if not a or not b:
-        return False
-    if a == b:
+    """"민지" and "김민지", "John" and "John Smith" (the resolver's name rules), and "Mel" and
+    "Melanie": a query's name for someone who speaks in the bank."""
+    if name_similarity(name, [speaker]) is not None:
         return True
-    short, long = sorted((a, b), key=len)
-    if has_hangul(long):
-        return len(short) >= 2 and long.endswith(short)  # given name without the surname
-    return len(short) >= 3 and (long.startswith(short) or long.split()[0] == short)
+    short, long = sorted((name.casefold().strip(), speaker.casefold().strip()), key=len)
+    return len(short) >= 3 and not has_hangul(long) and long.startswith(short)  # a shortened first name
 
 
 def named_speakers(query: str, speakers: Sequence[str]) -> set[str]:
