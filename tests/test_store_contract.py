@@ -360,7 +360,7 @@ def test_context_terms_count_only_with_a_context_weight(store: AnyStore) -> None
     weighted = store.keyword_search(b.id, keyword_terms("제주도"), 10, context_weight=0.3)
     assert [i for i, _ in weighted] == [ids[1], ids[0]] and weighted[1][1] > 0
     with store.write():  # clearing the context drops its terms, keeps the fact's own
-        store.clear_fact_context(b.id, 4, ids[0], keyword_terms("응 좋아"))
+        store.clear_fact_context(b.id, 4, ids[0])
     assert [i for i, _ in store.keyword_search(b.id, keyword_terms("제주도"), 10, context_weight=0.3)] == [ids[1]]
     assert store.keyword_search(b.id, keyword_terms("좋아"), 10)[0][0] == ids[0]
     assert np.array_equal(store.vectors_of(4, [ids[0]])[ids[0]], np.eye(4, dtype=np.float32)[0])
@@ -385,7 +385,7 @@ def test_a_reply_has_a_context_vector_searched_apart_and_cleared_with_its_contex
     with pytest.raises(ValueError, match="vector view"):
         store.vector_search(b.id, 4, query, 10, view="nope")
     with store.write():
-        store.clear_fact_context(b.id, 4, ids[1], keyword_terms("Yes, twice!"))
+        store.clear_fact_context(b.id, 4, ids[1])
     assert store.vector_search(b.id, 4, query, 10, view="context") == []
     assert set(store.vectors_of(4, ids)) == set(ids)
 

@@ -22,7 +22,6 @@ from typing import Any
 from gieok.entities import candidate_keys, entity_keys
 from gieok.errors import InputError, MemoryNotFoundError, NotFoundError, SourceNotFoundError
 from gieok.store.protocol import BankRow, Store
-from gieok.text.terms import keyword_terms
 
 __all__ = ["ForgetResult", "ErasureProof", "forget", "verify_erased", "EntityNotFoundError"]
 
@@ -142,11 +141,9 @@ def forget(store: Store, bank: BankRow, *, source_id: str | None = None,
 
 def _drop_context(store: Store, bank: BankRow, fact_ids: Sequence[int]) -> int:
     """Replies to an erased message lose what they knew of it: its terms and their context vector."""
-    facts = store.get_facts(bank.id, fact_ids)
-    for fact in facts:
-        terms = keyword_terms(f"{fact.speaker} {fact.text}" if fact.speaker else fact.text)
-        store.clear_fact_context(bank.id, bank.dim, fact.id, terms)
-    return len(facts)
+    for fact_id in fact_ids:
+        store.clear_fact_context(bank.id, bank.dim, fact_id)
+    return len(fact_ids)
 
 
 def verify_erased(store: Store, texts: Sequence[str], *, deep: bool = True) -> ErasureProof:

@@ -117,12 +117,13 @@ class SearchIndexes(StoreQueries):
         conn.execute(f"INSERT INTO {_vector_table(view)} (fact_id, bank_id, dim, embedding) "
                      "VALUES (%s, %s, %s, %s::vector)", (fact_id, bank_id, int(dim), vector_literal(vector)))
 
-    def clear_fact_context(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str]) -> None:
+    def clear_fact_context(self, bank_id: int, dim: int, fact_id: int) -> None:
         """The message a reply answered is gone: drop its context terms and its context vector."""
         conn = self._require_write()
-        conn.execute("DELETE FROM keyword_docs WHERE fact_id = %s", (fact_id,))
-        conn.execute("DELETE FROM fact_terms WHERE fact_id = %s", (fact_id,))
-        self._index_keywords(conn, bank_id, fact_id, terms, ())
+        conn.execute("DELETE FROM fact_terms WHERE fact_id = %s AND field = 'context'", (fact_id,))
+        # a fact's length counts both fields (the keyword_stats trigger follows the update)
+        conn.execute("UPDATE keyword_docs SET length = (SELECT COALESCE(sum(tf), 0) FROM fact_terms "
+                     "WHERE fact_id = %s) WHERE fact_id = %s", (fact_id, fact_id))
         conn.execute("DELETE FROM fact_context_vectors WHERE fact_id = %s", (fact_id,))
 
     def compact_indexes(self, bank_id: int) -> None:

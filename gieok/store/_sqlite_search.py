@@ -82,12 +82,10 @@ class SQLiteIndexes(StoreQueries):
                 conn.execute(f"DELETE FROM {vec_table(dim, view)} WHERE rowid {ids_in}", part)
 
     # -- maintenance -------------------------------------------------------------------------
-    def clear_fact_context(self, bank_id: int, dim: int, fact_id: int, terms: Sequence[str]) -> None:
+    def clear_fact_context(self, bank_id: int, dim: int, fact_id: int) -> None:
         """The message a reply answered is gone: drop its context terms and its context vector."""
         conn = self._require_write()
-        table = fts_table(bank_id)
-        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (fact_id,))
-        conn.execute(f"INSERT INTO {table} (rowid, terms, context) VALUES (?, ?, '')", (fact_id, " ".join(terms)))
+        conn.execute(f"UPDATE {fts_table(bank_id)} SET context = '' WHERE rowid = ?", (fact_id,))
         conn.execute(f"DELETE FROM {vec_table(dim, 'context')} WHERE rowid = ?", (fact_id,))
 
     def compact_indexes(self, bank_id: int) -> None:
