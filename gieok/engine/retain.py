@@ -120,7 +120,7 @@ def _embed_text(text: str, speaker: str | None, context: str | None = None) -> s
 
 
 def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str],
-               context: str | None = None) -> NewFact:
+               context: str | None = None, context_vector: bool = True) -> NewFact:
     dt = to_datetime(when) if when else None
     occurred: tuple[float, float] | None = None
     if dt is not None:
@@ -131,9 +131,9 @@ def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: li
     return NewFact(
         text=text,
         # A reply gets a second vector that also sees the message it answers ("Yes, twice!" means
-        # little alone); recall adds both similarities. The fact's own vector stays its own meaning.
+        # little alone); recall averages both similarities. The fact's own vector stays its own meaning.
         embed_text=_embed_text(text, speaker),
-        context_embed_text=_embed_text(text, speaker, context) if context else None,
+        context_embed_text=_embed_text(text, speaker, context) if context and context_vector else None,
         terms=keyword_terms(f"{speaker} {text}" if speaker else text),
         context_terms=keyword_terms(context) if context else (),
         kind="experience" if speaker and speaker.lower() in AGENT_SPEAKERS else "world",
@@ -229,13 +229,10 @@ def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: S
         for a, b in facts_from_text(m.text, settings.max_fact_chars):
             # only a reply gets context: a message continuing the same speaker's turn stands on its own
             context = f"{previous.speaker}: {previous.text}" if previous and previous.speaker != m.speaker else None
-            chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context)))
+            chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
+                                                        settings.context_vectors)))
         previous = m
         planned.append(chunk)
-    if not settings.context_vectors:
-        for chunk in planned:
-            for fact in chunk.facts:
-                fact.context_embed_text = None  # its context terms stay: they cost no embedding
     causal = _llm_facts(llm, planned, options) if llm is not None else []
     if on_total:
         on_total(_embed_count(planned))
