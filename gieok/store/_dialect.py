@@ -37,7 +37,16 @@ from typing import Any
 
 from gieok.store._pg_connect import PgConnection
 
-__all__ = ["Dialect", "PostgresDialect", "StoreQueries"]
+__all__ = ["Dialect", "PostgresDialect", "StoreQueries", "VECTOR_VIEWS", "check_view"]
+
+# a fact's own vector, and a reply's second one with the message it answers
+VECTOR_VIEWS = ("fact", "context")
+
+
+def check_view(view: str) -> str:
+    if view not in VECTOR_VIEWS:
+        raise ValueError(f"vector view {view!r}: use one of {', '.join(VECTOR_VIEWS)}")
+    return view
 
 
 def _distinct(values: Iterable[Any], text: bool) -> list[Any]:

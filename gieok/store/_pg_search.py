@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from gieok.store._dialect import StoreQueries
+from gieok.store._dialect import StoreQueries, check_view
 from gieok.store._pg_connect import ints, vector_array, vector_literal
 
 __all__ = ["BM25_B", "BM25_K1", "SearchIndexes", "tokens"]
@@ -48,9 +48,7 @@ _VECTOR_TABLES = {"fact": "fact_vectors", "context": "fact_context_vectors"}
 
 
 def _vector_table(view: str) -> str:
-    if view not in _VECTOR_TABLES:
-        raise ValueError(f"vector view {view!r}: use one of {', '.join(_VECTOR_TABLES)}")
-    return _VECTOR_TABLES[view]
+    return _VECTOR_TABLES[check_view(view)]
 
 BM25_K1 = 1.2
 BM25_B = 0.75

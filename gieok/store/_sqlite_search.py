@@ -17,11 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from gieok.store._dialect import StoreQueries
+from gieok.store._dialect import VECTOR_VIEWS, StoreQueries, check_view
 
 __all__ = ["SQLiteIndexes", "fts_table", "vec_table", "create_vector_tables"]
-
-VIEWS = ("fact", "context")
 
 
 def fts_table(bank_id: int) -> str:
@@ -30,13 +28,11 @@ def fts_table(bank_id: int) -> str:
 
 def vec_table(dim: int, view: str = "fact") -> str:
     """The vector table of a dimension: ``fact`` (each fact's own vector) or ``context`` (replies)."""
-    if view not in VIEWS:
-        raise ValueError(f"vector view {view!r}: use one of {', '.join(VIEWS)}")
-    return f"vec_{int(dim)}" if view == "fact" else f"vecctx_{int(dim)}"
+    return f"vec_{int(dim)}" if check_view(view) == "fact" else f"vecctx_{int(dim)}"
 
 
 def create_vector_tables(conn: Any, dim: int) -> None:
-    for view in VIEWS:
+    for view in VECTOR_VIEWS:
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vec_table(dim, view)} USING vec0("
                      f"bank_id integer partition key, embedding float[{int(dim)}] distance_metric=cosine)")
 
@@ -61,7 +57,7 @@ class SQLiteIndexes(StoreQueries):
         create_vector_tables(conn, dim)
 
     def _drop_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
-        for view in VIEWS:
+        for view in VECTOR_VIEWS:
             conn.execute(f"DELETE FROM {vec_table(dim, view)} WHERE bank_id = ?", (bank_id,))
         conn.execute(f"DROP TABLE IF EXISTS {fts_table(bank_id)}")
 
@@ -78,7 +74,7 @@ class SQLiteIndexes(StoreQueries):
     def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
         for ids_in, part in self._dialect.in_parts(fact_ids):
             conn.execute(f"DELETE FROM {fts_table(bank_id)} WHERE rowid {ids_in}", part)
-            for view in VIEWS:
+            for view in VECTOR_VIEWS:
                 conn.execute(f"DELETE FROM {vec_table(dim, view)} WHERE rowid {ids_in}", part)
 
     # -- maintenance -------------------------------------------------------------------------
