@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import click
 
 from gieok.errors import FileFormatError, GieokError
+from gieok.ids import parse_memory_id
 from gieok.memory import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -208,9 +209,9 @@ def sources(ctx: click.Context, bank: str, as_json: bool) -> None:
 @click.pass_context
 @_handle_errors
 def show(ctx: click.Context, bank: str, item_id: str, as_json: bool) -> None:
-    """Show one memory (id like f-12) or one source (its id) of BANK, verbatim."""
+    """Show one memory (id like f-12 or o-3) or one source (its id) of BANK, verbatim."""
     mem = _open(ctx)
-    if item_id.startswith("f-") and item_id[2:].isdigit():
+    if parse_memory_id(item_id) is not None:
         m = mem.get(bank, item_id)
         if as_json:
             _echo_json(m.to_dict())

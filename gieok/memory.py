@@ -22,7 +22,8 @@ from gieok.engine import consolidate as _consolidate  # noqa: F401  (registers t
 from gieok.engine import maintenance as _maintenance  # noqa: F401  (registers the decay and purge jobs)
 from gieok.engine import reflect as _reflect
 from gieok.engine.llm_calls import MeteredLLM, spend_limit
-from gieok.engine.observations import observation_id_of, observation_memory
+from gieok.engine.observations import observation_memory
+from gieok.ids import fact_number, observation_number
 from gieok.engine import recall as _recall
 from gieok.engine import retain as _retain
 from gieok.engine._time import from_epoch, to_datetime
@@ -245,7 +246,7 @@ class Memory:
                                 reranker=self.reranker, as_of=then)
         if self.settings.refresh_on_recall and then is None and result.memories:
             with self._used_lock:
-                self._used += [(i, when.timestamp()) for i in (_recall.fact_id_of(m.id) for m in result.memories)
+                self._used += [(i, when.timestamp()) for i in (fact_number(m.id) for m in result.memories)
                                if i is not None]
             self._flush_used(wait=False)
         return result
@@ -289,13 +290,13 @@ class Memory:
 
     def get(self, bank: str, memory_id: str) -> RecalledMemory:
         row = self._bank(bank)
-        obs_id = observation_id_of(memory_id)
+        obs_id = observation_number(memory_id)
         if obs_id is not None:
             found = observation_memory(self.store, row, obs_id, 0.0, {})
             if found is None:
                 raise MemoryNotFoundError(memory_id)
             return found
-        fact_id = _recall.fact_id_of(memory_id)
+        fact_id = fact_number(memory_id)
         facts = self.store.get_facts(row.id, [fact_id]) if fact_id is not None else []
         if not facts:
             raise MemoryNotFoundError(memory_id)
@@ -305,7 +306,7 @@ class Memory:
         """Every version of the statement ``memory_id`` belongs to, oldest first; each carries
         ``valid_from`` / ``valid_to`` and which version replaced it."""
         row = self._bank(bank)
-        fact_id = _recall.fact_id_of(memory_id)
+        fact_id = fact_number(memory_id)
         if fact_id is None or not self.store.get_facts(row.id, [fact_id]):
             raise MemoryNotFoundError(memory_id)
         chain = self.store.get_facts(row.id, self.store.version_chain(fact_id))

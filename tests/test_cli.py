@@ -56,6 +56,9 @@ def test_retain_recall_banks_sources_show(run, tmp_path: Path) -> None:
     assert shown["text"] == "주말에 한라산에 올랐어"
     assert "I adopted a cat named Nabi" in run("show", "minji", "conversation-m1").output
     assert json.loads(run("show", "minji", "notes", "--json").output)["text"].startswith("민지는 필라테스")
+    run("jobs", "--run")  # consolidation: observations get ids like o-1, which show reads as memories
+    observations = [json.loads(run("show", "minji", f"o-{i}", "--json").output) for i in (1, 2)]
+    assert all(o["type"] == "observation" and o["based_on"] for o in observations)
 
     deleted = json.loads(run("delete-bank", "minji", "--yes", "--json").output)
     assert deleted["facts"] == 4

@@ -21,6 +21,7 @@ from typing import Any
 
 from gieok.entities import candidate_keys, entity_keys
 from gieok.errors import InputError, MemoryNotFoundError, NotFoundError, SourceNotFoundError
+from gieok.ids import fact_memory_id, parse_memory_id
 from gieok.store.protocol import BankRow, Store
 
 __all__ = ["ForgetResult", "ErasureProof", "forget", "verify_erased", "EntityNotFoundError"]
@@ -81,15 +82,15 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
             messages += [r[0] for r in rows]
             facts |= set(store.fact_ids_where(bank.id, message_id=source_id))
     if memory_id is not None:
-        if memory_id.startswith("o-") and memory_id[2:].isdigit():
-            if not store.get_observations(bank.id, [int(memory_id[2:])]):
+        ref = parse_memory_id(memory_id)
+        if ref is not None and ref.kind == "observation":
+            if not store.get_observations(bank.id, [ref.number]):
                 raise MemoryNotFoundError(memory_id)
-            observations.append(int(memory_id[2:]))
+            observations.append(ref.number)
         else:
-            fact_id = int(memory_id[2:]) if memory_id.startswith("f-") and memory_id[2:].isdigit() else None
-            if fact_id is None or not store.get_facts(bank.id, [fact_id]):
+            if ref is None or not store.get_facts(bank.id, [ref.number]):
                 raise MemoryNotFoundError(memory_id)
-            facts.add(fact_id)
+            facts.add(ref.number)
     if entity is not None:
         rows = store.entities_by_keys(bank.id, candidate_keys(entity))
         if not rows:
@@ -136,7 +137,7 @@ def forget(store: Store, bank: BankRow, *, source_id: str | None = None,
                           "count": erased["facts"]}])
     selector = {k: str(v) for k, v in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity),
                                         ("before", before_iso)) if v is not None}
-    return ForgetResult(bank.name, selector, erased, [f"f-{i}" for i in fact_ids], cleared, None, probes)
+    return ForgetResult(bank.name, selector, erased, [fact_memory_id(i) for i in fact_ids], cleared, None, probes)
 
 
 def _drop_context(store: Store, bank: BankRow, fact_ids: Sequence[int]) -> int:

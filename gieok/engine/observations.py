@@ -11,16 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from gieok.engine._time import from_epoch
+from gieok.ids import fact_memory_id, observation_memory_id
 from gieok.records import ChannelHit, RecalledMemory
 from gieok.store.protocol import BankRow, Store
 
-__all__ = ["observation_ranking", "observation_memory", "observation_id_of"]
-
-
-def observation_id_of(memory_id: str) -> int | None:
-    if memory_id.startswith("o-") and memory_id[2:].isdigit():
-        return int(memory_id[2:])
-    return None
+__all__ = ["observation_ranking", "observation_memory"]
 
 
 def observation_ranking(store: Store, bank: BankRow, query_vector: np.ndarray | None, query_terms: tuple[str, ...],
@@ -49,8 +44,8 @@ def observation_memory(store: Store, bank: BankRow, observation_id: int, score: 
     message_ids = list(dict.fromkeys(m for f in facts for m in f.message_ids))
     sources = list(dict.fromkeys(f.source_external_id for f in facts))
     return RecalledMemory(
-        id=f"o-{obs.id}", text=obs.text, score=score, kind="world", type="observation",
+        id=observation_memory_id(obs.id), text=obs.text, score=score, kind="world", type="observation",
         source_id=sources[0] if sources else "", source_ids=message_ids or sources, speaker=None,
         occurred_start=None, occurred_end=None, mentioned_at=from_epoch(obs.believed_at), channels=channels,
-        tokens=obs.tokens, supersedes=[], based_on=[f"f-{i}" for i in obs.fact_ids],
+        tokens=obs.tokens, supersedes=[], based_on=[fact_memory_id(i) for i in obs.fact_ids],
     )

@@ -32,6 +32,7 @@ from gieok.engine.channels import (
 from gieok.engine.fusion import rrf_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.errors import ConfigError
+from gieok.ids import fact_memory_id, fact_number
 from gieok.providers.embedders import Embedder
 from gieok.providers.rerankers import Reranker, RerankerUnavailableError
 from gieok.records import ChannelHit, FactRow, Recall, RecalledMemory
@@ -41,7 +42,7 @@ from gieok.temporal import find_time_expressions, parse_time_range
 from gieok.text.korean import has_hangul
 from gieok.text.terms import keyword_terms
 
-__all__ = ["recall", "fact_to_memory", "fact_id_of", "memory_id_of", "CHANNELS"]
+__all__ = ["recall", "fact_to_memory", "CHANNELS"]
 
 CHANNELS = ("semantic", "keyword", "graph", "temporal")
 # "요즘 무슨 운동 해?" / "what does she do these days?" ask for the current state, which may have been
@@ -80,19 +81,9 @@ def query_time_range(query: str, now: datetime) -> tuple[datetime, datetime] | N
 _DAY = 86400.0
 
 
-def memory_id_of(fact_id: int) -> str:
-    return f"f-{fact_id}"
-
-
-def fact_id_of(memory_id: str) -> int | None:
-    if memory_id.startswith("f-") and memory_id[2:].isdigit():
-        return int(memory_id[2:])
-    return None
-
-
 def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit]) -> RecalledMemory:
     return RecalledMemory(
-        id=memory_id_of(fact.id),
+        id=fact_memory_id(fact.id),
         text=fact.text,
         score=score,
         kind=fact.kind,
@@ -203,13 +194,13 @@ def _observations(store: Store, bank: BankRow, query_vector: object, terms: tupl
 
 def add_versions(store: Store, memories: list[RecalledMemory]) -> None:
     """Say when a memory replaced an earlier statement (and, under as_of, when it was later replaced)."""
-    ids = [fact_id_of(m.id) for m in memories]
+    ids = [fact_number(m.id) for m in memories]
     lifecycle = store.lifecycle_of([i for i in ids if i is not None])
     for memory, fact_id in zip(memories, ids):
         info = lifecycle.get(fact_id) if fact_id is not None else None
         if info:
-            memory.supersedes = [memory_id_of(i) for i in sorted(info["supersedes"])]
-            memory.superseded_by = memory_id_of(info["superseded_by"]) if info["superseded_by"] else None
+            memory.supersedes = [fact_memory_id(i) for i in sorted(info["supersedes"])]
+            memory.superseded_by = fact_memory_id(info["superseded_by"]) if info["superseded_by"] else None
 
 
 def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, query: str, *,

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from gieok.ids import observation_memory_id
 from gieok.store._dialect import StoreQueries
 
 __all__ = ["DerivedQueries", "JobRow", "MentalModelRow", "ObservationRow"]
@@ -126,7 +127,7 @@ class DerivedQueries(StoreQueries):
         if not ids:
             return 0
         conn = self._require_write()
-        self.clear_models_citing(bank_id, {f"o-{i}" for i in ids})
+        self.clear_models_citing(bank_id, {observation_memory_id(i) for i in ids})
         deleted = 0
         for ids_in, part in self._dialect.in_parts(ids):
             conn.execute("UPDATE facts SET consolidated_at = NULL WHERE id IN (SELECT fact_id FROM observation_facts "

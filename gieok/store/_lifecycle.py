@@ -19,6 +19,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from gieok.ids import fact_memory_id, observation_memory_id
 from gieok.store._dialect import StoreQueries
 
 __all__ = ["ERASED", "LifecycleQueries"]
@@ -217,7 +218,7 @@ class LifecycleQueries(StoreQueries):
             obs = [int(r[0]) for r in conn.execute(
                 f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id {ids_in} ORDER BY observation_id",
                 part)]
-            dropped_observations |= {f"o-{o}" for o in obs}
+            dropped_observations |= {observation_memory_id(o) for o in obs}
             for obs_in, obs_part in in_parts(obs):
                 conn.execute("UPDATE facts SET consolidated_at = NULL WHERE id IN "
                              f"(SELECT fact_id FROM observation_facts WHERE observation_id {obs_in})", obs_part)
@@ -230,7 +231,7 @@ class LifecycleQueries(StoreQueries):
             conn.execute(f"DELETE FROM facts WHERE id {ids_in}", part)
         counts["facts"] = len(ids)
         counts["jobs"] = self._drop_jobs_naming(conn, bank_id, set(ids))
-        counts["mental_models"] = self._clear_models_citing(conn, bank_id, {f"f-{i}" for i in ids} | dropped_observations)
+        counts["mental_models"] = self._clear_models_citing(conn, bank_id, {fact_memory_id(i) for i in ids} | dropped_observations)
         # the evidence: cut the erased facts' text out of chunks, messages and documents
         by_chunk: dict[int, list[str]] = {}
         by_source: dict[int, list[str]] = {}
