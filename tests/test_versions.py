@@ -157,7 +157,7 @@ def test_history_of_an_unknown_memory_is_a_clear_error(mem: Memory) -> None:
     assert [v.id for v in mem.history("h", one.id)] == [one.id]
 
 
-def test_a_failing_job_is_retried_then_marked_failed_with_its_error(mem: Memory) -> None:
+def test_a_failing_job_is_retried_then_marked_failed_with_its_error(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     from gieok.engine import jobs
 
     _say(mem, "j", "j1", "hello there friend", "2026-01-01T09:00:00+00:00")
@@ -167,18 +167,15 @@ def test_a_failing_job_is_retried_then_marked_failed_with_its_error(mem: Memory)
         calls.append(ctx.payload)
         raise RuntimeError("disk on fire")
 
-    jobs.register_handler("boom", boom)
-    try:
-        bank_id = mem.store.get_bank("j").id  # type: ignore[union-attr]
-        with mem.store.write():
-            mem.store.enqueue_job(bank_id, "boom", {"fact_ids": [1]})
-        for t in ("2099-01-01T00:00:00+00:00", "2099-01-02T00:00:00+00:00", "2099-01-03T00:00:00+00:00"):
-            mem.run_jobs(now=t)
-        job = next(j for j in mem.jobs("j") if j["kind"] == "boom")
-        assert job["status"] == "failed" and job["attempts"] == 3 and "disk on fire" in job["last_error"]
-        assert len(calls) == 3
-    finally:
-        jobs.HANDLERS.pop("boom")
+    monkeypatch.setitem(jobs.HANDLERS, "boom", boom)
+    bank_id = mem.store.get_bank("j").id  # type: ignore[union-attr]
+    with mem.store.write():
+        mem.store.enqueue_job(bank_id, "boom", {"fact_ids": [1]})
+    for t in ("2099-01-01T00:00:00+00:00", "2099-01-02T00:00:00+00:00", "2099-01-03T00:00:00+00:00"):
+        mem.run_jobs(now=t)
+    job = next(j for j in mem.jobs("j") if j["kind"] == "boom")
+    assert job["status"] == "failed" and job["attempts"] == 3 and "disk on fire" in job["last_error"]
+    assert len(calls) == 3
 
 
 def test_a_recall_never_waits_for_a_writer_and_its_marks_land_later(mem: Memory) -> None:

@@ -7,10 +7,12 @@ from datetime import date, datetime, timedelta, timezone
 from gieok.errors import InvalidTimeError
 from gieok.temporal import parse_datetime
 
-__all__ = ["to_datetime", "to_epoch", "from_epoch"]
+__all__ = ["TimeLike", "to_datetime", "from_epoch", "optional_epoch"]
+
+TimeLike = str | datetime | date
 
 
-def to_datetime(value: str | datetime | date, what: str = "time") -> datetime:
+def to_datetime(value: TimeLike, what: str = "time") -> datetime:
     """Read an ISO 8601 date or datetime (via gieok.temporal.parse_datetime); naive values are UTC."""
     try:
         dt = parse_datetime(value.strip() if isinstance(value, str) else value)
@@ -19,8 +21,9 @@ def to_datetime(value: str | datetime | date, what: str = "time") -> datetime:
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
 
 
-def to_epoch(value: str | datetime | date, what: str = "time") -> float:
-    return to_datetime(value, what).timestamp()
+def optional_epoch(value: TimeLike | None, what: str = "time") -> float | None:
+    """Epoch seconds of an optional caller time (``now=``, ``expires_at=``), None stays None."""
+    return to_datetime(value, what).timestamp() if value is not None else None
 
 
 def from_epoch(ts: float | None, utc_offset_minutes: int | None = None) -> datetime | None:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from gieok.engine.jobs import JobContext, register_handler
+from gieok.engine.context import JobContext
 from gieok.engine.llm_calls import call_llm
 from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.errors import SpendLimitError
@@ -98,7 +98,7 @@ def _llm_text(ctx: JobContext, llm: Any, topic: str, previous: Any, support: Seq
     prompt = (f"Topic: {topic}\nCurrent observation: {previous.text if previous else '(none yet)'}\n"
               "Facts:\n" + "\n".join(lines))
     response = call_llm(ctx.store, ctx.bank, llm, "consolidate", prompt, system=_SYSTEM, json_schema=_SCHEMA,
-                        max_tokens=600, limit_usd=ctx.services["spend_limit"](ctx.bank))
+                        max_tokens=600, limit_usd=ctx.spend_limit)
     data = response.data or {}
     allowed = {f.id for f in support}
     cited = [int(i) for i in data.get("fact_ids", []) if isinstance(i, int) and int(i) in allowed]
@@ -116,7 +116,7 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_i
     support = [f for f in store.get_facts(bank.id, support_ids) if f.valid_to is None and f.archived_at is None]
     if not support:
         return 0
-    llm = ctx.services["llm_for"](bank) if ctx.services.get("llm_for") else None
+    llm = ctx.llm
     if llm is not None:
         text, cited = _llm_text(ctx, llm, topic, previous, support, set(new_ids))
     else:
@@ -178,5 +178,3 @@ def run_consolidation(ctx: JobContext) -> dict[str, Any]:
             ctx.store.enqueue_job(ctx.bank.id, "refresh_models", run_after=ctx.now)
     return totals
 
-
-register_handler("consolidate", run_consolidation)

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gieok.engine._time import TimeLike, to_datetime
+from gieok.engine.context import BankContext
 from gieok.entities import candidate_keys, entity_keys
 from gieok.errors import InputError, MemoryNotFoundError, NotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
@@ -104,11 +106,25 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
     return sorted(facts), sorted(set(messages)), sources, keys, observations
 
 
-def forget(store: Store, bank: BankRow, *, source_id: str | None = None,
-           memory_id: str | None = None, entity: str | None = None, before: float | None = None,
-           before_iso: str | None = None, fingerprint_key: bytes | None = None) -> ForgetResult:
+def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | None = None,
+           entity: str | None = None, before: TimeLike | None = None, verify: bool = False) -> ForgetResult:
+    """Erase what the selector names with everything derived from it; ``verify`` adds the proof."""
+    for name, value in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise InputError(f"{name} must be a non-empty string")
     if all(v is None for v in (source_id, memory_id, entity, before)):
         raise InputError("forget needs one of source_id=, memory_id=, entity= or before= (nothing was deleted)")
+    before_dt = to_datetime(before, "before") if before is not None else None
+    result = _erase(ctx.store, ctx.bank, source_id, memory_id, entity,
+                    before_dt.timestamp() if before_dt else None, before_dt.isoformat() if before_dt else None,
+                    ctx.engine.fingerprint_key)
+    if verify:
+        result.proof = verify_erased(ctx.store, result._probes) if result._probes else ErasureProof(clean=True, checked=[])
+    return result
+
+
+def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
+           before: float | None, before_iso: str | None, fingerprint_key: bytes | None) -> ForgetResult:
     fact_ids, message_rows, source_rows, keys, observations = _select(
         store, bank, source_id, memory_id, entity, before, before_iso)
     facts = store.get_facts(bank.id, fact_ids)

@@ -15,63 +15,59 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from gieok.engine._time import from_epoch
-from gieok.providers.embedders import Embedder
-from gieok.settings import Settings
-from gieok.store.protocol import BankRow, Store
+from gieok.engine.consolidate import run_consolidation
+from gieok.engine.context import Engine, JobContext
+from gieok.engine.maintenance import run_decay, run_purge
+from gieok.engine.reflect import refresh_models
+from gieok.store.protocol import BankRow
 
-__all__ = ["JobContext", "HANDLERS", "register_handler", "run_pending", "MAX_ATTEMPTS", "LEASE_SECONDS", "job_to_dict"]
+__all__ = ["HANDLERS", "run_pending", "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS",
+           "JOB_RETENTION_DAYS", "job_to_dict"]
 
 MAX_ATTEMPTS = 3
 LEASE_SECONDS = 600.0
 _BACKOFF_CAP = 3600.0
-
-
-@dataclass
-class JobContext:
-    store: Store
-    bank: BankRow
-    embedder: Embedder
-    settings: Settings
-    now: float
-    payload: dict[str, Any]
-    services: dict[str, Any]  # the llm, the answering hooks: whatever the Memory provides
-
+JOB_RETENTION_DAYS = 30.0  # finished jobs are kept this long for `gieok jobs`, then pruned
 
 Handler = Callable[[JobContext], dict[str, Any] | None]
-HANDLERS: dict[str, Handler] = {}
-
-
-def register_handler(kind: str, handler: Handler) -> None:
-    HANDLERS[kind] = handler
+# Every job kind and what runs it, in one table: a kind nobody lists here is never claimed.
+HANDLERS: dict[str, Handler] = {
+    "consolidate": run_consolidation,
+    "decay": run_decay,
+    "purge": run_purge,
+    "refresh_models": refresh_models,
+}
 
 
 def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def run_pending(store: Store, bank_of: Callable[[int], BankRow | None], embedder_of: Callable[[BankRow], Embedder],
-                settings: Settings, services: dict[str, Any], *, limit: int | None = None,
-                bank_id: int | None = None, now: float | None = None) -> list[dict[str, Any]]:
+def run_pending(engine: Engine, *, limit: int | None = None, bank_id: int | None = None,
+                now: float | None = None) -> list[dict[str, Any]]:
     """Run queued jobs (all, or ``limit``); returns one report per job run."""
+    store = engine.store
     reports: list[dict[str, Any]] = []
     worker = _worker_name()
+    engine.marks.flush(wait=True)  # decay must see what recall used
     while limit is None or len(reports) < limit:
         at = time.time() if now is None else now
         with store.write():
             job = store.claim_job(worker, at, LEASE_SECONDS, kinds=list(HANDLERS), bank_id=bank_id)
         if job is None:
             break
-        bank = bank_of(job.bank_id)
+        bank = store.bank_by_id(job.bank_id)
         report: dict[str, Any] = {"id": job.id, "kind": job.kind, "bank": bank.name if bank else None}
         try:
             if bank is None:
                 raise LookupError("the job's bank no longer exists")
             handler = HANDLERS[job.kind]
-            result = handler(JobContext(store, bank, embedder_of(bank), settings, at, job.payload, services))
+            ctx = JobContext(store, bank, engine.embedder(bank.embedder), engine.settings, engine,
+                             now=at, payload=job.payload)
+            result = handler(ctx)
             with store.write():
                 store.finish_job(job.id)
             report.update(status="done", result=result or {})
@@ -97,3 +93,19 @@ def job_to_dict(job: Any, bank_name: str | None) -> dict[str, Any]:
         "created_at": from_epoch(job.created_at).isoformat(),  # type: ignore[union-attr]
         "updated_at": from_epoch(job.updated_at).isoformat(),  # type: ignore[union-attr]
     }
+
+
+def queue_maintenance(engine: Engine, banks: list[BankRow], now: float | None) -> None:
+    """Queue decay and TTL purge for ``banks`` (at ``now``, or as soon as a worker runs), and prune
+    finished jobs older than ``JOB_RETENTION_DAYS`` so the queue does not grow without end."""
+    at = time.time() if now is None else now
+    with engine.store.write():
+        for row in banks:
+            engine.store.enqueue_job(row.id, "purge", run_after=now)
+            engine.store.enqueue_job(row.id, "decay", run_after=now)
+        engine.store.prune_jobs(at - JOB_RETENTION_DAYS * 86400.0)
+
+
+def list_jobs(engine: Engine, bank_id: int | None, status: str | None, limit: int) -> list[dict[str, Any]]:
+    names = {b.id: b.name for b in engine.store.bank_rows()}
+    return [job_to_dict(j, names.get(j.bank_id)) for j in engine.store.list_jobs(bank_id, status, limit)]

@@ -1,11 +1,15 @@
 """Retain-time linking: entities resolved per bank, temporal and semantic links between facts.
 
-Runs inside retain's write transaction, after the facts are inserted, so a fact can link to facts
-and entities written earlier in the same call.
+The slow part runs before retain takes the write lock: :func:`find_mentions` extracts each new
+fact's entity mentions (Kiwi for Korean, proper-noun spans for English) with the conversation's
+speakers, the bank's recent entity names and the names found earlier in the call as known names.
+:func:`link_new_facts` runs inside retain's write transaction, after the facts are inserted, so a
+fact can link to facts and entities written earlier in the same call; matching a mention against the
+bank's entities stays there because it must see the entities a concurrent retain just wrote.
 
-* **Entities** — mentions extracted per fact (the conversation's speakers are passed as known
-  names), each resolved against the bank's entities that share a name key (see gieok.entities);
-  an ambiguous mention is linked to nothing, because a wrong edge costs more than a missing one.
+* **Entities** — each mention resolved against the bank's entities that share a name key (see
+  gieok.entities); an ambiguous mention is linked to nothing, because a wrong edge costs more than a
+  missing one.
 * **Temporal links** — each fact to the previous facts of the same source said within six hours,
   weight 1 / (1 + Δt/1h).
 * **Semantic links** — to the nearest facts whose cosine similarity is unusually high *for this
@@ -17,6 +21,7 @@ and entities written earlier in the same call.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import numpy as np
@@ -24,6 +29,7 @@ import numpy as np
 from gieok.entities import (
     CandidateEntity,
     EntityResolver,
+    Mention,
     candidate_keys,
     cooccurrence_key,
     entity_keys,
@@ -34,7 +40,7 @@ from gieok.entities import (
 from gieok.records import NewFact
 from gieok.store.protocol import BankRow, Store
 
-__all__ = ["link_new_facts", "TEMPORAL_NEIGHBOURS", "SEMANTIC_NEIGHBOURS"]
+__all__ = ["FactMentions", "find_mentions", "link_new_facts", "TEMPORAL_NEIGHBOURS", "SEMANTIC_NEIGHBOURS"]
 
 TEMPORAL_NEIGHBOURS = 2
 TEMPORAL_WINDOW = 6 * 3600.0
@@ -44,17 +50,37 @@ SEMANTIC_Z = 3.0
 _RESOLVER = EntityResolver()
 
 
-def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, known: Sequence[str]) -> list[str]:
-    """Resolve and store the fact's mentions; returns the canonical names written."""
-    mentions = extract_mentions(fact.text, fact.speaker, known=known)
+@dataclass(frozen=True)
+class FactMentions:
+    """One new fact's entity mentions and, per mention, its context keys (found before the lock)."""
+
+    mentions: list[Mention]
+    contexts: list[frozenset[str]]
+
+
+def find_mentions(store: Store, bank: BankRow | None, facts: Sequence[NewFact],
+                  speakers: Sequence[str]) -> list[FactMentions]:
+    """Every new fact's mentions, aligned with ``facts``. Names the bank already knows are found even
+    where the extractor alone would not trust them (a sentence-initial "Caroline", a name Kiwi splits
+    into common nouns), and so is a name found earlier in the same call."""
+    known = [*speakers, *(store.recent_entity_names(bank.id, RECENT_ENTITY_NAMES) if bank is not None else [])]
+    out = []
+    for fact in facts:
+        mentions = extract_mentions(fact.text, fact.speaker, known=known)
+        out.append(FactMentions(mentions, fact_contexts(mentions, fact.text) if mentions else []))
+        known += [m.name for m in mentions if m.name not in known]
+    return out
+
+
+def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, found: FactMentions) -> None:
+    """Resolve and store the fact's mentions."""
+    mentions, contexts = found.mentions, found.contexts
     if not mentions:
-        return []
-    contexts = fact_contexts(mentions, fact.text)
+        return
     seen_at = datetime.fromtimestamp(fact.mentioned_at, tz=timezone.utc) if fact.mentioned_at else None
     all_keys = sorted({k for c in contexts for k in c})
     degrees = store.context_degrees(bank.id, all_keys)
     linked: list[tuple[int, str]] = []
-    names: list[str] = []
     for mention, context in zip(mentions, contexts):
         rows = store.entities_by_keys(bank.id, candidate_keys(mention.name))
         candidates = [
@@ -92,10 +118,8 @@ def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, 
             keys = list(dict.fromkeys([*keys, *candidate_keys(mention.name)]))
         saved = store.save_entity(bank.id, entity_id, canonical, kind, aliases, titles, cooccurring, last_seen, keys)
         linked.append((saved, mention.surface))
-        names.append(canonical)
     store.add_mentions(fact_id, linked)
     store.bump_context_degrees(bank.id, all_keys)
-    return names
 
 
 def _temporal_links(store: Store, source_id: int, fact_ids: Sequence[int],
@@ -144,16 +168,11 @@ def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vector
 
 
 def link_new_facts(store: Store, bank: BankRow, source_id: int, fact_ids: Sequence[int],
-                   facts: Sequence[NewFact], vectors: np.ndarray,
-                   speakers: Sequence[str]) -> dict[int, list[tuple[int, float]]]:
+                   facts: Sequence[NewFact], mentions: Sequence[FactMentions],
+                   vectors: np.ndarray) -> dict[int, list[tuple[int, float]]]:
     """Resolve entities and write links; returns each new fact's nearest neighbours (for versions)."""
-    # names the bank already knows are found even where the extractor alone would not trust them
-    # (a sentence-initial "Caroline", a name Kiwi splits into common nouns)
-    known = [*speakers, *store.recent_entity_names(bank.id, RECENT_ENTITY_NAMES)]
-    for fact_id, fact in zip(fact_ids, facts):
-        for name in _resolve_entities(store, bank, fact_id, fact, known):
-            if name not in known:
-                known.append(name)
+    for fact_id, fact, found in zip(fact_ids, facts, mentions):
+        _resolve_entities(store, bank, fact_id, fact, found)
     neighbours: dict[int, list[tuple[int, float]]] = {}
     links = _temporal_links(store, source_id, fact_ids, facts) + _semantic_links(store, bank, fact_ids, vectors, neighbours)
     store.add_links(bank.id, links)

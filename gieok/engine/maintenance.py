@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gieok.engine.jobs import JobContext, register_handler
+from gieok.engine.context import JobContext
 from gieok.lifecycle import decay_strength
 
 __all__ = ["run_decay", "run_purge"]
@@ -67,6 +67,3 @@ def run_purge(ctx: JobContext) -> dict[str, Any]:
                           "count": counts["facts"]}])
     return {"purged": counts["facts"]}
 
-
-register_handler("decay", run_decay)
-register_handler("purge", run_purge)

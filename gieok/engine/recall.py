@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from gieok.engine._time import from_epoch
+from gieok.engine._time import TimeLike, from_epoch, to_datetime
 from gieok.engine.budget import fill_budget
 from gieok.engine.channels import (
     RELEVANCE_POOL,
@@ -31,7 +31,8 @@ from gieok.engine.channels import (
 )
 from gieok.engine.fusion import rrf_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
-from gieok.errors import ConfigError
+from gieok.engine.context import BankContext
+from gieok.errors import ConfigError, InputError
 from gieok.ids import fact_memory_id, fact_number
 from gieok.providers.embedders import Embedder
 from gieok.providers.rerankers import Reranker, RerankerUnavailableError
@@ -203,9 +204,29 @@ def add_versions(store: Store, memories: list[RecalledMemory]) -> None:
             memory.superseded_by = fact_memory_id(info["superseded_by"]) if info["superseded_by"] else None
 
 
-def recall(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, query: str, *,
-           now: datetime, max_tokens: int | None, limit: int | None, explain: bool = False,
-           reranker: Reranker | None = None, as_of: datetime | None = None) -> Recall:
+def recall(ctx: BankContext, query: str, *, max_tokens: int | None = None, limit: int | None = None,
+           now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None) -> Recall:
+    """The memories ``query`` needs, best first (see the module docstring); validates its input and
+    restarts the decay clock of what it returns (``refresh_on_recall``)."""
+    if not isinstance(query, str) or not query.strip():
+        raise InputError("query is empty: ask something")
+    if max_tokens is not None and max_tokens <= 0:
+        raise InputError("max_tokens must be positive")
+    if limit is not None and limit <= 0:
+        raise InputError("limit must be positive")
+    when = to_datetime(now, "now") if now is not None else datetime.now(timezone.utc)
+    then = to_datetime(as_of, "as_of") if as_of is not None else None
+    result = _rank(ctx, query, now=when, max_tokens=max_tokens, limit=limit, explain=explain, as_of=then)
+    if ctx.settings.refresh_on_recall and then is None and result.memories:
+        ctx.engine.marks.add([i for i in (fact_number(m.id) for m in result.memories) if i is not None],
+                             when.timestamp())
+        ctx.engine.marks.flush(wait=False)
+    return result
+
+
+def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None, limit: int | None,
+          explain: bool, as_of: datetime | None) -> Recall:
+    store, bank, embedder, settings, reranker = ctx.store, ctx.bank, ctx.embedder, ctx.settings, ctx.reranker
     pool = settings.candidates
     channels = enabled_channels(settings)
     rankings: dict[str, list[tuple[int, float]]] = {}

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from gieok.answering import (
     EvidenceItem,
     check_answer,
@@ -37,13 +39,17 @@ from gieok.answering import (
     question_entities,
     question_terms,
 )
+from gieok.engine._time import TimeLike
+from gieok.engine.context import BankContext, JobContext
 from gieok.engine.llm_calls import call_llm
+from gieok.engine.recall import recall
+from gieok.errors import InputError
 from gieok.providers.llms import LLM
 from gieok.records import Recall, RecalledMemory
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms
 
-__all__ = ["Reflection", "reflect", "MAX_STEPS", "match_mental_model"]
+__all__ = ["Reflection", "reflect", "refresh_models", "similarity_stats", "MAX_STEPS", "match_mental_model"]
 
 MAX_STEPS = 10
 MODEL_MATCH = 0.8  # share of a mental model's question terms the question must have (and vice versa)
@@ -150,8 +156,12 @@ def _extractive(question: str, recall_fn: RecallFn, steps: list[dict[str, Any]],
     return None
 
 
-def reflect(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, *, llm: LLM | None = None,
-            spend_limit: float = 0.0, use_models: bool = True, stats: SimilarityStats | None = None) -> Reflection:
+def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use_models: bool = True) -> Reflection:
+    """Answer ``question`` from the bank's memory only (see the module docstring)."""
+    if not isinstance(question, str) or not question.strip():
+        raise InputError("question is empty: ask something")
+    store, bank, llm = ctx.store, ctx.bank, ctx.llm
+    recall_fn: RecallFn = lambda q: recall(ctx, q, limit=10, now=now)  # noqa: E731
     language = detect_language(question)
     if use_models:
         model = match_mental_model(store, bank, question)
@@ -161,8 +171,8 @@ def reflect(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, *, 
                               [{"action": "mental_model", "name": model.name}])
     steps: list[dict[str, Any]] = []
     if llm is not None:
-        return _with_llm(store, bank, question, recall_fn, llm, spend_limit, steps)
-    found = _extractive(question, recall_fn, steps, stats)
+        return _with_llm(store, bank, question, recall_fn, llm, ctx.spend_limit, steps)
+    found = _extractive(question, recall_fn, steps, lambda text: similarity_stats(ctx, text))
     return found or Reflection(question, not_in_memory(question), False, language, "none", [], steps)
 
 
@@ -252,24 +262,22 @@ def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:
     return "\n".join(f"({m.timestamp or '?'}) {m.speaker}: {m.text}" for m in window)
 
 
-def _refresh_models(ctx: Any) -> dict[str, Any]:
+def similarity_stats(ctx: BankContext, text: str) -> tuple[float, float]:
+    """Mean and spread of ``text``'s cosine to a sample of the bank's memories: what "unusually
+    similar" means for this bank and embedder (absolute cosines do not transfer between models)."""
+    sample = ctx.store.vectors_sample(ctx.bank.id, ctx.bank.dim, 256)
+    if len(sample) < 20:
+        return 0.0, 0.0
+    sims = sample @ np.asarray(ctx.embedder.embed_query(text), dtype=np.float32)
+    return float(sims.mean()), float(sims.std())
+
+
+def refresh_models(ctx: JobContext) -> dict[str, Any]:
     """The ``refresh_models`` job: re-answer every mental model of the bank (skipping the lookup rung)."""
     refreshed = 0
-    recall_fn = ctx.services["recall_for"](ctx.bank)
-    llm = ctx.services["llm_for"](ctx.bank)
     for model in ctx.store.mental_models(ctx.bank.id):
-        result = reflect(ctx.store, ctx.bank, model.question, recall_fn, llm=llm,
-                         spend_limit=ctx.services["spend_limit"](ctx.bank), use_models=False)
+        result = reflect(ctx, model.question, use_models=False)
         with ctx.store.write():
             ctx.store.set_mental_model_answer(model.id, result.answer, [b["id"] for b in result.based_on], ctx.now)
         refreshed += 1
     return {"refreshed": refreshed}
-
-
-def _register() -> None:
-    from gieok.engine.jobs import register_handler
-
-    register_handler("refresh_models", _refresh_models)
-
-
-_register()

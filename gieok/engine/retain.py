@@ -1,359 +1,211 @@
-"""Retain: source in, facts out.
+"""Retain: source in, facts out — one pipeline, one write transaction.
 
-Two phases keep the single write lock short: first everything that can fail or is slow happens
-outside the database (validation, redaction, chunking, extraction, embedding); then one write
-transaction stores the verbatim source, the chunks, the facts and their index rows together. Bad
-input fails in the first phase, so nothing already stored is touched.
+1. **Validate** the call (messages or a document, lifecycle overrides, ids, times): bad input
+   raises before anything is read or written, so it loses nothing already stored.
+2. **Redact** every item with the bank's policy (gieok.defense). A "block" finding refuses the whole
+   call: only the refusal's audit row (types, positions, fingerprints — never values) is written.
+3. **Plan** outside the write lock (:mod:`gieok.engine._retain_plan`): chunking, extraction
+   (deterministic, or the bank's LLM), embedding and entity-mention extraction — the slow work.
+4. **Write** in one transaction: the bank if it is new, the verbatim source, messages, chunks,
+   facts with their index rows and vectors, entity resolution and mentions, temporal / semantic /
+   causal links, supersede, the audit row and the consolidation job. A crash or an error anywhere in
+   it leaves all of the call or none of it.
 
-Conversations: each message is its own chunk (hash of speaker, time and text), so re-retaining a
-conversation skips messages already stored and re-extracts only changed ones. Documents: chunks at
-paragraph boundaries, matched by SHA-256 with the chunks stored for the same ``document_id``.
+One exception to "all in one": when the bank is new and an LLM will extract its facts, the bank row
+is written first, because the LLM's spend is metered against the bank as the calls are made (a
+spend that happened is recorded even if the retain then fails). An empty bank holds no half-retain.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 
-from gieok.engine._speakers import AGENT_SPEAKERS
-from gieok.engine._time import to_datetime
+from gieok.engine import defense
+from gieok.engine._retain_plan import (
+    FactOptions,
+    Plan,
+    content_sha,
+    normalize_messages,
+    plan_document,
+    plan_messages,
+)
+from gieok.engine._time import TimeLike, optional_epoch, to_datetime
+from gieok.engine.context import BankContext, Engine, check_bank_name
 from gieok.engine.linking import link_new_facts
 from gieok.engine.versions import supersede_new_facts
-from gieok.errors import InvalidMessageError, SpendLimitError
-from gieok.providers.llms import LLMError
-from gieok.extract import ExtractionError, SourceItem, chunk_document, extract_facts, facts_from_text
-from gieok.lifecycle import classify_memory
-from gieok.providers.embedders import Embedder
+from gieok.errors import EmbedderMismatchError, InputError, InvalidMessageError
+from gieok.lifecycle import DECAY_CLASSES
 from gieok.records import Message, NewFact, RetainResult
-from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store
-from gieok.text.terms import keyword_terms
-from gieok.temporal import find_time_expressions
-from gieok.text.tokens import count_tokens
 
-__all__ = ["normalize_messages", "retain_messages", "retain_document", "AGENT_SPEAKERS", "FactOptions"]
+__all__ = ["retain", "fact_options", "normalize_messages", "FactOptions"]
 
 Progress = Callable[[int], None] | None
 
 
-@dataclass(frozen=True)
-class FactOptions:
-    """Caller overrides of the lifecycle the classifier would give each fact of one retain call."""
-
-    decay_class: str | None = None
-    importance: float | None = None
-    pinned: bool | None = None
-    expires_at: float | None = None
-
-    def apply(self, fact: NewFact) -> NewFact:
-        cls = classify_memory(fact.text, fact.speaker)
-        fact.decay_class, fact.importance, fact.pinned = cls.decay_class, cls.importance, cls.decay_class == "pinned"
-        if self.pinned is not None:
-            fact.pinned = self.pinned
-            fact.decay_class = "pinned" if self.pinned else (fact.decay_class if fact.decay_class != "pinned" else "stable")
-        if self.decay_class is not None:
-            fact.decay_class = self.decay_class
-            fact.pinned = self.decay_class == "pinned"
-        if self.importance is not None:
-            fact.importance = self.importance
-        fact.expires_at = self.expires_at
-        return fact
+def fact_options(decay_class: str | None = None, importance: float | None = None, pinned: bool | None = None,
+                 ttl: float | None = None, expires_at: TimeLike | None = None) -> FactOptions:
+    """The caller's lifecycle overrides for every fact of one call, checked."""
+    if decay_class is not None and decay_class not in DECAY_CLASSES:
+        raise InputError(f"decay_class {decay_class!r} is unknown: use one of {', '.join(DECAY_CLASSES)}")
+    if importance is not None and not 0.0 <= float(importance) <= 1.0:
+        raise InputError("importance must be between 0 and 1")
+    if ttl is not None and expires_at is not None:
+        raise InputError("give ttl= (seconds from now) or expires_at=, not both")
+    if ttl is not None and (not isinstance(ttl, (int, float)) or ttl <= 0):
+        raise InputError("ttl must be a positive number of seconds, e.g. ttl=86400 for a day")
+    expiry = datetime.now(timezone.utc).timestamp() + float(ttl) if ttl is not None else \
+        optional_epoch(expires_at, "expires_at")
+    return FactOptions(decay_class, None if importance is None else float(importance), pinned, expiry)
 
 
-@dataclass
-class _PlannedChunk:
-    sha256: str
-    text: str
-    message_ids: list[str]
-    facts: list[NewFact] = field(default_factory=list)
-    message: Message | None = None
-    keep_chunk_id: int | None = None  # an unchanged stored chunk that is kept as it is
-    fact_ids: list[int] = field(default_factory=list)
-
-
-def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[Message]:
-    """Validate caller messages; raise InvalidMessageError naming the bad one before anything is stored."""
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise InvalidMessageError("messages must be a list of {'id', 'speaker', 'text', 'timestamp'} objects")
-    out: list[Message] = []
-    seen: set[str] = set()
-    for i, raw in enumerate(messages):
-        if isinstance(raw, Message):
-            raw = {"id": raw.id, "speaker": raw.speaker, "text": raw.text, "timestamp": raw.timestamp}
-        if not isinstance(raw, Mapping):
-            raise InvalidMessageError(f"message #{i} is a {type(raw).__name__}, expected an object with 'text'")
-        text = raw.get("text", raw.get("content"))
+def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
+           text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
+           metadata: Mapping[str, Any] | None = None, progress: Progress = None,
+           on_total: Callable[[int], None] | None = None, options: FactOptions = FactOptions()) -> RetainResult:
+    """Store a conversation (``messages``) or a document (``text``) and its facts (see the module docstring)."""
+    # 1. validate
+    if (messages is None) == (text is None):
+        raise InputError("retain needs exactly one of messages=[...] or text='...'")
+    if document_id is not None and (not isinstance(document_id, str) or not document_id.strip()):
+        raise InputError("document_id must be a non-empty string")
+    check_bank_name(bank)
+    default_ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
+    if messages is not None:
+        normalized = [m if m.timestamp or default_ts is None else Message(m.id, m.speaker, m.text, default_ts)
+                      for m in normalize_messages(messages)]
+        source_id = document_id or f"conversation-{normalized[0].id}"
+    else:
         if not isinstance(text, str) or not text.strip():
-            raise InvalidMessageError(f"message #{i} ({raw.get('id', 'no id')}) has no text: give it a non-empty 'text'")
-        speaker = raw.get("speaker", raw.get("role")) or "user"
-        if not isinstance(speaker, str):
-            raise InvalidMessageError(f"message #{i}: 'speaker' must be a string")
-        timestamp = raw.get("timestamp")
-        if timestamp is not None:
-            try:
-                timestamp = to_datetime(timestamp, f"timestamp of message #{i}").isoformat()
-            except Exception as exc:
-                raise InvalidMessageError(str(exc)) from None
-        message_id = raw.get("id")
-        if message_id is None:
-            digest = hashlib.sha256(f"{speaker}\x00{timestamp}\x00{text}".encode()).hexdigest()
-            message_id = "m-" + digest[:16]
-        message_id = str(message_id)
-        if message_id in seen:
-            raise InvalidMessageError(f"message id {message_id!r} appears twice in one retain call")
-        seen.add(message_id)
-        out.append(Message(message_id, speaker, text, timestamp))
-    if not out:
-        raise InvalidMessageError("messages is empty: give at least one message")
-    return out
+            raise InputError("text is empty: give the document's text")
+        source_id = document_id or "doc-" + content_sha(text)[:16]
+    row = engine.find_bank(bank)
+    # 2. redact (and refuse)
+    policy = engine.redaction_policy(bank)
+    redacted = defense.redact_messages(normalized, policy) if messages is not None else \
+        defense.redact_document(text or "", source_id, metadata or {}, policy)
+    if redacted.blocked:
+        with engine.store.write():
+            _audit(engine.store, bank, "retain-refused", source_id, redacted)
+        defense.check_blocked(redacted)
+    # 3. plan, outside the write lock
+    embedder = engine.embedder(row.embedder if row is not None else None)
+    if row is None and engine.settings.llm_extraction and (engine.llm is not None or engine.settings.llm):
+        row = engine.bank_for_write(bank).bank  # the LLM's spend is metered against the bank as it goes
+    llm = engine.context(row).extraction_llm() if row is not None else None
+    if messages is not None:
+        plan = plan_messages(engine.store, row, engine.settings, embedder, redacted.messages, source_id, options,
+                             llm, progress, on_total)
+    else:
+        plan = plan_document(engine.store, row, engine.settings, embedder, redacted.text or "", source_id,
+                             default_ts, redacted.metadata, options, llm, progress, on_total)
+    # 4. write, as one transaction
+    store = engine.store
+    with store.write():
+        ctx = _bank_in_transaction(engine, bank, embedder.model_id, embedder.dim)
+        result = _write_conversation(ctx, plan) if plan.kind == "conversation" else _write_document(ctx, plan)
+        _audit(store, bank, "retain", source_id, redacted)
+        if result.facts_added:
+            store.enqueue_job(ctx.bank.id, "consolidate")
+    return RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
+                        result.chunks_total, result.chunks_skipped, redactions=redacted.count)
 
 
-def _embed_text(text: str, speaker: str | None, context: str | None = None) -> str:
-    # Dates are left out: measured on LoCoMo, a date prefix lowers dense recall (R@10 0.686 -> 0.657);
-    # time is the temporal channel's job.
-    said = f"{speaker}: {text}" if speaker else text
-    return f"{context}\n{said}" if context else said
+def _bank_in_transaction(engine: Engine, name: str, embedder_id: str, dim: int) -> BankContext:
+    """The bank inside retain's transaction, created if it is new (a concurrent retain may have
+    created it meanwhile, with another embedder: that is refused, not mixed)."""
+    store = engine.store
+    row = store.get_bank(name) or store.create_bank(name, embedder_id, dim)
+    if row.embedder != embedder_id:
+        raise EmbedderMismatchError(name, row.embedder, embedder_id)
+    return engine.context(row)
 
 
-def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str],
-               context: str | None = None, context_vector: bool = True) -> NewFact:
-    dt = to_datetime(when) if when else None
-    occurred: tuple[float, float] | None = None
-    if dt is not None:
-        # "지난주에 부산 갔어" said on 2026-05-12 happened in the week of 2026-05-04
-        found = find_time_expressions(text, dt)
-        if found:
-            occurred = (found[0].range[0].timestamp(), found[0].range[1].timestamp())
-    return NewFact(
-        text=text,
-        # A reply gets a second vector that also sees the message it answers ("Yes, twice!" means
-        # little alone); recall averages both similarities. The fact's own vector stays its own meaning.
-        embed_text=_embed_text(text, speaker),
-        context_embed_text=_embed_text(text, speaker, context) if context and context_vector else None,
-        terms=keyword_terms(f"{speaker} {text}" if speaker else text),
-        context_terms=keyword_terms(context) if context else (),
-        kind="experience" if speaker and speaker.lower() in AGENT_SPEAKERS else "world",
-        speaker=speaker,
-        message_ids=message_ids,
-        mentioned_at=dt.timestamp() if dt else None,
-        occurred_start=occurred[0] if occurred else None,
-        occurred_end=occurred[1] if occurred else None,
-        utc_offset=int(dt.utcoffset().total_seconds() // 60) if dt and dt.utcoffset() is not None else None,
-        tokens=count_tokens(text),
-    )
+def _audit(store: Store, bank: str, operation: str, source_id: str, redacted: defense.Redacted) -> None:
+    entries = [{"bank": bank, "operation": operation, "source_id": source_id, **e} for e in redacted.audit]
+    if entries:
+        store.add_audit(entries)
 
 
-def _sha(*parts: str | None) -> str:
-    return hashlib.sha256("\x00".join(p or "" for p in parts).encode("utf-8")).hexdigest()
-
-
-_ChunkVectors = tuple[np.ndarray, list[np.ndarray | None]]
-
-
-def _embed_count(chunks: list[_PlannedChunk]) -> int:
-    return sum(1 + (f.context_embed_text is not None) for c in chunks for f in c.facts)
-
-
-def _embed_all(embedder: Embedder, chunks: list[_PlannedChunk], progress: Progress) -> list[_ChunkVectors]:
-    """Per chunk: its facts' own vectors, and each reply's vector with its context (None elsewhere)."""
-    facts = [f for c in chunks for f in c.facts]
-    texts = [f.embed_text for f in facts] + [f.context_embed_text for f in facts if f.context_embed_text]
-    vectors = embedder.embed(texts, "document", progress=progress) if texts else np.zeros((0, embedder.dim))
-    contextual = iter(vectors[len(facts):])
-    out, i = [], 0
-    for c in chunks:
-        context = [next(contextual) if f.context_embed_text else None for f in c.facts]
-        out.append((vectors[i : i + len(c.facts)], context))
-        i += len(c.facts)
-    return out
-
-
-# a causal link the extractor gave, between two planned facts: (chunk, position, relation, chunk, position)
-_CausalLink = tuple["_PlannedChunk", int, str, "_PlannedChunk", int]
-
-
-def _write_causal(store: Store, bank: BankRow, links: Sequence[_CausalLink]) -> None:
+def _write_causal(store: Store, bank: BankRow, plan: Plan) -> None:
     """Once the facts have ids: the extractor's causal links, between facts written in this call."""
-    store.add_links(bank.id, [(a.fact_ids[i], b.fact_ids[j], relation, 1.0) for a, i, relation, b, j in links
+    store.add_links(bank.id, [(a.fact_ids[i], b.fact_ids[j], relation, 1.0) for a, i, relation, b, j in plan.causal
                               if i < len(a.fact_ids) and j < len(b.fact_ids)])
 
 
-def _llm_facts(llm: Any, planned: list[_PlannedChunk], options: FactOptions) -> list[_CausalLink]:
-    """Replace the planned chunks' deterministic facts by the LLM's narrative facts; returns their
-    causal links. When the LLM fails the deterministic facts stay (and there are no links)."""
-    items = [SourceItem(c.message.id, c.message.speaker, c.message.text, c.message.timestamp)
-             for c in planned if c.message is not None]
-    if not items:
-        return []
-    try:
-        extracted = extract_facts(llm, items)
-    except (LLMError, ExtractionError, SpendLimitError):
-        return []  # deterministic extraction is the fallback, already planned
-    by_message = {c.message.id: c for c in planned if c.message is not None}
-    for chunk in planned:
-        chunk.facts = []
-    order: list[tuple[_PlannedChunk, int]] = []
-    for fact in extracted:
-        owner = by_message.get(fact.message_ids[0]) if fact.message_ids else None
-        owner = owner or planned[0]
-        message = owner.message
-        assert message is not None
-        owner.facts.append(_fact_from_extracted(fact, message.speaker, message.timestamp, options))
-        order.append((owner, len(owner.facts) - 1))
-    return [(*order[index], relation, *order[earlier]) for index, fact in enumerate(extracted)
-            for earlier, relation in fact.causes if earlier < len(order)]
+def _link(ctx: BankContext, source: int, ids: list[int], facts: list[NewFact], mentions: list[Any],
+          vectors: list[np.ndarray]) -> None:
+    neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, mentions, np.concatenate(vectors))
+    if ctx.settings.supersede:
+        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours)
 
 
-def retain_messages(store: Store, bank: BankRow, embedder: Embedder, settings: Settings,
-                    messages: list[Message], source_external_id: str,
-                    progress: Progress = None, on_total: Callable[[int], None] | None = None,
-                    options: FactOptions = FactOptions(), llm: Any = None) -> RetainResult:
-    existing = store.existing_messages(bank.id, [m.id for m in messages])
-    planned: list[_PlannedChunk] = []
-    changed: list[Message] = []
-    skipped = 0
-    previous = store.last_message(bank.id, source_external_id)
-    for m in messages:
-        old = existing.get(m.id)
-        if old is not None and old[1] == m.text:
-            skipped += 1
-            previous = m
-            continue
-        if old is not None:
-            changed.append(m)
-        chunk = _PlannedChunk(_sha(m.speaker, m.timestamp, m.text), m.text, [m.id], message=m)
-        for a, b in facts_from_text(m.text, settings.max_fact_chars):
-            # only a reply gets context: a message continuing the same speaker's turn stands on its own
-            context = f"{previous.speaker}: {previous.text}" if previous and previous.speaker != m.speaker else None
-            chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
-                                                        settings.context_vectors)))
-        previous = m
-        planned.append(chunk)
-    causal = _llm_facts(llm, planned, options) if llm is not None else []
-    if on_total:
-        on_total(_embed_count(planned))
-    vectors = _embed_all(embedder, planned, progress)
-
+def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
+    store, bank = ctx.store, ctx.bank
+    row = store.get_source_row(bank.id, plan.source_id)
+    if row is not None and row[1] != "conversation":
+        raise InvalidMessageError(f"source {plan.source_id!r} is a document; retain messages under another id")
+    source_id = store.upsert_source(bank.id, plan.source_id, "conversation", None, {})
+    position = store.next_message_position(source_id)
     added = removed = 0
-    speakers = sorted({m.speaker for m in messages})
-    to_link: dict[int, tuple[list[int], list[NewFact], list[np.ndarray]]] = {}
-    with store.write():
-        row = store.get_source_row(bank.id, source_external_id)
-        if row is not None and row[1] != "conversation":
-            raise InvalidMessageError(f"source {source_external_id!r} is a document; retain messages under another id")
-        source_id = store.upsert_source(bank.id, source_external_id, "conversation", None, {})
-        position = store.next_message_position(source_id)
-        for chunk, (chunk_vectors, context_vectors) in zip(planned, vectors):
-            message = chunk.message
-            assert message is not None
-            if message in changed:
-                owner = existing[message.id][0]
-                removed += store.delete_chunks(bank.id, store.chunk_ids_for_message(bank.id, owner, message.id))
-                store.update_message_text(bank.id, message.id, message.text)
-                target_source = owner
-            else:
-                store.add_message(bank.id, source_id, message, position)
-                position += 1
-                target_source = source_id
-            chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
-            fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors, context_vectors)
-            chunk.fact_ids = fact_ids
-            batch = to_link.setdefault(target_source, ([], [], []))
-            batch[0].extend(fact_ids)
-            batch[1].extend(chunk.facts)
-            batch[2].append(chunk_vectors)
-            added += len(fact_ids)
-        _write_causal(store, bank, causal)
-        # linking once per call, not per message: the calibration sample and entity names are read once
-        for target_source, (ids, new_facts, vector_parts) in to_link.items():
-            neighbours = link_new_facts(store, bank, target_source, ids, new_facts, np.concatenate(vector_parts), speakers)
-            if settings.supersede:
-                supersede_new_facts(store, bank, ids, neighbours)
-    return RetainResult(bank.name, source_external_id, added, removed, len(messages), skipped)
-
-
-def _fact_from_extracted(fact: Any, speaker: str | None, timestamp: str | None, options: FactOptions) -> NewFact:
-    new = options.apply(_make_fact(fact.text, speaker, timestamp, list(fact.message_ids)))
-    new.kind = fact.kind
-    if fact.occurred_start:
-        new.occurred_start = to_datetime(fact.occurred_start).timestamp()
-        new.occurred_end = to_datetime(fact.occurred_end).timestamp() if fact.occurred_end else new.occurred_start
-    return new
-
-
-def _document_llm_facts(llm: Any, planned: list[_PlannedChunk], timestamp: str | None,
-                        options: FactOptions) -> list[_CausalLink]:
-    """Narrative facts per new document chunk, and their causal links (within a chunk); a chunk the LLM
-    fails on keeps its deterministic facts."""
-    links: list[_CausalLink] = []
-    for chunk in planned:
-        if chunk.keep_chunk_id is not None:
-            continue
-        try:
-            extracted = extract_facts(llm, [SourceItem(None, None, chunk.text, timestamp)])
-        except (LLMError, ExtractionError, SpendLimitError):
-            continue
-        chunk.facts = [_fact_from_extracted(f, None, timestamp, options) for f in extracted]
-        for fact in chunk.facts:
-            fact.message_ids = []
-        links += [(chunk, i, relation, chunk, earlier) for i, f in enumerate(extracted) for earlier, relation in f.causes]
-    return links
-
-
-def retain_document(store: Store, bank: BankRow, embedder: Embedder, settings: Settings, text: str,
-                    document_id: str, timestamp: str | None, metadata: Mapping[str, Any],
-                    progress: Progress = None, on_total: Callable[[int], None] | None = None,
-                    options: FactOptions = FactOptions(), llm: Any = None) -> RetainResult:
-    row = store.get_source_row(bank.id, document_id)
-    if row is not None and row[1] != "document":
-        raise InvalidMessageError(f"source {document_id!r} is a conversation; retain the document under another id")
-    stored = {c.sha256: c for c in store.chunks_of(row[0])} if row else {}
-    spans = chunk_document(text, settings.chunk_chars)
-    planned: list[_PlannedChunk] = []
-    for a, b in spans:
-        piece = text[a:b]
-        sha = _sha(piece)
-        chunk = _PlannedChunk(sha, piece, [])
-        if sha in stored:
-            chunk.keep_chunk_id = stored.pop(sha).id
+    # linking once per source, not per message: the calibration sample and entity names are read once
+    to_link: dict[int, tuple[list[int], list[NewFact], list[Any], list[np.ndarray]]] = {}
+    for chunk, (chunk_vectors, context_vectors), mentions in zip(plan.chunks, plan.vectors, plan.mentions):
+        message = chunk.message
+        assert message is not None
+        if message.id in plan.changed:
+            owner = plan.existing[message.id][0]
+            removed += store.delete_chunks(bank.id, store.chunk_ids_for_message(bank.id, owner, message.id))
+            store.update_message_text(bank.id, message.id, message.text)
+            target_source = owner
         else:
-            for fa, fb in facts_from_text(piece, max(200, settings.max_fact_chars // 2)):
-                chunk.facts.append(options.apply(_make_fact(piece[fa:fb], None, timestamp, [])))
-        planned.append(chunk)
-    causal = _document_llm_facts(llm, planned, timestamp, options) if llm is not None else []
-    if on_total:
-        on_total(_embed_count(planned))
-    vectors = _embed_all(embedder, planned, progress)
-    meta = dict(metadata)
-    if timestamp:
-        meta["timestamp"] = timestamp
-    added = removed = skipped = 0
-    new_ids: list[int] = []
-    new_facts: list[NewFact] = []
-    new_vectors: list[np.ndarray] = []
-    with store.write():
-        source_id = store.upsert_source(bank.id, document_id, "document", text, meta)
-        removed = store.delete_chunks(bank.id, [c.id for c in stored.values()])
-        for position, (chunk, (chunk_vectors, context_vectors)) in enumerate(zip(planned, vectors)):
-            if chunk.keep_chunk_id is not None:
-                store.set_chunk_position(chunk.keep_chunk_id, position)
-                skipped += 1
-                continue
-            chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [])
-            fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
-            chunk.fact_ids = fact_ids
-            new_ids.extend(fact_ids)
-            new_facts.extend(chunk.facts)
-            new_vectors.append(chunk_vectors)
-            added += len(fact_ids)
-        _write_causal(store, bank, causal)
-        if new_ids:
-            neighbours = link_new_facts(store, bank, source_id, new_ids, new_facts, np.concatenate(new_vectors), [])
-            if settings.supersede:
-                supersede_new_facts(store, bank, new_ids, neighbours)
-    return RetainResult(bank.name, document_id, added, removed, len(planned), skipped)
+            store.add_message(bank.id, source_id, message, position)
+            position += 1
+            target_source = source_id
+        chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
+        chunk.fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors, context_vectors)
+        batch = to_link.setdefault(target_source, ([], [], [], []))
+        batch[0].extend(chunk.fact_ids)
+        batch[1].extend(chunk.facts)
+        batch[2].extend(mentions)
+        batch[3].append(chunk_vectors)
+        added += len(chunk.fact_ids)
+    _write_causal(store, bank, plan)
+    for target_source, (ids, facts, mentions, vectors) in to_link.items():
+        _link(ctx, target_source, ids, facts, mentions, vectors)
+    return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped)
 
+
+def _write_document(ctx: BankContext, plan: Plan) -> RetainResult:
+    store, bank = ctx.store, ctx.bank
+    row = store.get_source_row(bank.id, plan.source_id)
+    if row is not None and row[1] != "document":
+        raise InvalidMessageError(f"source {plan.source_id!r} is a conversation; retain the document under another id")
+    source_id = store.upsert_source(bank.id, plan.source_id, "document", plan.text, plan.metadata)
+    removed = store.delete_chunks(bank.id, plan.removed_chunks)
+    added = skipped = 0
+    ids: list[int] = []
+    facts: list[NewFact] = []
+    mentions: list[Any] = []
+    vectors: list[np.ndarray] = []
+    for position, (chunk, (chunk_vectors, context_vectors), found) in enumerate(zip(plan.chunks, plan.vectors,
+                                                                                    plan.mentions)):
+        if chunk.keep_chunk_id is not None:
+            store.set_chunk_position(chunk.keep_chunk_id, position)
+            skipped += 1
+            continue
+        chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [])
+        chunk.fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
+        ids += chunk.fact_ids
+        facts += chunk.facts
+        mentions += found
+        vectors.append(chunk_vectors)
+        added += len(chunk.fact_ids)
+    _write_causal(store, bank, plan)
+    if ids:
+        _link(ctx, source_id, ids, facts, mentions, vectors)
+    return RetainResult(bank.name, plan.source_id, added, removed, len(plan.chunks), skipped)

@@ -1,0 +1,99 @@
+"""Banks as the caller sees them: inspection (banks, sources, one memory, its versions), per-bank
+configuration (redaction policy, LLM) and deleting a bank. Everything goes through the store
+protocol; the records returned are the library's public ones (gieok.records)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gieok.defense import RedactionPolicy
+from gieok.engine.context import BankContext, Engine
+from gieok.engine.observations import observation_memory
+from gieok.engine.recall import add_versions, fact_to_memory
+from gieok.errors import BankNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
+from gieok.ids import parse_memory_id
+from gieok.records import RecalledMemory, SourceInfo
+
+__all__ = ["source", "get_memory", "history", "observations", "set_redaction_policy", "configure_llm",
+           "llm_usage", "delete_bank"]
+
+
+def source(ctx: BankContext, source_id: str) -> SourceInfo:
+    found = ctx.store.get_source(ctx.bank.id, ctx.bank.name, source_id)
+    if found is None:
+        raise SourceNotFoundError(source_id)
+    return found
+
+
+def get_memory(ctx: BankContext, memory_id: str) -> RecalledMemory:
+    """One fact (``f-12``) or observation (``o-3``) of the bank."""
+    ref = parse_memory_id(memory_id)
+    if ref is not None and ref.kind == "observation":
+        found = observation_memory(ctx.store, ctx.bank, ref.number, 0.0, {})
+        if found is None:
+            raise MemoryNotFoundError(memory_id)
+        return found
+    facts = ctx.store.get_facts(ctx.bank.id, [ref.number]) if ref is not None else []
+    if not facts:
+        raise MemoryNotFoundError(memory_id)
+    return fact_to_memory(facts[0], 0.0, {})
+
+
+def history(ctx: BankContext, memory_id: str) -> list[RecalledMemory]:
+    """Every version of the statement ``memory_id`` belongs to, oldest first."""
+    ref = parse_memory_id(memory_id)
+    if ref is None or ref.kind != "fact" or not ctx.store.get_facts(ctx.bank.id, [ref.number]):
+        raise MemoryNotFoundError(memory_id)
+    chain = ctx.store.get_facts(ctx.bank.id, ctx.store.version_chain(ref.number))
+    versions = [fact_to_memory(f, 0.0, {}) for f in chain]
+    add_versions(ctx.store, versions)
+    return versions
+
+
+def observations(ctx: BankContext) -> list[RecalledMemory]:
+    out = [observation_memory(ctx.store, ctx.bank, o.id, 0.0, {}) for o in ctx.store.observations_of_bank(ctx.bank.id)]
+    return [o for o in out if o is not None]
+
+
+def set_redaction_policy(engine: Engine, bank: str,
+                         policy: RedactionPolicy | Mapping[str, str] | None) -> RedactionPolicy:
+    mapping = RedactionPolicy.coerce(policy).to_mapping() if policy is not None else None
+    ctx = engine.bank_for_write(bank)
+    with ctx.store.write():
+        config = ctx.store.bank_config(ctx.bank.id)
+        if mapping is None:
+            config.pop("redaction", None)
+        else:
+            config["redaction"] = mapping
+        ctx.store.set_bank_config(ctx.bank.id, config)
+    return engine.redaction_policy(bank)
+
+
+def configure_llm(engine: Engine, bank: str, **changes: Any) -> dict[str, Any]:
+    """Merge ``changes`` (provider, model, base_url, api_key_env, spend_limit_usd, enabled; None = keep)
+    into the bank's LLM configuration; the provider is built at once so a bad one fails here."""
+    limit = changes.get("spend_limit_usd")
+    if limit is not None and limit < 0:
+        raise InputError("spend_limit_usd must be 0 (no ceiling) or more")
+    ctx = engine.bank_for_write(bank)
+    with ctx.store.write():
+        config = ctx.store.bank_config(ctx.bank.id)
+        llm_config = {**(config.get("llm") or {}), **{k: v for k, v in changes.items() if v is not None}}
+        ctx.store.set_bank_config(ctx.bank.id, {**config, "llm": llm_config})
+    engine.llm_for(ctx.bank)  # fail now, not in a background job, if the provider cannot be built
+    return llm_config
+
+
+def llm_usage(ctx: BankContext) -> dict[str, Any]:
+    return {"bank": ctx.bank.name, "spent_usd": ctx.store.llm_spend(ctx.bank.id), "spend_limit_usd": ctx.spend_limit,
+            "rows": ctx.store.llm_usage(ctx.bank.id)}
+
+
+def delete_bank(engine: Engine, bank: str) -> dict[str, int]:
+    """Delete the bank whatever embedder made it (deleting needs no vectors); returns the counts."""
+    row = engine.store.get_bank(bank)
+    if row is None:
+        raise BankNotFoundError(bank)
+    with engine.store.write():
+        return engine.store.delete_bank(row.id)

@@ -1,0 +1,215 @@
+"""What every engine call needs besides its own arguments, resolved once per bank.
+
+:class:`Engine` owns the store, the settings and the providers of one open memory (the embedders
+by model id, the LLM per bank configuration, the reranker, the default redaction policy, the
+recall marks waiting to be written). ``Memory`` holds one and every adapter goes through it, so an
+HTTP server, an MCP server and a worker call exactly what the library calls.
+
+:class:`BankContext` is one bank's view of it — store, bank row, that bank's embedder, settings and
+(looked up on first use) its LLM and reranker. Engine functions take a context instead of four
+positional arguments; background jobs get a :class:`JobContext`, the same context plus the job's
+clock and payload, so a job reaches recall or the bank's LLM the way a caller does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from gieok.defense import RedactionPolicy
+from gieok.engine.llm_calls import MeteredLLM, spend_limit
+from gieok.errors import BankNotFoundError, ConfigError, EmbedderMismatchError, InputError
+from gieok.providers import create as create_provider
+from gieok.providers.embedders import Embedder
+from gieok.providers.llms import LLM
+from gieok.providers.rerankers import Reranker
+from gieok.settings import Settings
+from gieok.store.protocol import BankRow, Store
+
+__all__ = ["Engine", "BankContext", "JobContext", "RecallMarks", "check_bank_name", "reranker_from_settings"]
+
+
+def check_bank_name(name: object) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("bank must be a non-empty string, e.g. 'alice'")
+    return name
+
+
+def reranker_from_settings(settings: Settings) -> Reranker | None:
+    """The reranker the settings name (``reranker``, with its url / model / model_dir), or None."""
+    name = settings.reranker
+    if not name:
+        return None
+    options: dict[str, Any] = {}
+    if name == "http":
+        if not settings.reranker_url:
+            raise ConfigError("reranker 'http' needs reranker_url (GIEOK_RERANKER_URL), e.g. http://localhost:8080")
+        options = {"base_url": settings.reranker_url, "model": settings.reranker_model or None}
+    elif name == "onnx":
+        if not settings.reranker_model_dir:
+            raise ConfigError("reranker 'onnx' needs reranker_model_dir (GIEOK_RERANKER_MODEL_DIR)")
+        options = {"model_dir": settings.reranker_model_dir}
+    reranker: Reranker = create_provider("reranker", name, **options)
+    return reranker
+
+
+class RecallMarks:
+    """Recalled facts whose decay clock restarts, buffered: a recall never waits for a retain's write.
+    When the write path is busy the marks wait for the next recall or job run."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._pending: list[tuple[int, float]] = []
+        self._lock = threading.Lock()
+
+    def add(self, fact_ids: list[int], at: float) -> None:
+        with self._lock:
+            self._pending += [(i, at) for i in fact_ids]
+
+    def flush(self, *, wait: bool) -> None:
+        if not self._pending:
+            return
+        if wait:
+            with self._store.write():
+                self._write()
+            return
+        with self._store.try_write() as free:
+            if free:
+                self._write()
+
+    def _write(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        by_time: dict[float, list[int]] = {}
+        for fact_id, at in pending:
+            by_time.setdefault(at, []).append(fact_id)
+        for at, ids in by_time.items():
+            self._store.touch_recalled(ids, at)
+
+
+class Engine:
+    """One open memory: its store, settings and providers. Thread-safe; build contexts from it."""
+
+    def __init__(self, store: Store, settings: Settings, *, embedder: str | Embedder | None = None,
+                 llm: LLM | None = None, reranker: Reranker | None = None,
+                 redaction: RedactionPolicy | Mapping[str, str] | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.llm = llm
+        self.reranker = reranker if reranker is not None else reranker_from_settings(settings)
+        self.default_redaction = RedactionPolicy.coerce(redaction).to_mapping()
+        self.marks = RecallMarks(store)
+        spec = embedder if embedder is not None else settings.embedder
+        self.embedder_id = spec.model_id if isinstance(spec, Embedder) else str(spec)
+        self._embedders: dict[str, Embedder] = {spec.model_id: spec} if isinstance(spec, Embedder) else {}
+        self._llms: dict[tuple[str, ...], LLM] = {}
+        self._lock = threading.Lock()
+        key = store.get_meta("fingerprint_key")
+        self.fingerprint_key = bytes.fromhex(key) if key else None
+
+    # -- providers ---------------------------------------------------------------------------
+    def embedder(self, model_id: str | None = None) -> Embedder:
+        """The embedder ``model_id`` (default: the one new banks get), built once."""
+        model_id = model_id or self.embedder_id
+        with self._lock:
+            if model_id not in self._embedders:
+                self._embedders[model_id] = create_provider("embedder", model_id)
+            return self._embedders[model_id]
+
+    def llm_for(self, bank: BankRow) -> LLM | None:
+        """The bank's LLM: its own configuration, else the Memory's ``llm=``, else the global settings."""
+        config = self.store.bank_config(bank.id).get("llm") or {}
+        if config.get("enabled") is False:
+            return None
+        provider = config.get("provider") or (None if self.llm is not None else self.settings.llm)
+        if not provider:
+            return self.llm
+        model = config.get("model") or self.settings.llm_model
+        base_url = config.get("base_url") or self.settings.llm_base_url
+        key_env = config.get("api_key_env") or self.settings.llm_api_key_env
+        if not model:
+            raise ConfigError(f"LLM provider {provider!r} needs a model: set GIEOK_LLM_MODEL=... or "
+                              f"Memory.configure_llm(bank, model=...)")
+        cache_key = (provider, model, base_url or "", key_env or "")
+        with self._lock:
+            if cache_key not in self._llms:
+                options: dict[str, Any] = {"model": model}
+                if base_url:
+                    options["base_url"] = base_url
+                if key_env:
+                    options["api_key_env"] = key_env
+                self._llms[cache_key] = create_provider("llm", provider, **options)
+            return self._llms[cache_key]
+
+    # -- banks -------------------------------------------------------------------------------
+    def find_bank(self, name: str) -> BankRow | None:
+        """The bank row, checked against this memory's embedder; None when there is no such bank."""
+        row = self.store.get_bank(check_bank_name(name))
+        if row is not None and row.embedder != self.embedder_id:
+            raise EmbedderMismatchError(name, row.embedder, self.embedder_id)
+        return row
+
+    def bank(self, name: str) -> BankContext:
+        """The context of an existing bank; BankNotFoundError otherwise."""
+        row = self.find_bank(name)
+        if row is None:
+            raise BankNotFoundError(name)
+        return self.context(row)
+
+    def bank_for_write(self, name: str) -> BankContext:
+        """The context of ``name``, created (empty) if it does not exist yet."""
+        row = self.find_bank(name)
+        if row is None:
+            embedder = self.embedder()
+            with self.store.write():
+                row = self.store.get_bank(name) or self.store.create_bank(name, embedder.model_id, embedder.dim)
+        return self.context(row)
+
+    def context(self, bank: BankRow) -> BankContext:
+        return BankContext(self.store, bank, self.embedder(bank.embedder), self.settings, self)
+
+    def redaction_policy(self, name: str) -> RedactionPolicy:
+        """The policy retain applies to bank ``name``: its own if set, else this memory's default."""
+        row = self.store.get_bank(check_bank_name(name))
+        mapping = (self.store.bank_config(row.id).get("redaction") if row else None) or self.default_redaction
+        return RedactionPolicy.from_mapping(mapping, fingerprint_key=self.fingerprint_key)
+
+
+@dataclass
+class BankContext:
+    """One bank as an engine call sees it. The LLM and the reranker are looked up on first use
+    (a bank without an LLM never builds one)."""
+
+    store: Store
+    bank: BankRow
+    embedder: Embedder
+    settings: Settings
+    engine: Engine = field(repr=False)
+
+    @cached_property
+    def llm(self) -> LLM | None:
+        return self.engine.llm_for(self.bank)
+
+    @property
+    def reranker(self) -> Reranker | None:
+        return self.engine.reranker
+
+    @property
+    def spend_limit(self) -> float:
+        return spend_limit(self.store, self.bank, self.settings.llm_spend_limit_usd)
+
+    def extraction_llm(self) -> MeteredLLM | None:
+        """The bank's LLM, metered, when LLM extraction is on; None to extract offline."""
+        llm = self.llm if self.settings.llm_extraction else None
+        return MeteredLLM(self.store, self.bank, llm, self.spend_limit) if llm is not None else None
+
+
+@dataclass
+class JobContext(BankContext):
+    """A bank's context inside a background job: the job's clock (epoch seconds) and payload."""
+
+    now: float = 0.0
+    payload: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,45 @@
+"""Mental models: standing questions ("이 사용자의 음식 선호는?") whose answers reflect writes and the
+``refresh_models`` job rewrites after consolidation; reading one is a lookup, not a search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gieok.engine._time import from_epoch
+from gieok.engine.context import BankContext
+from gieok.errors import InputError, NotFoundError
+
+__all__ = ["add_mental_model", "mental_model", "mental_models", "delete_mental_model"]
+
+
+def _as_dict(model: Any) -> dict[str, Any]:
+    refreshed = from_epoch(model.refreshed_at)
+    return {"name": model.name, "question": model.question, "answer": model.answer, "based_on": model.based_on,
+            "refreshed_at": refreshed.isoformat() if refreshed else None}
+
+
+def add_mental_model(ctx: BankContext, name: str, question: str) -> None:
+    """Store the standing question and queue its first answer (the ``refresh_models`` job)."""
+    if not isinstance(name, str) or not isinstance(question, str) or not name.strip() or not question.strip():
+        raise InputError("a mental model needs a name and a question")
+    with ctx.store.write():
+        ctx.store.save_mental_model(ctx.bank.id, name.strip(), question.strip())
+        ctx.store.enqueue_job(ctx.bank.id, "refresh_models")
+
+
+def mental_model(ctx: BankContext, name: str) -> dict[str, Any]:
+    for model in ctx.store.mental_models(ctx.bank.id):
+        if model.name == name.strip():
+            return _as_dict(model)
+    raise NotFoundError(f"no mental model {name!r} in bank {ctx.bank.name!r}: add it with add_mental_model / "
+                        "`gieok models add`")
+
+
+def mental_models(ctx: BankContext) -> list[dict[str, Any]]:
+    return [_as_dict(m) for m in ctx.store.mental_models(ctx.bank.id)]
+
+
+def delete_mental_model(ctx: BankContext, name: str) -> None:
+    with ctx.store.write():
+        if not ctx.store.delete_mental_model(ctx.bank.id, name):
+            raise NotFoundError(f"no mental model {name!r} in bank {ctx.bank.name!r}")
