@@ -8,9 +8,28 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+import click
+
+from gieok.cli._common import global_options
 from gieok.memory import Memory
 
-__all__ = ["run_demo", "demo_data"]
+__all__ = ["demo_data", "register", "run_demo"]
+
+
+def register(cli: click.Group) -> None:
+    """Add demo to ``cli``."""
+    cli.add_command(demo)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="print the recalls as JSON")
+@click.pass_context
+def demo(ctx: click.Context, as_json: bool) -> None:
+    """Retain a bundled Korean/English conversation and run a few recalls (offline)."""
+    options = global_options(ctx)
+    # the demo uses a throw-away database unless --db / $GIEOK_DB names one
+    run_demo(options.db if options.db_given else None, embedder=options.embedder, settings=options.settings,
+             as_json=as_json)
 
 
 def demo_data() -> dict[str, Any]:
