@@ -25,7 +25,7 @@ class GlobalOptions:
     db: str
     db_given: bool  # --db or $GIEOK_DB named the file (the demo uses a throw-away one otherwise)
     embedder: str | None
-    settings: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)  # --set name=value, checked by Memory
 
 
 def global_options(ctx: click.Context) -> GlobalOptions:

@@ -33,7 +33,8 @@ def demo(ctx: click.Context, as_json: bool) -> None:
 
 
 def demo_data() -> dict[str, Any]:
-    return json.loads(files("gieok").joinpath("data/demo.json").read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(files("gieok").joinpath("data/demo.json").read_text(encoding="utf-8"))
+    return data
 
 
 def run_demo(db: str | None = None, *, embedder: str | None = None, settings: dict[str, Any] | None = None,

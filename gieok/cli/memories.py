@@ -67,12 +67,10 @@ def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id:
 
     with Progress(transient=True, disable=as_json or not sys.stderr.isatty()) as progress:
         task = progress.add_task("embedding facts", total=None)
-        hooks = {"progress": lambda n: progress.advance(task, n), "on_total": lambda n: progress.update(task, total=n),
-                 "decay_class": decay_class, "ttl": ttl}
-        if is_messages:
-            result = mem.retain(bank, _read_messages(raw, name), document_id=document_id, timestamp=timestamp, **hooks)
-        else:
-            result = mem.retain(bank, text=raw, document_id=document_id, timestamp=timestamp, **hooks)
+        messages = _read_messages(raw, name) if is_messages else None
+        result = mem.retain(bank, messages, text=None if is_messages else raw, document_id=document_id,
+                            timestamp=timestamp, progress=lambda n: progress.advance(task, n),
+                            on_total=lambda n: progress.update(task, total=n), decay_class=decay_class, ttl=ttl)
     if as_json:
         echo_json(result.to_dict())
     else:
@@ -166,12 +164,12 @@ def show(ctx: click.Context, bank: str, item_id: str, as_json: bool) -> None:
     s = mem.source(bank, item_id)
     if as_json:
         echo_json({"id": s.id, "kind": s.kind, "text": s.text, "metadata": s.metadata,
-                    "messages": [m.__dict__ for m in s.messages]})
+                    "messages": [message.__dict__ for message in s.messages]})
     elif s.kind == "document":
         click.echo(s.text or "")
     else:
-        for m in s.messages:
-            click.echo(f"[{m.id}] {m.timestamp or ''} {m.speaker}: {m.text}")
+        for message in s.messages:
+            click.echo(f"[{message.id}] {message.timestamp or ''} {message.speaker}: {message.text}")
 
 
 @click.command("delete-bank")
