@@ -1,75 +1,25 @@
-"""The ``gieok`` command: a thin adapter over :class:`gieok.Memory`.
-
-Every command calls the library and prints a table, or JSON with ``--json``. Typed errors become a
-one-line message on stderr and exit code 2 (set GIEOK_RAISE_ERRORS=1 to see the traceback).
-"""
+"""Retain and recall, and the commands that list, show and delete what a bank holds."""
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from gieok.errors import FileFormatError, GieokError
+from gieok.cli._common import echo_json, open_memory
+from gieok.errors import FileFormatError
 from gieok.ids import parse_memory_id
-from gieok.memory import Memory
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-__all__ = ["main", "cli"]
+__all__ = ["register"]
 
 
-def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-
-
-def _handle_errors(func: F) -> F:
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except GieokError as exc:
-            if os.environ.get("GIEOK_RAISE_ERRORS"):
-                raise
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(2)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
-    out = {}
-    for item in values:
-        if "=" not in item:
-            raise click.BadParameter(f"{item!r}: use --set name=value", param_hint="--set")
-        name, value = item.split("=", 1)
-        out[name.strip()] = value
-    return out
-
-
-@click.group()
-@click.option("--db", envvar="GIEOK_DB", default="gieok.db", show_default=True, help="the SQLite file ($GIEOK_DB)")
-@click.option("--embedder", default=None, help="embedder for new banks ($GIEOK_EMBEDDER; default e5-small)")
-@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="any setting (see README)")
-@click.version_option(package_name="gieok")
-@click.pass_context
-def cli(ctx: click.Context, db: str, embedder: str | None, settings: tuple[str, ...]) -> None:
-    """gieok (기억): long-term memory for AI agents, on one SQLite file."""
-    db_given = ctx.get_parameter_source("db") != click.core.ParameterSource.DEFAULT
-    ctx.obj = {"db": db, "db_given": db_given, "embedder": embedder, "settings": _parse_sets(settings)}
-
-
-def _open(ctx: click.Context) -> Memory:
-    obj = ctx.obj
-    mem = Memory(obj["db"], embedder=obj["embedder"], **obj["settings"])
-    ctx.call_on_close(mem.close)
-    return mem
+def register(cli: click.Group) -> None:
+    """Add retain, recall, banks, sources, show and delete-bank to ``cli``."""
+    for command in (retain, recall, banks, sources, show, delete_bank):
+        cli.add_command(command)
 
 
 def _read_messages(raw: str, name: str) -> list[dict[str, Any]]:
@@ -87,7 +37,7 @@ def _read_messages(raw: str, name: str) -> list[dict[str, Any]]:
     return data
 
 
-@cli.command()
+@click.command()
 @click.argument("bank")
 @click.argument("file", type=click.Path(allow_dash=True), default="-")
 @click.option("--text", "as_text", is_flag=True, help="treat the input as a document, even if it is JSON")
@@ -98,7 +48,6 @@ def _read_messages(raw: str, name: str) -> list[dict[str, Any]]:
 @click.option("--ttl", type=float, default=None, help="seconds until these facts expire and are purged")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
-@_handle_errors
 def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id: str | None,
            timestamp: str | None, decay_class: str | None, ttl: float | None, as_json: bool) -> None:
     """Retain messages (JSON list / JSONL file) or a document (text file or stdin) into BANK."""
@@ -113,25 +62,23 @@ def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id:
         if document_id is None and (as_text or path.suffix not in (".json", ".jsonl")):
             document_id = path.name
     is_messages = not as_text and (name.endswith((".json", ".jsonl")) or raw.lstrip().startswith(("[", "{")))
-    mem = _open(ctx)
+    mem = open_memory(ctx)
     from rich.progress import Progress
 
     with Progress(transient=True, disable=as_json or not sys.stderr.isatty()) as progress:
         task = progress.add_task("embedding facts", total=None)
-        hooks = {"progress": lambda n: progress.advance(task, n), "on_total": lambda n: progress.update(task, total=n),
-                 "decay_class": decay_class, "ttl": ttl}
-        if is_messages:
-            result = mem.retain(bank, _read_messages(raw, name), document_id=document_id, timestamp=timestamp, **hooks)
-        else:
-            result = mem.retain(bank, text=raw, document_id=document_id, timestamp=timestamp, **hooks)
+        messages = _read_messages(raw, name) if is_messages else None
+        result = mem.retain(bank, messages, text=None if is_messages else raw, document_id=document_id,
+                            timestamp=timestamp, progress=lambda n: progress.advance(task, n),
+                            on_total=lambda n: progress.update(task, total=n), decay_class=decay_class, ttl=ttl)
     if as_json:
-        _echo_json(result.to_dict())
+        echo_json(result.to_dict())
     else:
         click.echo(f"retained {result.source_id} into {result.bank}: {result.facts_added} facts added, "
                    f"{result.facts_removed} removed, {result.chunks_skipped}/{result.chunks_total} chunks unchanged")
 
 
-@cli.command()
+@click.command()
 @click.argument("bank")
 @click.argument("query")
 @click.option("--max-tokens", type=int, default=None, help="token budget for the memories returned")
@@ -141,14 +88,13 @@ def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id:
 @click.option("--explain", is_flag=True, help="show each channel's rank and score, the fused score and multipliers")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
-@_handle_errors
 def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, limit: int | None,
            now: str | None, as_of: str | None, explain: bool, as_json: bool) -> None:
     """Recall the memories of BANK that QUERY needs, best first."""
-    result = _open(ctx).recall(bank, query, max_tokens=max_tokens, limit=limit, now=now, explain=explain,
+    result = open_memory(ctx).recall(bank, query, max_tokens=max_tokens, limit=limit, now=now, explain=explain,
                                as_of=as_of)
     if as_json:
-        _echo_json(result.to_dict())
+        echo_json(result.to_dict())
         return
     from rich.console import Console
     from rich.markup import escape
@@ -171,100 +117,72 @@ def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, li
     Console().print(table)
 
 
-@cli.command()
+@click.command()
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 @click.pass_context
-@_handle_errors
 def banks(ctx: click.Context, as_json: bool) -> None:
     """List the banks in the database."""
-    rows = _open(ctx).banks()
+    rows = open_memory(ctx).banks()
     if as_json:
-        _echo_json([{"name": b.name, "embedder": b.embedder, "dim": b.dim, "created_at": b.created_at.isoformat(),
+        echo_json([{"name": b.name, "embedder": b.embedder, "dim": b.dim, "created_at": b.created_at.isoformat(),
                      "sources": b.sources, "facts": b.facts} for b in rows])
         return
     for b in rows:
         click.echo(f"{b.name}\t{b.sources} sources\t{b.facts} facts\t{b.embedder}")
 
 
-@cli.command()
+@click.command()
 @click.argument("bank")
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 @click.pass_context
-@_handle_errors
 def sources(ctx: click.Context, bank: str, as_json: bool) -> None:
     """List the sources (conversations, documents) retained into BANK."""
-    rows = _open(ctx).sources(bank)
+    rows = open_memory(ctx).sources(bank)
     if as_json:
-        _echo_json([{"id": s.id, "kind": s.kind, "created_at": s.created_at.isoformat(),
+        echo_json([{"id": s.id, "kind": s.kind, "created_at": s.created_at.isoformat(),
                      "updated_at": s.updated_at.isoformat(), "metadata": s.metadata} for s in rows])
         return
     for s in rows:
         click.echo(f"{s.id}\t{s.kind}\t{s.updated_at.isoformat()}")
 
 
-@cli.command()
+@click.command()
 @click.argument("bank")
 @click.argument("item_id")
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 @click.pass_context
-@_handle_errors
 def show(ctx: click.Context, bank: str, item_id: str, as_json: bool) -> None:
     """Show one memory (id like f-12 or o-3) or one source (its id) of BANK, verbatim."""
-    mem = _open(ctx)
+    mem = open_memory(ctx)
     if parse_memory_id(item_id) is not None:
         m = mem.get(bank, item_id)
         if as_json:
-            _echo_json(m.to_dict())
+            echo_json(m.to_dict())
         else:
             click.echo(f"{m.id} [{m.kind}] {m.speaker or ''} {m.mentioned_at or ''}\n{m.text}\nsources: {', '.join(m.source_ids)}")
         return
     s = mem.source(bank, item_id)
     if as_json:
-        _echo_json({"id": s.id, "kind": s.kind, "text": s.text, "metadata": s.metadata,
-                    "messages": [m.__dict__ for m in s.messages]})
+        echo_json({"id": s.id, "kind": s.kind, "text": s.text, "metadata": s.metadata,
+                    "messages": [message.__dict__ for message in s.messages]})
     elif s.kind == "document":
         click.echo(s.text or "")
     else:
-        for m in s.messages:
-            click.echo(f"[{m.id}] {m.timestamp or ''} {m.speaker}: {m.text}")
+        for message in s.messages:
+            click.echo(f"[{message.id}] {message.timestamp or ''} {message.speaker}: {message.text}")
 
 
-@cli.command("delete-bank")
+@click.command("delete-bank")
 @click.argument("bank")
 @click.option("--yes", is_flag=True, help="do not ask for confirmation")
 @click.option("--json", "as_json", is_flag=True, help="print the counts as JSON")
 @click.pass_context
-@_handle_errors
 def delete_bank(ctx: click.Context, bank: str, yes: bool, as_json: bool) -> None:
     """Delete BANK and everything derived from it."""
     if not yes:
         click.confirm(f"delete bank {bank!r} and everything in it?", abort=True)
-    counts = _open(ctx).delete_bank(bank)
+    counts = open_memory(ctx).delete_bank(bank)
     if as_json:
-        _echo_json(counts)
+        echo_json(counts)
     else:
         click.echo(f"deleted {bank}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
-
-
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="print the recalls as JSON")
-@click.pass_context
-@_handle_errors
-def demo(ctx: click.Context, as_json: bool) -> None:
-    """Retain a bundled Korean/English conversation and run a few recalls (offline)."""
-    from gieok.demo import run_demo
-
-    # the demo uses a throw-away database unless --db / $GIEOK_DB names one
-    run_demo(ctx.obj["db"] if ctx.obj["db_given"] else None,
-             embedder=ctx.obj["embedder"], settings=ctx.obj["settings"], as_json=as_json)
-
-
-def main() -> None:
-    cli(prog_name="gieok")
-
-
-from gieok import _cli_lifecycle  # noqa: E402,F401  (registers forget, history, jobs, maintain)
-
-
-if __name__ == "__main__":
-    main()

@@ -8,13 +8,33 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+import click
+
+from gieok.cli._common import global_options
 from gieok.memory import Memory
 
-__all__ = ["run_demo", "demo_data"]
+__all__ = ["demo_data", "register", "run_demo"]
+
+
+def register(cli: click.Group) -> None:
+    """Add demo to ``cli``."""
+    cli.add_command(demo)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="print the recalls as JSON")
+@click.pass_context
+def demo(ctx: click.Context, as_json: bool) -> None:
+    """Retain a bundled Korean/English conversation and run a few recalls (offline)."""
+    options = global_options(ctx)
+    # the demo uses a throw-away database unless --db / $GIEOK_DB names one
+    run_demo(options.db if options.db_given else None, embedder=options.embedder, settings=options.settings,
+             as_json=as_json)
 
 
 def demo_data() -> dict[str, Any]:
-    return json.loads(files("gieok").joinpath("data/demo.json").read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(files("gieok").joinpath("data/demo.json").read_text(encoding="utf-8"))
+    return data
 
 
 def run_demo(db: str | None = None, *, embedder: str | None = None, settings: dict[str, Any] | None = None,

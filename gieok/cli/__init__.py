@@ -1,0 +1,94 @@
+"""The ``gieok`` command: a thin adapter over :class:`gieok.Memory`.
+
+Every command calls the library and prints a table, or JSON with ``--json``. Typed errors
+(:class:`gieok.errors.GieokError`) raised by any command become a one-line message on stderr and
+exit code 2; set ``GIEOK_RAISE_ERRORS=1`` to see the traceback instead.
+
+Commands are registered from one table, not by import side effect. Each module named in
+``COMMAND_MODULES`` exposes ``register(cli: click.Group) -> None`` and adds its commands to the
+group it is given; it takes its shared helpers from :mod:`gieok.cli._common` and never imports this
+package back. Adding an adapter is one line in the table, wherever its module lives::
+
+    COMMAND_MODULES = (
+        ...,
+        "gieok.server.cli",  # gieok serve: register(cli) adds the command
+    )
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+import click
+
+from gieok.cli._common import GlobalOptions
+from gieok.errors import GieokError
+
+__all__ = ["COMMAND_MODULES", "cli", "main", "register_commands"]
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "gieok.cli.memories",    # retain, recall, banks, sources, show, delete-bank
+    "gieok.cli.lifecycle",   # history, forget, verify-erased, jobs, maintain
+    "gieok.cli.reflection",  # reflect, models, observations
+    "gieok.cli.llm",         # llm
+    "gieok.cli.demo",        # demo
+)
+
+
+class GieokGroup(click.Group):
+    """The root group: a typed gieok error from any command below it is one line and exit code 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except GieokError as exc:
+            if os.environ.get("GIEOK_RAISE_ERRORS"):
+                raise
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+
+
+def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for item in values:
+        if "=" not in item:
+            raise click.BadParameter(f"{item!r}: use --set name=value", param_hint="--set")
+        name, value = item.split("=", 1)
+        out[name.strip()] = value
+    return out
+
+
+@click.group(cls=GieokGroup)
+@click.option("--db", envvar="GIEOK_DB", default="gieok.db", show_default=True, help="the SQLite file ($GIEOK_DB)")
+@click.option("--embedder", default=None, help="embedder for new banks ($GIEOK_EMBEDDER; default e5-small)")
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="any setting (see README)")
+@click.version_option(package_name="gieok")
+@click.pass_context
+def cli(ctx: click.Context, db: str, embedder: str | None, settings: tuple[str, ...]) -> None:
+    """gieok (기억): long-term memory for AI agents, on one SQLite file."""
+    db_given = ctx.get_parameter_source("db") != click.core.ParameterSource.DEFAULT
+    ctx.obj = GlobalOptions(db=db, db_given=db_given, embedder=embedder, settings=_parse_sets(settings))
+
+
+def register_commands(group: click.Group, modules: Iterable[str] = COMMAND_MODULES) -> None:
+    """Let each module in ``modules`` add its commands to ``group``; a name taken twice is an error."""
+    for name in modules:
+        register = getattr(importlib.import_module(name), "register", None)
+        if not callable(register):
+            raise TypeError(f"{name} has no register(cli) function; a command module must define one")
+        before = dict(group.commands)
+        register(group)
+        replaced = sorted(command for command, obj in before.items() if group.commands.get(command) is not obj)
+        if replaced:
+            raise ValueError(f"{name} registered commands that already exist: {', '.join(replaced)}")
+
+
+register_commands(cli)
+
+
+def main() -> None:
+    cli(prog_name="gieok")

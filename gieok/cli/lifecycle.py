@@ -1,0 +1,121 @@
+"""Versions and forgetting: history, forget (with proof), verify-erased, and the background jobs."""
+
+from __future__ import annotations
+
+import click
+
+from gieok.cli._common import echo_json, open_memory
+
+__all__ = ["register"]
+
+
+def register(cli: click.Group) -> None:
+    """Add history, forget, verify-erased, jobs and maintain to ``cli``."""
+    for command in (history, forget, verify_erased, jobs, maintain):
+        cli.add_command(command)
+
+
+@click.command()
+@click.argument("bank")
+@click.argument("memory_id")
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+@click.pass_context
+def history(ctx: click.Context, bank: str, memory_id: str, as_json: bool) -> None:
+    """Every version of the statement MEMORY_ID belongs to, oldest first."""
+    versions = open_memory(ctx).history(bank, memory_id)
+    if as_json:
+        echo_json([v.to_dict() for v in versions])
+        return
+    for v in versions:
+        span = f"{v.valid_from.isoformat() if v.valid_from else '?'} → {v.valid_to.isoformat() if v.valid_to else 'now'}"
+        click.echo(f"{v.id}  [{span}]  {v.text}" + (f"   (replaced by {v.superseded_by})" if v.superseded_by else ""))
+
+
+@click.command()
+@click.argument("bank")
+@click.option("--source", "source_id", default=None, help="a document id, conversation id or message id given on retain")
+@click.option("--memory", "memory_id", default=None, help="a memory id (f-12, o-3)")
+@click.option("--entity", default=None, help="a person, place or thing: every fact naming it")
+@click.option("--before", default=None, help="everything said before this time (ISO 8601)")
+@click.option("--verify", is_flag=True, help="prove it: scan tables, indexes and (after VACUUM) the file")
+@click.option("--yes", is_flag=True, help="do not ask for confirmation")
+@click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
+@click.pass_context
+def forget(ctx: click.Context, bank: str, source_id: str | None, memory_id: str | None, entity: str | None,
+           before: str | None, verify: bool, yes: bool, as_json: bool) -> None:
+    """Erase memories of BANK for real (hard delete with cascade), optionally with proof."""
+    if not yes:
+        what = ", ".join(f"{k} {v}" for k, v in (("source", source_id), ("memory", memory_id), ("entity", entity),
+                                                   ("before", before)) if v)
+        click.confirm(f"erase {what or 'nothing'} from {bank!r}? this cannot be undone", abort=True)
+    result = open_memory(ctx).forget(bank, source_id=source_id, memory_id=memory_id, entity=entity, before=before,
+                               verify=verify)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    counts = ", ".join(f"{n} {k}" for k, n in result.erased.items() if n)
+    click.echo(f"erased from {bank}: {counts or 'nothing'}")
+    if result.proof is not None:
+        click.echo("proof: clean (" + ", ".join(result.proof.checked) + ")" if result.proof.clean
+                   else f"proof: NOT clean, still found in {result.proof.found}")
+
+
+@click.command("verify-erased")
+@click.argument("texts", nargs=-1, required=True)
+@click.option("--shallow", is_flag=True, help="scan tables and indexes only, skip VACUUM and the file scan")
+@click.option("--json", "as_json", is_flag=True, help="print the proof as JSON")
+@click.pass_context
+def verify_erased(ctx: click.Context, texts: tuple[str, ...], shallow: bool, as_json: bool) -> None:
+    """Prove TEXTS appear nowhere in the database (exit 1 if they do)."""
+    proof = open_memory(ctx).verify_erased(list(texts), deep=not shallow)
+    if as_json:
+        echo_json(proof.to_dict())
+    else:
+        click.echo("clean: " + ", ".join(proof.checked) if proof.clean else f"NOT clean: {proof.found}")
+    if not proof.clean:
+        ctx.exit(1)
+
+
+@click.command()
+@click.argument("bank", required=False)
+@click.option("--status", type=click.Choice(["queued", "running", "done", "failed"]), default=None)
+@click.option("--run", "run_now", is_flag=True, help="run the queued jobs now")
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+@click.pass_context
+def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool, as_json: bool) -> None:
+    """Show the background job queue (consolidation, decay, purge), or run it with --run."""
+    mem = open_memory(ctx)
+    if run_now:
+        reports = mem.run_jobs(bank=bank)
+        if as_json:
+            echo_json(reports)
+        else:
+            for r in reports:
+                click.echo(f"job {r['id']} {r['kind']} ({r['bank']}): {r['status']} {r.get('result') or r.get('error', '')}")
+            click.echo(f"{len(reports)} jobs run")
+        return
+    rows = mem.jobs(bank, status=status)
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no jobs")
+    for j in rows:
+        error = f"  last error: {j['last_error']}" if j["last_error"] else ""
+        click.echo(f"{j['id']:>5}  {j['bank']}  {j['kind']:<14} {j['status']:<8} attempts {j['attempts']}"
+                   f"  facts {j['facts']}  updated {j['updated_at']}{error}")
+
+
+@click.command()
+@click.argument("bank", required=False)
+@click.option("--now", default=None, help="pretend it is this time (ISO 8601)")
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+@click.pass_context
+def maintain(ctx: click.Context, bank: str | None, now: str | None, as_json: bool) -> None:
+    """Decay, TTL purge and every other pending job, for BANK or all banks (run it from cron)."""
+    reports = open_memory(ctx).maintain(bank, now=now)
+    if as_json:
+        echo_json(reports)
+    else:
+        for r in reports:
+            click.echo(f"{r['kind']} ({r['bank']}): {r['status']} {r.get('result') or r.get('error', '')}")
