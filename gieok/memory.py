@@ -1,8 +1,8 @@
 """The public library API: ``Memory`` (sync) and ``AsyncMemory`` (its async twin).
 
 A facade: each method documents the call and hands it to the engine (gieok.engine), which owns the
-store, the settings and the providers (:class:`gieok.engine.context.Engine`). Adapters — the CLI,
-and the servers that will follow — call these methods and nothing below them.
+store, the settings and the providers (:class:`gieok.engine.context.Engine`). Adapters (the CLI)
+call these methods and nothing below them.
 """
 
 from __future__ import annotations

@@ -36,6 +36,20 @@ class FakeEmbedder(Embedder):
         return out
 
 
+_PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "COHERE_API_KEY", "JINA_API_KEY", "VOYAGE_API_KEY")
+
+
+@pytest.fixture(autouse=True)
+def sealed_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts from gieok's defaults: no stray GIEOK_* setting and no provider key of the
+    machine running the tests changes what a test sees (``GIEOK_CHANNELS=temporal pytest`` must pass)."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("GIEOK_") or name in _PROVIDER_KEYS or name.endswith("_API_KEY"):
+            monkeypatch.delenv(name)
+
+
 @pytest.fixture
 def fake_embedder() -> Iterator[FakeEmbedder]:
     embedder = FakeEmbedder()

@@ -2,8 +2,8 @@
 
 :class:`Engine` owns the store, the settings and the providers of one open memory (the embedders
 by model id, the LLM per bank configuration, the reranker, the default redaction policy, the
-recall marks waiting to be written). ``Memory`` holds one and every adapter goes through it, so an
-HTTP server, an MCP server and a worker call exactly what the library calls.
+recall marks waiting to be written). ``Memory`` holds one and every adapter goes through ``Memory``,
+so whatever reaches gieok from outside Python runs exactly what the library runs.
 
 :class:`BankContext` is one bank's view of it — store, bank row, that bank's embedder, settings and
 (looked up on first use) its LLM and reranker. Engine functions take a context instead of four

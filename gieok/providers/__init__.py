@@ -1,4 +1,4 @@
-"""Providers: embedders, rerankers and LLMs; decision models will register the same way.
+"""Providers: embedders, rerankers and LLMs, all registered the same way.
 
 Built-ins register through the same :func:`register` call a third party uses (or an entry point in the
 ``gieok.providers`` group whose object is a callable ``register(registry)``).

@@ -17,7 +17,7 @@ from gieok.errors import UnknownProviderError
 
 __all__ = ["register", "create", "available", "KINDS"]
 
-KINDS = ("embedder", "reranker", "llm", "decision")
+KINDS = ("embedder", "reranker", "llm")
 
 _factories: dict[tuple[str, str], Callable[..., Any]] = {}
 _loaded = False
