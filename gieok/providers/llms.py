@@ -21,16 +21,10 @@ Built-ins, stdlib ``urllib`` only (they live in ``_llm_http`` and are imported f
 
 :class:`ScriptedLLM` answers from a queue and records its requests, for engine tests without HTTP.
 
-Errors::
-
-    GieokError
-    └── LLMError                  the server answered in a shape nobody expects
-        ├── LLMConfigError        no API key where one is needed, bad base_url (also a ConfigError)
-        ├── LLMAuthError          the key was refused, HTTP 401/403 (also a ConfigError)
-        ├── LLMRequestError       the server refused this request (any other 4xx)
-        ├── LLMRateLimitError     HTTP 429, still, after every retry
-        ├── LLMUnavailableError   no answer, timeouts or 5xx, still, after every retry
-        └── LLMOutputError        the reply is not the JSON object asked for; ``raw_text`` holds it
+Errors are the LLMError branch of the tree in :mod:`gieok.errors`, re-exported here: a refused key
+or a bad option is an LLMConfigError / LLMAuthError (both also ConfigErrors), a refused request an
+LLMRequestError, a 429 or no answer after every retry an LLMRateLimitError / LLMUnavailableError, and
+a reply that is not the JSON object asked for an LLMOutputError.
 """
 
 from __future__ import annotations
@@ -47,7 +41,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gieok.errors import ConfigError, GieokError, InputError
+from gieok.errors import (
+    InputError,
+    LLMAuthError,
+    LLMConfigError,
+    LLMError,
+    LLMOutputError,
+    LLMRateLimitError,
+    LLMRequestError,
+    LLMUnavailableError,
+    _TransientLLMError,
+)
 
 if TYPE_CHECKING:
     from gieok.providers._llm_http import AnthropicLLM, OpenAICompatibleLLM
@@ -59,49 +63,6 @@ __all__ = [
 ]
 
 Message = dict[str, str]
-
-
-class LLMError(GieokError):
-    """An LLM call failed; the subclasses say how. Raised as is for a reply in an unknown shape."""
-
-
-class LLMConfigError(LLMError, ConfigError):
-    """The provider cannot be used as configured: a missing API key, a bad base_url or option."""
-
-
-class LLMAuthError(LLMError, ConfigError):
-    """The server refused the API key (HTTP 401/403). Never retried: the message says what to set."""
-
-
-class LLMRequestError(LLMError):
-    """The server refused this request (a 4xx other than 401/403/429). ``detail`` is its explanation."""
-
-    def __init__(self, message: str, *, status: int, detail: str = "") -> None:
-        super().__init__(message)
-        self.status, self.detail = status, detail
-
-
-class _TransientLLMError(LLMError):
-    # The attempt may succeed later: LLM.complete retries these, then raises one naming every attempt.
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class LLMRateLimitError(_TransientLLMError):
-    """HTTP 429 on every attempt. ``retry_after`` is the server's last Retry-After, in seconds, if any."""
-
-
-class LLMUnavailableError(_TransientLLMError):
-    """No usable answer on any attempt: connection refused, timeouts, HTTP 5xx."""
-
-
-class LLMOutputError(LLMError):
-    """The reply is not the JSON object asked for. ``raw_text`` holds it; the message never quotes it."""
-
-    def __init__(self, message: str, *, raw_text: str = "") -> None:
-        super().__init__(message)
-        self.raw_text = raw_text
 
 
 # --- requests, responses, metering ------------------------------------------------------------------

@@ -36,29 +36,26 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from gieok.errors import ConfigError, GieokError, InputError
+from gieok.errors import (
+    ConfigError,
+    InputError,
+    RerankerError,
+    RerankerUnavailableError,
+)
 
 __all__ = [
-    "Reranker",
+    "DEFAULT_API_KEY_ENV",
     "HTTPReranker",
     "ONNXCrossEncoder",
+    "Reranker",
     "RerankerError",
     "RerankerUnavailableError",
-    "DEFAULT_API_KEY_ENV",
     "register_builtins",
 ]
 
 DEFAULT_API_KEY_ENV = "GIEOK_RERANKER_API_KEY"
 
 Flavor = Literal["cohere", "tei"]
-
-
-class RerankerError(GieokError):
-    """The reranker answered, but not with usable scores (bad request, malformed reply)."""
-
-
-class RerankerUnavailableError(RerankerError):
-    """The reranker did not answer after every retry (timeouts, 5xx, connection refused)."""
 
 
 def _sha256(text: str) -> str:
