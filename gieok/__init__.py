@@ -3,29 +3,48 @@
 >>> from gieok import Memory
 """
 
+from gieok.defense import RedactionPolicy, redact
+from gieok.engine.forget import ErasureProof, ForgetResult
+from gieok.engine.reflect import Reflection
 from gieok.errors import (
     BankNotFoundError,
     BlockedContentError,
     ConfigError,
     EmbedderMismatchError,
+    EntityNotFoundError,
+    ExtractionError,
     FileFormatError,
     GieokError,
     InputError,
     InvalidMessageError,
     InvalidTimeError,
+    LLMAuthError,
+    LLMConfigError,
+    LLMError,
+    LLMOutputError,
+    LLMRateLimitError,
+    LLMRequestError,
+    LLMUnavailableError,
     MemoryNotFoundError,
     MissingExtensionError,
     NotFoundError,
+    RerankerError,
+    RerankerUnavailableError,
     SourceNotFoundError,
     SpendLimitError,
     StoreError,
     UnknownProviderError,
 )
-from gieok.engine.forget import EntityNotFoundError, ErasureProof, ForgetResult
-from gieok.engine.reflect import Reflection
-from gieok.defense import RedactionPolicy, redact
 from gieok.memory import AsyncMemory, Memory
-from gieok.records import BankInfo, ChannelHit, Message, Recall, RecalledMemory, RetainResult, SourceInfo
+from gieok.records import (
+    BankInfo,
+    ChannelHit,
+    Message,
+    Recall,
+    RecalledMemory,
+    RetainResult,
+    SourceInfo,
+)
 from gieok.temporal import TimeMention, find_time_expressions, parse_time_range
 
 __version__ = "0.1.0"
@@ -40,12 +59,20 @@ __all__ = [
     "EmbedderMismatchError",
     "EntityNotFoundError",
     "ErasureProof",
+    "ExtractionError",
     "FileFormatError",
     "ForgetResult",
     "GieokError",
     "InputError",
     "InvalidMessageError",
     "InvalidTimeError",
+    "LLMAuthError",
+    "LLMConfigError",
+    "LLMError",
+    "LLMOutputError",
+    "LLMRateLimitError",
+    "LLMRequestError",
+    "LLMUnavailableError",
     "Memory",
     "MemoryNotFoundError",
     "Message",
@@ -55,6 +82,8 @@ __all__ = [
     "RecalledMemory",
     "RedactionPolicy",
     "Reflection",
+    "RerankerError",
+    "RerankerUnavailableError",
     "RetainResult",
     "SourceInfo",
     "SourceNotFoundError",

@@ -1,50 +1,78 @@
-"""Typed errors for gieok, one hierarchy.
+"""Typed errors for gieok, one hierarchy, every class in this module.
 
 ::
 
     GieokError
-    ├── ConfigError                 unknown setting, bad value, missing provider
-    │   └── UnknownProviderError    a provider name nobody registered
-    ├── InputError                  bad input from the caller (nothing stored)
-    │   ├── InvalidMessageError     a message without text, with a bad timestamp, ...
-    │   ├── InvalidTimeError        a time/date string that cannot be read
-    │   └── FileFormatError         a file the CLI cannot read as messages or text
-    ├── NotFoundError
+    ├── ConfigError                   unknown setting, bad value, missing provider
+    │   ├── UnknownProviderError      a provider name nobody registered
+    │   ├── LLMConfigError            (also an LLMError, below)
+    │   └── LLMAuthError              (also an LLMError, below)
+    ├── InputError                    bad input from the caller, nothing stored (also a ValueError)
+    │   ├── InvalidMessageError       a message without text, with a bad timestamp, ...
+    │   ├── InvalidTimeError          a time/date string that cannot be read
+    │   └── FileFormatError           a file the CLI cannot read as messages or text
+    ├── NotFoundError                 (also a LookupError)
     │   ├── BankNotFoundError
     │   ├── MemoryNotFoundError
     │   ├── SourceNotFoundError
-    │   └── EntityNotFoundError     (gieok.engine.forget) forget(entity=...) names nobody
-    ├── BlockedContentError         redaction policy "block" refused an item
-    ├── EmbedderMismatchError       a bank's vectors were made by another embedder
-    ├── SpendLimitError             a bank's LLM spend ceiling is reached (background LLM work stops)
-    ├── LLMError                    (gieok.providers.llms) rate limit, unavailable, bad output
-    │   (LLMAuthError and LLMConfigError are also ConfigErrors)
-    ├── ExtractionError             (gieok.extract) the LLM's extraction was unusable twice
-    └── StoreError                  the database cannot do what gieok needs
-        └── MissingExtensionError   FTS5 or sqlite-vec is unavailable
+    │   └── EntityNotFoundError       forget(entity=...) names nobody
+    ├── BlockedContentError           redaction policy "block" refused an item
+    ├── EmbedderMismatchError         a bank's vectors were made by another embedder
+    ├── SpendLimitError               a bank's LLM spend ceiling is reached (background LLM work stops)
+    ├── LLMError                      an LLM call failed; raised as is for a reply in an unknown shape
+    │   ├── LLMConfigError            no API key where one is needed, bad base_url or option
+    │   ├── LLMAuthError              the server refused the key, HTTP 401/403
+    │   ├── LLMRequestError           the server refused this request (any other 4xx)
+    │   ├── LLMRateLimitError         HTTP 429, still, after every retry
+    │   ├── LLMUnavailableError       no answer, timeouts or 5xx, still, after every retry
+    │   └── LLMOutputError            the reply is not the JSON object asked for
+    ├── ExtractionError               the LLM's extraction was unusable, even split or re-asked
+    ├── RerankerError                 the reranker answered, but not with usable scores
+    │   └── RerankerUnavailableError  the reranker did not answer after every retry
+    └── StoreError                    the database cannot do what gieok needs
+        └── MissingExtensionError     FTS5 or sqlite-vec is unavailable
+
+Every class is importable from :mod:`gieok`; the modules that raise them import them from here (the
+old homes, ``gieok.providers.llms`` and friends, still re-export them). LLMRateLimitError and
+LLMUnavailableError share a private base, ``_TransientLLMError``, which ``LLM.complete`` retries;
+it is not part of the API. A test walks the package and fails on an exception class defined anywhere
+else, and another checks this tree against the classes.
 
 Every message says how to fix the problem.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
-    "GieokError",
+    "BankNotFoundError",
+    "BlockedContentError",
     "ConfigError",
-    "UnknownProviderError",
+    "EmbedderMismatchError",
+    "EntityNotFoundError",
+    "ExtractionError",
+    "FileFormatError",
+    "GieokError",
     "InputError",
     "InvalidMessageError",
     "InvalidTimeError",
-    "FileFormatError",
-    "NotFoundError",
-    "BankNotFoundError",
+    "LLMAuthError",
+    "LLMConfigError",
+    "LLMError",
+    "LLMOutputError",
+    "LLMRateLimitError",
+    "LLMRequestError",
+    "LLMUnavailableError",
     "MemoryNotFoundError",
+    "MissingExtensionError",
+    "NotFoundError",
+    "RerankerError",
+    "RerankerUnavailableError",
     "SourceNotFoundError",
-    "BlockedContentError",
-    "EmbedderMismatchError",
     "SpendLimitError",
     "StoreError",
-    "MissingExtensionError",
+    "UnknownProviderError",
 ]
 
 
@@ -101,6 +129,12 @@ class SourceNotFoundError(NotFoundError):
         super().__init__(f"no source {source_id!r}: list a bank's sources with `gieok sources BANK`")
 
 
+class EntityNotFoundError(NotFoundError):
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(f"no entity named {name!r} in this bank: names come from `gieok recall --explain` or retained text")
+
+
 class BlockedContentError(GieokError):
     """A redaction policy set to "block" refused the item; nothing of it was stored."""
 
@@ -130,6 +164,85 @@ class SpendLimitError(GieokError):
             f"bank {bank!r} has spent ${spent:.4f} on LLM calls, its ceiling is ${limit:.4f}: background LLM work "
             f"stopped; raise it with Memory.configure_llm({bank!r}, spend_limit_usd=...) or `gieok llm {bank} --spend-limit`"
         )
+
+
+# --- LLMs (raised by gieok.providers.llms and the HTTP clients) --------------------------------------
+
+
+class LLMError(GieokError):
+    """An LLM call failed; the subclasses say how. Raised as is for a reply in an unknown shape."""
+
+
+class LLMConfigError(LLMError, ConfigError):
+    """The provider cannot be used as configured: a missing API key, a bad base_url or option."""
+
+
+class LLMAuthError(LLMError, ConfigError):
+    """The server refused the API key (HTTP 401/403). Never retried: the message says what to set."""
+
+
+class LLMRequestError(LLMError):
+    """The server refused this request (a 4xx other than 401/403/429). ``detail`` is its explanation."""
+
+    def __init__(self, message: str, *, status: int, detail: str = "") -> None:
+        super().__init__(message)
+        self.status, self.detail = status, detail
+
+
+class _TransientLLMError(LLMError):
+    # The attempt may succeed later: LLM.complete retries these, then raises one naming every attempt.
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class LLMRateLimitError(_TransientLLMError):
+    """HTTP 429 on every attempt. ``retry_after`` is the server's last Retry-After, in seconds, if any."""
+
+
+class LLMUnavailableError(_TransientLLMError):
+    """No usable answer on any attempt: connection refused, timeouts, HTTP 5xx."""
+
+
+class LLMOutputError(LLMError):
+    """The reply is not the JSON object asked for. ``raw_text`` holds it; the message never quotes it."""
+
+    def __init__(self, message: str, *, raw_text: str = "") -> None:
+        super().__init__(message)
+        self.raw_text = raw_text
+
+
+class ExtractionError(GieokError):
+    """The LLM gave no usable facts for a chunk, even after splitting or re-asking it.
+
+    ``item_ids`` names the chunk's message ids (empty for document text). Retain falls back to
+    deterministic extraction for that source.
+    """
+
+    def __init__(self, message: str, *, item_ids: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.item_ids = list(item_ids)
+
+
+# --- rerankers (raised by gieok.providers.rerankers) ------------------------------------------------
+
+
+class RerankerError(GieokError):
+    """The reranker answered, but not with usable scores (bad request, malformed reply)."""
+
+
+class RerankerUnavailableError(RerankerError):
+    """The reranker did not answer after every retry (timeouts, 5xx, connection refused).
+
+    ``retry_after`` is the server's last Retry-After, in seconds, if it sent one.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+# --- the store ---------------------------------------------------------------------------------------
 
 
 class StoreError(GieokError):

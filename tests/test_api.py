@@ -16,9 +16,12 @@ from gieok.settings import SETTINGS, resolve_settings
 def test_public_names_are_pinned() -> None:
     assert sorted(gieok.__all__) == sorted([
         "AsyncMemory", "BankInfo", "BankNotFoundError", "BlockedContentError", "ChannelHit", "ConfigError",
-        "EmbedderMismatchError", "EntityNotFoundError", "ErasureProof", "ForgetResult", "FileFormatError", "GieokError", "InputError", "InvalidMessageError",
-        "InvalidTimeError", "Memory", "MemoryNotFoundError", "Message", "MissingExtensionError", "NotFoundError",
-        "Recall", "RecalledMemory", "RedactionPolicy", "Reflection", "SpendLimitError", "RetainResult", "SourceInfo", "SourceNotFoundError",
+        "EmbedderMismatchError", "EntityNotFoundError", "ErasureProof", "ExtractionError", "ForgetResult",
+        "FileFormatError", "GieokError", "InputError", "InvalidMessageError", "InvalidTimeError",
+        "LLMAuthError", "LLMConfigError", "LLMError", "LLMOutputError", "LLMRateLimitError", "LLMRequestError",
+        "LLMUnavailableError", "Memory", "MemoryNotFoundError", "Message", "MissingExtensionError",
+        "NotFoundError", "Recall", "RecalledMemory", "RedactionPolicy", "Reflection", "RerankerError",
+        "RerankerUnavailableError", "SpendLimitError", "RetainResult", "SourceInfo", "SourceNotFoundError",
         "StoreError", "TimeMention", "UnknownProviderError", "__version__", "find_time_expressions",
         "parse_time_range", "redact",
     ])

@@ -22,17 +22,11 @@ from typing import Any
 from gieok.engine._time import TimeLike, to_datetime
 from gieok.engine.context import BankContext
 from gieok.entities import candidate_keys, entity_keys
-from gieok.errors import InputError, MemoryNotFoundError, NotFoundError, SourceNotFoundError
+from gieok.errors import EntityNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
 from gieok.store.protocol import BankRow, Store
 
 __all__ = ["ForgetResult", "ErasureProof", "forget", "verify_erased", "EntityNotFoundError"]
-
-
-class EntityNotFoundError(NotFoundError):
-    def __init__(self, name: str):
-        self.name = name
-        super().__init__(f"no entity named {name!r} in this bank: names come from `gieok recall --explain` or retained text")
 
 
 @dataclass

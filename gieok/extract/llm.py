@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gieok.errors import GieokError, InputError
+from gieok.errors import ExtractionError, InputError
 from gieok.extract._llm_prompt import (
     SCHEMA,
     SYSTEM_PROMPT,
@@ -49,18 +49,6 @@ from gieok.providers.llms import LLM, LLMOutputError
 from gieok.text.sentences import split_sentences
 
 __all__ = ["SCHEMA", "ExtractedFact", "ExtractionError", "SourceItem", "extract_facts"]
-
-
-class ExtractionError(GieokError):
-    """The LLM gave no usable facts for a chunk, even after splitting or re-asking it.
-
-    ``item_ids`` names the chunk's message ids (empty for document text). Retain falls back to
-    deterministic extraction for that source.
-    """
-
-    def __init__(self, message: str, *, item_ids: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.item_ids = list(item_ids)
 
 
 def extract_facts(

@@ -1,40 +1,42 @@
 """HTTP clients for LLM servers: OpenAI-compatible ``/chat/completions`` and Anthropic ``/v1/messages``.
 
-Import them from :mod:`gieok.providers.llms`. Stdlib ``urllib`` only. Each client turns a request into
-its protocol's body and the reply into a :class:`ChatResponse`; :func:`_post_json` sends it and maps
-every failure to the typed error the base class acts on: 429 -> LLMRateLimitError and 5xx, 408, 425 or
-no answer -> LLMUnavailableError (both retried by ``LLM.complete``), 401/403 -> LLMAuthError, any other
-4xx -> LLMRequestError. Redirects are refused, so a key is never replayed to another address. Keys are
+Import them from :mod:`gieok.providers.llms`. Both send through the transport every HTTP provider
+shares (:mod:`gieok.providers._http`: stdlib ``urllib`` by default, ``transport=`` to replace it).
+Each client turns a request into its protocol's body and the reply into a :class:`ChatResponse`;
+:meth:`_HTTPLLM._post` maps every failure to the typed error the base class acts on: 429 ->
+LLMRateLimitError and 5xx, 408, 425 or no answer -> LLMUnavailableError (both retried by
+``LLM.complete``), 401/403 -> LLMAuthError, a redirect -> LLMConfigError (redirects are never
+followed, so a key is never replayed to another address), any other 4xx -> LLMRequestError. Keys are
 read once, at construction, and never appear in a repr or a message.
 """
 
 from __future__ import annotations
 
-import email.utils
-import http.client
 import json
-import os
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
-from email.message import Message
 from typing import Any
 
-from gieok.providers.llms import (
-    LLM,
-    ChatRequest,
-    ChatResponse,
+from gieok.errors import (
     LLMAuthError,
     LLMConfigError,
     LLMError,
     LLMRateLimitError,
     LLMRequestError,
     LLMUnavailableError,
-    Usage,
 )
+from gieok.providers._http import (
+    Response,
+    Transport,
+    UrllibTransport,
+    auth_hint,
+    find_api_key,
+    is_transient,
+    no_answer,
+    post_json,
+)
+from gieok.providers._llm_base import LLM, ChatRequest, ChatResponse, Usage
 
 __all__ = ["AnthropicLLM", "OpenAICompatibleLLM"]
 
@@ -44,19 +46,54 @@ class _HTTPLLM(LLM):
 
     label = "LLM"
 
-    def _connect(self, url: str, model: str, timeout: float, api_key: str | None, api_key_env: str) -> None:
+    def _connect(
+        self, url: str, model: str, timeout: float, api_key: str | None, api_key_env: str, transport: Transport | None
+    ) -> None:
         self.url = url
         self.model = _checked_model(model)
         self.timeout = _checked_timeout(timeout)
         self.api_key_env = api_key_env
-        self._api_key, self._auth_hint = _resolve_key(api_key, api_key_env)
-        self._opener = urllib.request.build_opener(_NoRedirect)
+        self._api_key = find_api_key(api_key_env, api_key, error=LLMConfigError)
+        self._transport: Transport = transport if transport is not None else UrllibTransport()
 
     def __repr__(self) -> str:  # never shows the key
         return f"{type(self).__name__}(url={self.url!r}, model={self.model!r}, api_key_env={self.api_key_env!r})"
 
     def describe(self) -> str:
         return f"{self.label} at {self.url} (model {self.model!r})"
+
+    def _post(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+        """One attempt: the reply's JSON object, or the typed error its status or silence means."""
+        try:
+            response = post_json(self._transport, self.url, body, headers=headers, timeout=self.timeout)
+        except OSError as error:
+            raise LLMUnavailableError(no_answer(error)) from error
+        if not response.ok:
+            raise self._status_error(response)
+        try:
+            payload = response.json()
+        except ValueError:
+            shown = _clip(response.body.decode("utf-8", "replace"))
+            raise LLMError(f"LLM at {self.url} answered with something that is not JSON: {shown}") from None
+        if not isinstance(payload, dict):
+            raise LLMError(f"LLM at {self.url} answered with a JSON {type(payload).__name__}, not an object")
+        return payload
+
+    def _status_error(self, response: Response) -> LLMError:
+        status, detail = response.status, _error_detail(response.body)
+        shown = f"HTTP {status}" + (f": {_clip(detail)}" if detail else "")
+        if status in (401, 403):
+            hint = auth_hint(self._api_key, self.api_key_env)
+            return LLMAuthError(f"LLM at {self.url} refused the API key ({shown}): {hint}")
+        if status == 429:
+            return LLMRateLimitError(shown, retry_after=response.retry_after())
+        if is_transient(status):
+            return LLMUnavailableError(shown, retry_after=response.retry_after())
+        if 300 <= status < 400:
+            return LLMConfigError(f"LLM at {self.url} redirects ({shown}) to "
+                                  f"{response.header('Location') or 'another address'}: set base_url to the final address")
+        hint = "; check base_url (with its API prefix, e.g. /v1) and model" if status == 404 else ""
+        return LLMRequestError(f"LLM at {self.url} refused the request ({shown}){hint}", status=status, detail=detail)
 
 
 class OpenAICompatibleLLM(_HTTPLLM):
@@ -88,10 +125,11 @@ class OpenAICompatibleLLM(_HTTPLLM):
         sleep: Callable[[float], None] = time.sleep,
         on_usage: Callable[[Usage], None] | None = None,
         prices: Mapping[str, tuple[float, float]] | None = None,
+        transport: Transport | None = None,
     ) -> None:
         super().__init__(max_retries=max_retries, backoff_base=backoff_base, backoff_cap=backoff_cap,
                          sleep=sleep, on_usage=on_usage, prices=prices)
-        self._connect(_endpoint(base_url, "/chat/completions"), model, timeout, api_key, api_key_env)
+        self._connect(_endpoint(base_url, "/chat/completions"), model, timeout, api_key, api_key_env, transport)
         if self._api_key is None and urllib.parse.urlsplit(self.url).hostname == "api.openai.com":
             raise LLMConfigError(f"OpenAI needs an API key: export {api_key_env}=<your key>, or pass api_key=")
         self.supports_json_schema = bool(supports_json_schema)
@@ -126,8 +164,8 @@ class OpenAICompatibleLLM(_HTTPLLM):
                 "type": "json_schema",
                 "json_schema": {"name": request.schema_name, "schema": request.json_schema, "strict": True},
             }
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        reply = _post_json(self._opener, self.url, body, headers, self.timeout, self._auth_hint)
+        headers = {"Authorization": f"Bearer {self._api_key.value}"} if self._api_key else {}
+        reply = self._post(body, headers)
         choices = reply.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise LLMError(f"{self.describe()} answered without choices: is base_url an OpenAI-compatible API?")
@@ -174,12 +212,13 @@ class AnthropicLLM(_HTTPLLM):
         sleep: Callable[[float], None] = time.sleep,
         on_usage: Callable[[Usage], None] | None = None,
         prices: Mapping[str, tuple[float, float]] | None = None,
+        transport: Transport | None = None,
     ) -> None:
         super().__init__(max_retries=max_retries, backoff_base=backoff_base, backoff_cap=backoff_cap,
                          sleep=sleep, on_usage=on_usage, prices=prices)
         root = _endpoint(base_url, "")
         self._connect(root + "/messages" if root.endswith("/v1") else root + "/v1/messages", model, timeout,
-                      api_key, api_key_env)
+                      api_key, api_key_env, transport)
         if self._api_key is None:
             raise LLMConfigError(f"Anthropic needs an API key: export {api_key_env}=<your key>, or pass api_key=")
 
@@ -200,8 +239,8 @@ class AnthropicLLM(_HTTPLLM):
                 "input_schema": request.json_schema,
             }]
             body["tool_choice"] = {"type": "tool", "name": request.schema_name}
-        headers = {"x-api-key": self._api_key or "", "anthropic-version": self.api_version}
-        reply = _post_json(self._opener, self.url, body, headers, self.timeout, self._auth_hint)
+        headers = {"x-api-key": self._api_key.value if self._api_key else "", "anthropic-version": self.api_version}
+        reply = self._post(body, headers)
         blocks = reply.get("content")
         if not isinstance(blocks, list):
             raise LLMError(f"{self.describe()} answered without content blocks: is base_url Anthropic's API?")
@@ -227,67 +266,7 @@ class AnthropicLLM(_HTTPLLM):
         )
 
 
-# --- transport --------------------------------------------------------------------------------------
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    # Following a redirect would replay the key to wherever it points, and urllib turns a redirected
-    # POST into a GET; refusing it makes a stale base_url visible instead.
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-def _post_json(
-    opener: urllib.request.OpenerDirector,
-    url: str,
-    body: dict[str, Any],
-    headers: dict[str, str],
-    timeout: float,
-    auth_hint: str,
-) -> dict[str, Any]:
-    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-    sent = {"Content-Type": "application/json; charset=utf-8", "Accept": "application/json", "User-Agent": "gieok"}
-    request = urllib.request.Request(url, data=data, headers={**sent, **headers}, method="POST")
-    try:
-        with opener.open(request, timeout=timeout) as response:
-            raw = bytes(response.read())
-    except urllib.error.HTTPError as error:
-        try:
-            detail = _error_detail(error.read())
-        except (OSError, http.client.HTTPException):
-            detail = ""
-        finally:
-            error.close()
-        raise _status_error(error.code, detail, error.headers, url, auth_hint) from None
-    except (TimeoutError, urllib.error.URLError, http.client.HTTPException, ConnectionError) as error:
-        reason = getattr(error, "reason", None) or error
-        raise LLMUnavailableError(
-            "timed out" if isinstance(reason, TimeoutError) else str(reason) or type(reason).__name__
-        ) from error
-    try:
-        payload = json.loads(raw)
-    except ValueError:
-        shown = _clip(raw.decode("utf-8", "replace"))
-        raise LLMError(f"LLM at {url} answered with something that is not JSON: {shown}") from None
-    if not isinstance(payload, dict):
-        raise LLMError(f"LLM at {url} answered with a JSON {type(payload).__name__}, not an object")
-    return payload
-
-
-def _status_error(status: int, detail: str, headers: Message | None, url: str, auth_hint: str) -> LLMError:
-    shown = f"HTTP {status}" + (f": {_clip(detail)}" if detail else "")
-    if status in (401, 403):
-        return LLMAuthError(f"LLM at {url} refused the API key ({shown}): {auth_hint}")
-    if status == 429:
-        return LLMRateLimitError(shown, retry_after=_retry_after(headers))
-    if status in (408, 425) or status >= 500:
-        return LLMUnavailableError(shown, retry_after=_retry_after(headers))
-    if 300 <= status < 400:
-        where = headers.get("Location") if headers is not None else None
-        return LLMConfigError(f"LLM at {url} redirects ({shown}) to {where or 'another address'}: "
-                              "set base_url to the final address")
-    hint = "; check base_url (with its API prefix, e.g. /v1) and model" if status == 404 else ""
-    return LLMRequestError(f"LLM at {url} refused the request ({shown}){hint}", status=status, detail=detail)
+# --- replies ----------------------------------------------------------------------------------------
 
 
 def _error_detail(raw: bytes) -> str:
@@ -301,31 +280,6 @@ def _error_detail(raw: bytes) -> str:
     if isinstance(error, dict):
         error = error.get("message")
     return (error if isinstance(error, str) else text)[:2000]
-
-
-def _retry_after(headers: Message | None) -> float | None:
-    if headers is None:
-        return None
-    milliseconds = headers.get("retry-after-ms")  # OpenAI's finer-grained twin
-    if milliseconds is not None:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("Retry-After")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None  # unreadable: the exponential backoff is good enough
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 def _about_response_format(detail: str) -> bool:
@@ -370,18 +324,3 @@ def _checked_timeout(timeout: Any) -> float:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise LLMConfigError(f"LLM timeout must be more than 0 seconds, not {timeout!r}")
     return float(timeout)
-
-
-def _resolve_key(api_key: str | None, api_key_env: str) -> tuple[str | None, str]:
-    """The key (api_key, else the environment variable) and what to tell the user if it is refused."""
-    if api_key is not None:
-        key, source = api_key.strip() or None, "the api_key passed"
-    else:
-        key, source = (os.environ.get(api_key_env) or "").strip() or None, api_key_env
-    if key is not None and not (key.isascii() and key.isprintable() and " " not in key):
-        # http.client would echo a bad header value, key included, in its own exception.
-        raise LLMConfigError(f"{source} is not a valid API key (it holds spaces, control or non-ASCII "
-                             "characters): use the key exactly as the provider issued it")
-    if key is None:
-        return None, f"it needs one: export {api_key_env}=<your key>, or pass api_key="
-    return key, f"check {source}" + ("" if api_key is not None else f" (export {api_key_env}=<your key>)")

@@ -12,7 +12,8 @@ A provider implements one method, :meth:`LLM._complete`: one attempt, a :class:`
 * meters every answered call, even one whose output is then refused (its tokens are billed): ``on_usage``
   gets a :class:`Usage` with token counts and a cost from :data:`PRICES`. No prompt text is kept or logged.
 
-Built-ins, stdlib ``urllib`` only (they live in ``_llm_http`` and are imported from here):
+Built-ins, on the one HTTP transport every provider shares (``_http``, stdlib ``urllib``; pass
+``transport=`` to replace it, e.g. with a ``MockTransport`` in tests):
 
 * ``openai`` — :class:`OpenAICompatibleLLM`, any ``/chat/completions`` server (OpenAI, vLLM, Ollama,
   llama.cpp, LM Studio). Structured output through ``response_format`` json_schema, falling back to
@@ -21,351 +22,48 @@ Built-ins, stdlib ``urllib`` only (they live in ``_llm_http`` and are imported f
 
 :class:`ScriptedLLM` answers from a queue and records its requests, for engine tests without HTTP.
 
-Errors::
+This module is the public face: the base lives in ``_llm_base`` and the HTTP clients in ``_llm_http``,
+which builds on the base; both are imported here, and neither imports this module.
 
-    GieokError
-    └── LLMError                  the server answered in a shape nobody expects
-        ├── LLMConfigError        no API key where one is needed, bad base_url (also a ConfigError)
-        ├── LLMAuthError          the key was refused, HTTP 401/403 (also a ConfigError)
-        ├── LLMRequestError       the server refused this request (any other 4xx)
-        ├── LLMRateLimitError     HTTP 429, still, after every retry
-        ├── LLMUnavailableError   no answer, timeouts or 5xx, still, after every retry
-        └── LLMOutputError        the reply is not the JSON object asked for; ``raw_text`` holds it
+Errors are the LLMError branch of the tree in :mod:`gieok.errors`, re-exported here: a refused key
+or a bad option is an LLMConfigError / LLMAuthError (both also ConfigErrors), a refused request an
+LLMRequestError, a 429 or no answer after every retry an LLMRateLimitError / LLMUnavailableError, and
+a reply that is not the JSON object asked for an LLMOutputError.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
-import math
-import random
-import re
 import threading
-import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
-from gieok.errors import ConfigError, GieokError, InputError
-
-if TYPE_CHECKING:
-    from gieok.providers._llm_http import AnthropicLLM, OpenAICompatibleLLM
+from gieok.errors import (
+    LLMAuthError,
+    LLMConfigError,
+    LLMError,
+    LLMOutputError,
+    LLMRateLimitError,
+    LLMRequestError,
+    LLMUnavailableError,
+)
+from gieok.providers._llm_base import (
+    LLM,
+    PRICES,
+    ChatRequest,
+    ChatResponse,
+    Usage,
+    estimate_cost,
+)
+from gieok.providers._llm_http import AnthropicLLM, OpenAICompatibleLLM
 
 __all__ = [
     "LLM", "PRICES", "AnthropicLLM", "ChatRequest", "ChatResponse",
     "LLMAuthError", "LLMConfigError", "LLMError", "LLMOutputError", "LLMRateLimitError", "LLMRequestError",
     "LLMUnavailableError", "OpenAICompatibleLLM", "ScriptedLLM", "Usage", "estimate_cost", "register_builtins",
 ]
-
-Message = dict[str, str]
-
-
-class LLMError(GieokError):
-    """An LLM call failed; the subclasses say how. Raised as is for a reply in an unknown shape."""
-
-
-class LLMConfigError(LLMError, ConfigError):
-    """The provider cannot be used as configured: a missing API key, a bad base_url or option."""
-
-
-class LLMAuthError(LLMError, ConfigError):
-    """The server refused the API key (HTTP 401/403). Never retried: the message says what to set."""
-
-
-class LLMRequestError(LLMError):
-    """The server refused this request (a 4xx other than 401/403/429). ``detail`` is its explanation."""
-
-    def __init__(self, message: str, *, status: int, detail: str = "") -> None:
-        super().__init__(message)
-        self.status, self.detail = status, detail
-
-
-class _TransientLLMError(LLMError):
-    # The attempt may succeed later: LLM.complete retries these, then raises one naming every attempt.
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class LLMRateLimitError(_TransientLLMError):
-    """HTTP 429 on every attempt. ``retry_after`` is the server's last Retry-After, in seconds, if any."""
-
-
-class LLMUnavailableError(_TransientLLMError):
-    """No usable answer on any attempt: connection refused, timeouts, HTTP 5xx."""
-
-
-class LLMOutputError(LLMError):
-    """The reply is not the JSON object asked for. ``raw_text`` holds it; the message never quotes it."""
-
-    def __init__(self, message: str, *, raw_text: str = "") -> None:
-        super().__init__(message)
-        self.raw_text = raw_text
-
-
-# --- requests, responses, metering ------------------------------------------------------------------
-
-
-@dataclass
-class ChatRequest:
-    """One checked call, as a provider receives it. ``system`` is kept apart from ``messages``."""
-
-    messages: list[Message]
-    system: str | None = None
-    json_schema: dict[str, Any] | None = None
-    schema_name: str = "response"
-    max_tokens: int = 1024
-    temperature: float = 0.0
-    operation: str = "generic"
-
-
-@dataclass
-class ChatResponse:
-    """The answer. ``data`` is the parsed object when a ``json_schema`` was given, else None."""
-
-    text: str
-    data: dict[str, Any] | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    finish_reason: str = "stop"  # "stop", "length" (cut off at max_tokens), or the provider's own word
-    truncated: bool = False
-    model: str = ""
-    latency_s: float = 0.0
-
-
-@dataclass
-class Usage:
-    """What one call cost: handed to ``on_usage`` after every answered call."""
-
-    provider: str
-    model: str
-    operation: str
-    calls: int = 1
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-
-# USD per million (input, output) tokens: list prices in 2025. Dated snapshots ("gpt-4o-mini-2024-07-18",
-# "claude-3-5-haiku-20241022") match their family by prefix. Pass prices= for your own contract.
-PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "claude-3-5-haiku": (0.80, 4.00),
-    "claude-3-5-sonnet": (3.00, 15.00),
-    "claude-3-7-sonnet": (3.00, 15.00),
-    "claude-haiku-4-5": (1.00, 5.00),
-    "claude-sonnet-4": (3.00, 15.00),
-    "claude-sonnet-4-5": (3.00, 15.00),
-    "claude-opus-4": (15.00, 75.00),
-}
-
-
-def estimate_cost(
-    model: str, input_tokens: int, output_tokens: int, prices: Mapping[str, tuple[float, float]] | None = None
-) -> float:
-    """Estimated USD cost of a call; 0.0 for a model the table does not know (local models)."""
-    table = {key.lower(): value for key, value in (PRICES if prices is None else prices).items()}
-    name = model.rsplit("/", 1)[-1].lower()  # "openai/gpt-4o-mini" from a router
-    key = name if name in table else max((k for k in table if name.startswith(k + "-")), key=len, default=None)
-    if key is None:
-        return 0.0
-    per_input, per_output = table[key]
-    return (input_tokens * per_input + output_tokens * per_output) / 1_000_000
-
-
-# --- the base class ---------------------------------------------------------------------------------
-
-
-class LLM:
-    """Base of every LLM. Subclasses set ``provider`` and ``model`` and implement ``_complete``."""
-
-    provider: str = ""
-    model: str = ""
-
-    def __init__(
-        self,
-        *,
-        max_retries: int = 4,
-        backoff_base: float = 0.5,
-        backoff_cap: float = 8.0,
-        sleep: Callable[[float], None] = time.sleep,
-        on_usage: Callable[[Usage], None] | None = None,
-        prices: Mapping[str, tuple[float, float]] | None = None,
-    ) -> None:
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise LLMConfigError(f"max_retries must be a whole number of 0 or more, not {max_retries!r}")
-        if not backoff_base >= 0 or not backoff_cap >= 0:
-            raise LLMConfigError(f"backoff_base and backoff_cap must be 0 or more, not {backoff_base}, {backoff_cap}")
-        self.max_retries = max_retries
-        self.backoff_base = float(backoff_base)
-        self.backoff_cap = float(backoff_cap)
-        self.on_usage = on_usage
-        self.prices = prices
-        self._sleep = sleep
-        self._random = random.Random()
-
-    def _complete(self, request: ChatRequest) -> ChatResponse:
-        """One attempt. Raise LLMRateLimitError / LLMUnavailableError for what a retry may cure."""
-        raise NotImplementedError
-
-    def describe(self) -> str:
-        """Names this LLM in error messages."""
-        return f"{self.provider} LLM {self.model!r}"
-
-    def complete(
-        self,
-        messages: str | Sequence[Mapping[str, str]],
-        *,
-        system: str | None = None,
-        json_schema: Mapping[str, Any] | None = None,
-        max_tokens: int = 1024,
-        temperature: float = 0.0,
-        operation: str = "generic",
-    ) -> ChatResponse:
-        """Answer ``messages`` (one user string, or ``[{"role": "user"|"assistant", "content": ...}]``).
-
-        ``json_schema`` (an object schema) asks for structured output, parsed into ``response.data``.
-        ``operation`` labels the call in :class:`Usage` (e.g. "extract", "reflect").
-        """
-        request = _checked_request(messages, system, json_schema, max_tokens, temperature, operation)
-        started = time.monotonic()
-        response = self._with_retries(request)
-        response.latency_s = time.monotonic() - started
-        response.model = response.model or self.model
-        response.truncated = response.truncated or response.finish_reason == "length"
-        if self.on_usage is not None:
-            cost = estimate_cost(self.model, response.input_tokens, response.output_tokens, self.prices)
-            self.on_usage(Usage(self.provider, self.model, request.operation, 1,
-                                response.input_tokens, response.output_tokens, cost))
-        if request.json_schema is None:
-            response.data = None
-            return response
-        if response.data is None:
-            response.data = self._parse_json_object(response)
-        missing = [key for key in request.json_schema.get("required", ()) if key not in response.data]
-        if missing:
-            keys = f"key{'s' * (len(missing) > 1)} {', '.join(repr(key) for key in missing)}"
-            raise LLMOutputError(f"{self.describe()} replied without the required {keys}{_truncation_hint(response)}",
-                                 raw_text=response.text)
-        return response
-
-    def _with_retries(self, request: ChatRequest) -> ChatResponse:
-        attempt = 0
-        while True:
-            try:
-                return self._complete(request)
-            except _TransientLLMError as error:
-                if attempt >= self.max_retries:
-                    raise self._gave_up(error, attempt + 1) from error
-                self._sleep(self._backoff_delay(attempt, error.retry_after))
-                attempt += 1
-
-    def _backoff_delay(self, attempt: int, retry_after: float | None) -> float:
-        # "Equal jitter": between half and all of the capped exponential step, so clients that failed
-        # together do not retry together. A server's Retry-After wins when longer, within the cap.
-        step = min(self.backoff_cap, self.backoff_base * 2.0**attempt)
-        delay = step / 2 + self._random.random() * step / 2
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, self.backoff_cap))
-        return delay
-
-    def _gave_up(self, error: _TransientLLMError, attempts: int) -> LLMError:
-        tries = f"{attempts} attempt{'s' * (attempts > 1)}"
-        if isinstance(error, LLMRateLimitError):
-            return LLMRateLimitError(f"{self.describe()} is rate limiting ({error}) after {tries}: wait, send fewer "
-                                     "requests at once, or raise max_retries=", retry_after=error.retry_after)
-        return LLMUnavailableError(f"{self.describe()} did not answer after {tries} (last: {error}): check the "
-                                   "server is up, or raise timeout= / max_retries=", retry_after=error.retry_after)
-
-    def _parse_json_object(self, response: ChatResponse) -> dict[str, Any]:
-        text = response.text.strip()
-        candidate: str | None = text if text.startswith("{") else None
-        if candidate is None:
-            fenced = _FENCE.findall(text)
-            candidate = fenced[0].strip() if len(fenced) == 1 else None
-        problem = "is not a JSON object, bare or in one ```json fence"
-        value: Any = None
-        if candidate is not None:
-            try:
-                value = json.loads(candidate, parse_constant=_refuse_constant)
-                problem = "" if isinstance(value, dict) else f"is JSON but a {type(value).__name__}, not an object"
-            except json.JSONDecodeError as error:
-                problem = f"is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
-            except ValueError as error:
-                problem = f"is not valid JSON ({error})"
-        if problem:
-            raise LLMOutputError(
-                f"{self.describe()} reply ({len(response.text)} characters) {problem}" + _truncation_hint(response),
-                raw_text=response.text,
-            )
-        return dict(value)
-
-
-_FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _truncation_hint(response: ChatResponse) -> str:
-    return "; it was cut off at max_tokens: raise max_tokens=" if response.truncated else ""
-
-
-def _checked_request(
-    messages: Any, system: Any, json_schema: Any, max_tokens: Any, temperature: Any, operation: Any
-) -> ChatRequest:
-    if isinstance(messages, str):
-        messages = [{"role": "user", "content": messages}]
-    if not isinstance(messages, Sequence) or isinstance(messages, (bytes, bytearray)):
-        raise InputError(f"messages must be a string or a list of message dicts, not {type(messages).__name__}")
-    checked: list[Message] = []
-    for i, message in enumerate(messages):
-        if not isinstance(message, Mapping):
-            raise InputError(f"messages[{i}] must be a dict like {{'role': 'user', 'content': '...'}}")
-        role, content = message.get("role"), message.get("content")
-        if set(message) - {"role", "content"}:
-            raise InputError(f"messages[{i}] has unknown keys {sorted(map(str, message))}: only role and content")
-        if role == "system":
-            raise InputError(f"messages[{i}] has role 'system': pass the system prompt as system= instead")
-        if role not in ("user", "assistant"):
-            raise InputError(f"messages[{i}] role must be 'user' or 'assistant', not {role!r}")
-        if not isinstance(content, str) or not content.strip():
-            raise InputError(f"messages[{i}] content must be non-empty text")
-        checked.append({"role": role, "content": content})
-    if not checked:
-        raise InputError("messages is empty: pass at least one user message")
-    if system is not None and not isinstance(system, str):
-        raise InputError(f"system must be a string or None, not {type(system).__name__}")
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise InputError(f"max_tokens must be a whole number of 1 or more, not {max_tokens!r}")
-    if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
-            or not math.isfinite(temperature) or not 0 <= temperature <= 2):
-        raise InputError(f"temperature must be a number from 0 to 2, not {temperature!r}")
-    if not isinstance(operation, str) or not operation.strip():
-        raise InputError(f"operation must be a non-empty label such as 'extract', not {operation!r}")
-    schema = None if json_schema is None else _checked_schema(json_schema)
-    name = "response"
-    if schema is not None and isinstance(schema.get("title"), str):
-        name = re.sub(r"[^A-Za-z0-9_-]", "_", schema["title"])[:64] or name  # both APIs' name pattern
-    return ChatRequest(checked, system or None, schema, name, max_tokens, float(temperature), operation)
-
-
-def _checked_schema(json_schema: Any) -> dict[str, Any]:
-    if not isinstance(json_schema, Mapping):
-        raise InputError(f"json_schema must be a dict (a JSON schema), not {type(json_schema).__name__}")
-    if json_schema.get("type") != "object":
-        raise InputError("json_schema must describe an object at the top level ({'type': 'object', ...}): "
-                         "wrap a list or a value in an object property")
-    required = json_schema.get("required", [])
-    if not isinstance(required, list) or not all(isinstance(key, str) for key in required):
-        raise InputError("json_schema 'required' must be a list of property names")
-    return dict(json_schema)
 
 
 # --- scripted fake ----------------------------------------------------------------------------------
@@ -432,17 +130,7 @@ class ScriptedLLM(LLM):
                        "ChatResponse, exception or callable")
 
 
-# --- registration and the HTTP clients --------------------------------------------------------------
-
-
-def __getattr__(name: str) -> Any:
-    # The HTTP clients live in _llm_http, which imports this module; loading them on first use keeps
-    # the import one-way whichever of the two modules is imported first.
-    if name in ("OpenAICompatibleLLM", "AnthropicLLM"):
-        from gieok.providers import _llm_http
-
-        return getattr(_llm_http, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# --- registration -----------------------------------------------------------------------------------
 
 
 def _factory(name: str, cls: type[LLM]) -> Callable[..., LLM]:
@@ -461,7 +149,5 @@ def _factory(name: str, cls: type[LLM]) -> Callable[..., LLM]:
 
 
 def register_builtins(register: Callable[..., Any]) -> None:
-    from gieok.providers._llm_http import AnthropicLLM, OpenAICompatibleLLM
-
     register("llm", "openai", _factory("openai", OpenAICompatibleLLM))
     register("llm", "anthropic", _factory("anthropic", AnthropicLLM))

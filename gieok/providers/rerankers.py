@@ -8,57 +8,66 @@ and :meth:`Reranker.rerank`, which orders documents best first.
 Both built-ins are plugins and off by default; nothing here downloads a model.
 
 * ``http`` — :class:`HTTPReranker`, any server speaking the common ``/rerank`` JSON protocol
-  (Cohere, Jina, Voyage, vLLM, Infinity; HuggingFace TEI with ``flavor="tei"``). Stdlib ``urllib``
-  only; retries 5xx/429/timeouts with capped exponential backoff; a refused key fails at once.
+  (Cohere, Jina, Voyage, vLLM, Infinity; HuggingFace TEI with ``flavor="tei"``). It sends through the
+  transport every HTTP provider shares (``_http``: stdlib ``urllib``, redirects refused;
+  ``transport=`` replaces it), retries 5xx/429/timeouts with capped exponential backoff honouring
+  Retry-After, and fails at once on a refused key.
 * ``onnx`` — :class:`ONNXCrossEncoder`, a cross-encoder the user exported to ``model.onnx`` +
   ``tokenizer.json``, run with ``onnxruntime`` and ``tokenizers`` when those are installed.
 
-Errors: configuration problems (bad URL, refused key, missing files or packages) raise
-:class:`~gieok.errors.ConfigError`; a reranker that fails at run time raises :class:`RerankerError`,
-and :class:`RerankerUnavailableError` when it never answered, so a caller may fall back to the
-un-reranked order.
+Errors (all in :mod:`gieok.errors`, re-exported here): configuration problems (bad URL, refused key,
+missing files or packages) raise :class:`~gieok.errors.ConfigError`; a reranker that fails at run time
+raises :class:`RerankerError`, and :class:`RerankerUnavailableError` when it never answered, so a
+caller may fall back to the un-reranked order.
 """
 
 from __future__ import annotations
 
 import hashlib
-import http.client
 import inspect
 import json
 import math
 import os
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from gieok.errors import ConfigError, GieokError, InputError
+from gieok.errors import (
+    ConfigError,
+    GieokError,
+    InputError,
+    RerankerError,
+    RerankerUnavailableError,
+)
+from gieok.providers._http import (
+    Response,
+    Transport,
+    UrllibTransport,
+    auth_hint,
+    backoff_delay,
+    find_api_key,
+    is_transient,
+    no_answer,
+    post_json,
+    retry,
+)
 
 __all__ = [
-    "Reranker",
+    "DEFAULT_API_KEY_ENV",
     "HTTPReranker",
     "ONNXCrossEncoder",
+    "Reranker",
     "RerankerError",
     "RerankerUnavailableError",
-    "DEFAULT_API_KEY_ENV",
     "register_builtins",
 ]
 
 DEFAULT_API_KEY_ENV = "GIEOK_RERANKER_API_KEY"
 
 Flavor = Literal["cohere", "tei"]
-
-
-class RerankerError(GieokError):
-    """The reranker answered, but not with usable scores (bad request, malformed reply)."""
-
-
-class RerankerUnavailableError(RerankerError):
-    """The reranker did not answer after every retry (timeouts, 5xx, connection refused)."""
 
 
 def _sha256(text: str) -> str:
@@ -161,15 +170,6 @@ def _check_input(query: str, documents: Sequence[str]) -> None:
 
 # --- HTTP ------------------------------------------------------------------------------------------
 
-_RETRY_STATUSES = frozenset({408, 425, 429})
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    # Following a redirect would replay the Authorization header to wherever it points, and urllib
-    # turns a redirected POST into a GET; refusing it makes a stale base_url visible instead.
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
 
 class HTTPReranker(Reranker):
     """Client for a ``/rerank`` server: POST ``{model, query, documents}`` -> ``{results: [{index, relevance_score}]}``.
@@ -198,6 +198,7 @@ class HTTPReranker(Reranker):
         backoff: float = 0.5,
         max_backoff: float = 8.0,
         extra_body: dict[str, Any] | None = None,
+        transport: Transport | None = None,
     ) -> None:
         super().__init__(batch_size=batch_size, cache_size=cache_size)
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
@@ -222,21 +223,14 @@ class HTTPReranker(Reranker):
         self.max_backoff = float(max_backoff)
         self.extra_body = dict(extra_body or {})
         self.api_key_env = api_key_env or DEFAULT_API_KEY_ENV
-        self._api_key = (os.environ.get(self.api_key_env) or "").strip() or None
-        if self._api_key is not None and not (self._api_key.isascii() and self._api_key.isprintable()
-                                              and " " not in self._api_key):
-            # http.client would echo a bad header value, key included, in its own exception.
-            raise ConfigError(
-                f"the value of {self.api_key_env} is not a valid API key (it holds spaces, control or "
-                "non-ASCII characters): export the key exactly as the provider issued it"
-            )
+        self._api_key = find_api_key(self.api_key_env)
         if api_key_env and self._api_key is None:
             raise ConfigError(
                 f"reranker API key variable {api_key_env} is not set: export {api_key_env}=<your key>, "
                 "or leave api_key_env unset for a server that needs no key"
             )
         self.model_id = f"http:{model or '-'}@{self.url}"
-        self._opener = urllib.request.build_opener(_NoRedirect)
+        self._transport: Transport = transport if transport is not None else UrllibTransport()
         self._sleep: Callable[[float], None] = time.sleep
 
     def __repr__(self) -> str:  # never shows the key itself
@@ -253,59 +247,48 @@ class HTTPReranker(Reranker):
         return self._parse(self._post(body), len(documents))
 
     def _post(self, body: dict[str, Any]) -> bytes:
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "gieok"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        last_failure = ""
-        retry_after: float | None = None
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                delay = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
-                if retry_after is not None:
-                    delay = max(delay, min(retry_after, self.max_backoff))
-                self._sleep(delay)
-            retry_after = None
-            request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-            try:
-                with self._opener.open(request, timeout=self.timeout) as response:
-                    return bytes(response.read())
-            except urllib.error.HTTPError as error:
-                try:
-                    detail = _snippet(error.read())
-                except (OSError, http.client.HTTPException):
-                    detail = ""
-                finally:
-                    error.close()
-                status = error.code
-                if status in _RETRY_STATUSES or status >= 500:
-                    last_failure = f"HTTP {status}" + (f": {detail}" if detail else "")
-                    retry_after = _retry_after(error.headers.get("Retry-After") if error.headers else None)
-                    continue
-                self._raise_for_status(status, detail, error.headers.get("Location") if error.headers else None)
-            except (TimeoutError, urllib.error.URLError, http.client.HTTPException, ConnectionError) as error:
-                reason = getattr(error, "reason", None) or error
-                last_failure = "timed out" if isinstance(reason, TimeoutError) else str(reason) or type(reason).__name__
-        attempts = self.max_retries + 1
-        raise RerankerUnavailableError(
-            f"reranker at {self.url} did not answer after {attempts} attempt{'s' * (attempts > 1)} "
-            f"(last: {last_failure}): check the server is up, or raise timeout= / max_retries="
-        )
+        headers = {"Authorization": f"Bearer {self._api_key.value}"} if self._api_key else {}
+        try:
+            return retry(lambda: self._attempt(body, headers), transient=RerankerUnavailableError,
+                         max_retries=self.max_retries, delay=self._backoff_delay, sleep=self._sleep)
+        except RerankerUnavailableError as error:
+            attempts = self.max_retries + 1
+            raise RerankerUnavailableError(
+                f"reranker at {self.url} did not answer after {attempts} attempt{'s' * (attempts > 1)} "
+                f"(last: {error}): check the server is up, or raise timeout= / max_retries=",
+                retry_after=error.retry_after,
+            ) from error
 
-    def _raise_for_status(self, status: int, detail: str, location: str | None) -> None:
+    def _attempt(self, body: dict[str, Any], headers: dict[str, str]) -> bytes:
+        # One try; RerankerUnavailableError (naming only this failure) is what a retry may cure.
+        try:
+            response = post_json(self._transport, self.url, body, headers=headers, timeout=self.timeout)
+        except OSError as error:
+            raise RerankerUnavailableError(no_answer(error)) from error
+        if response.ok:
+            return response.body
+        if is_transient(response.status):
+            detail = _snippet(response.body)
+            raise RerankerUnavailableError(f"HTTP {response.status}" + (f": {detail}" if detail else ""),
+                                           retry_after=response.retry_after())
+        raise self._status_error(response)
+
+    def _backoff_delay(self, attempt: int, retry_after: float | None) -> float:
+        # No jitter: one process asks one reranker, and tests can name every delay.
+        return backoff_delay(attempt, base=self.backoff, cap=self.max_backoff, retry_after=retry_after)
+
+    def _status_error(self, response: Response) -> GieokError:
+        status, detail = response.status, _snippet(response.body)
         if status in (401, 403):
-            raise ConfigError(
-                f"reranker at {self.url} refused the API key (HTTP {status}): "
-                + (f"check the key in {self.api_key_env}" if self._api_key
-                   else f"it needs one; export {self.api_key_env}=<your key>")
-            )
+            return ConfigError(f"reranker at {self.url} refused the API key (HTTP {status}): "
+                               + auth_hint(self._api_key, self.api_key_env, can_pass_key=False))
         if 300 <= status < 400:
-            raise ConfigError(
-                f"reranker at {self.url} redirects (HTTP {status}) to {location or 'another address'}: "
+            return ConfigError(
+                f"reranker at {self.url} redirects (HTTP {status}) to {response.header('Location') or 'another address'}: "
                 "set base_url to the final address"
             )
         if status == 404:
-            raise ConfigError(
+            return ConfigError(
                 f"reranker at {self.url} found no such endpoint or model (HTTP 404: {detail or 'no detail'}): "
                 "check base_url (with the API prefix, e.g. /v1) and model"
             )
@@ -314,7 +297,7 @@ class HTTPReranker(Reranker):
             hint = "; this looks like HuggingFace TEI: pass flavor='tei'"
         elif "model" in detail and self.model is None:
             hint = "; the server may need a model name: pass model="
-        raise RerankerError(f"reranker at {self.url} rejected the request (HTTP {status}: {detail or 'no detail'}){hint}")
+        return RerankerError(f"reranker at {self.url} rejected the request (HTTP {status}: {detail or 'no detail'}){hint}")
 
     def _parse(self, raw: bytes, expected: int) -> list[float]:
         try:
@@ -350,13 +333,6 @@ class HTTPReranker(Reranker):
 def _snippet(raw: bytes, limit: int = 200) -> str:
     text = raw.decode("utf-8", "replace").strip().replace("\n", " ")
     return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _retry_after(value: str | None) -> float | None:
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:  # an HTTP date; the exponential backoff is good enough
-        return None
 
 
 # --- ONNX ------------------------------------------------------------------------------------------
