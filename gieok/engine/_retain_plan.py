@@ -22,9 +22,8 @@ import numpy as np
 from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine._time import to_datetime
 from gieok.engine.linking import FactMentions, find_mentions
-from gieok.errors import InvalidMessageError, SpendLimitError
-from gieok.providers.llms import LLMError
-from gieok.extract import ExtractionError, SourceItem, chunk_document, extract_facts, facts_from_text
+from gieok.errors import ExtractionError, InvalidMessageError, LLMError, SpendLimitError
+from gieok.extract import SourceItem, chunk_document, extract_facts, facts_from_text
 from gieok.lifecycle import classify_memory
 from gieok.providers.embedders import Embedder
 from gieok.records import Message, NewFact, RetainResult

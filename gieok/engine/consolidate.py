@@ -29,8 +29,7 @@ from typing import Any
 from gieok.engine.context import JobContext
 from gieok.engine.llm_calls import call_llm
 from gieok.engine._speakers import AGENT_SPEAKERS
-from gieok.errors import SpendLimitError
-from gieok.providers.llms import LLMError
+from gieok.errors import LLMError, SpendLimitError
 from gieok.records import FactRow
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens

@@ -32,10 +32,10 @@ from gieok.engine.channels import (
 from gieok.engine.fusion import rrf_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.engine.context import BankContext
-from gieok.errors import ConfigError, InputError
+from gieok.errors import ConfigError, InputError, RerankerUnavailableError
 from gieok.ids import fact_memory_id, fact_number
 from gieok.providers.embedders import Embedder
-from gieok.providers.rerankers import Reranker, RerankerUnavailableError
+from gieok.providers.rerankers import Reranker
 from gieok.records import ChannelHit, FactRow, Recall, RecalledMemory
 from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store

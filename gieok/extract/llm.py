@@ -45,7 +45,8 @@ from gieok.extract._llm_prompt import (
     salvage,
 )
 from gieok.extract.deterministic import is_small_talk
-from gieok.providers.llms import LLM, LLMOutputError
+from gieok.errors import LLMOutputError
+from gieok.providers.llms import LLM
 from gieok.text.sentences import split_sentences
 
 __all__ = ["SCHEMA", "ExtractedFact", "ExtractionError", "SourceItem", "extract_facts"]
