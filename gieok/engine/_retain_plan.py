@@ -26,7 +26,7 @@ from gieok.errors import ExtractionError, InvalidMessageError, LLMError, SpendLi
 from gieok.extract import SourceItem, chunk_document, extract_facts, facts_from_text
 from gieok.lifecycle import classify_memory
 from gieok.providers.embedders import Embedder
-from gieok.records import Message, NewFact, RetainResult
+from gieok.records import Message, NewFact
 from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms

@@ -34,7 +34,6 @@ from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.engine.context import BankContext
 from gieok.errors import ConfigError, InputError, RerankerUnavailableError
 from gieok.ids import fact_memory_id, fact_number
-from gieok.providers.embedders import Embedder
 from gieok.providers.rerankers import Reranker
 from gieok.records import ChannelHit, FactRow, Recall, RecalledMemory
 from gieok.settings import Settings

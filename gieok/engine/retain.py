@@ -37,7 +37,7 @@ from gieok.engine._time import TimeLike, optional_epoch, to_datetime
 from gieok.engine.context import BankContext, Engine, check_bank_name
 from gieok.engine.linking import link_new_facts
 from gieok.engine.versions import supersede_new_facts
-from gieok.errors import EmbedderMismatchError, InputError, InvalidMessageError
+from gieok.errors import InputError, InvalidMessageError
 from gieok.lifecycle import DECAY_CLASSES
 from gieok.records import Message, NewFact, RetainResult
 from gieok.store.protocol import BankRow, Store
@@ -106,23 +106,15 @@ def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     # 4. write, as one transaction
     store = engine.store
     with store.write():
-        ctx = _bank_in_transaction(engine, bank, embedder.model_id, embedder.dim)
+        # inside the transaction: a bank a concurrent retain made meanwhile, with another embedder,
+        # is refused (EmbedderMismatchError), never mixed
+        ctx = engine.bank_for_write(bank)
         result = _write_conversation(ctx, plan) if plan.kind == "conversation" else _write_document(ctx, plan)
         _audit(store, bank, "retain", source_id, redacted)
         if result.facts_added:
             store.enqueue_job(ctx.bank.id, "consolidate")
     return RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
                         result.chunks_total, result.chunks_skipped, redactions=redacted.count)
-
-
-def _bank_in_transaction(engine: Engine, name: str, embedder_id: str, dim: int) -> BankContext:
-    """The bank inside retain's transaction, created if it is new (a concurrent retain may have
-    created it meanwhile, with another embedder: that is refused, not mixed)."""
-    store = engine.store
-    row = store.get_bank(name) or store.create_bank(name, embedder_id, dim)
-    if row.embedder != embedder_id:
-        raise EmbedderMismatchError(name, row.embedder, embedder_id)
-    return engine.context(row)
 
 
 def _audit(store: Store, bank: str, operation: str, source_id: str, redacted: defense.Redacted) -> None:
