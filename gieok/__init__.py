@@ -7,6 +7,7 @@ from gieok.defense import RedactionPolicy, redact
 from gieok.engine.forget import ErasureProof, ForgetResult
 from gieok.engine.reflect import Reflection
 from gieok.errors import (
+    AuthError,
     BankNotFoundError,
     BlockedContentError,
     ConfigError,
@@ -18,6 +19,7 @@ from gieok.errors import (
     InputError,
     InvalidMessageError,
     InvalidTimeError,
+    KeyRequiredError,
     LLMAuthError,
     LLMConfigError,
     LLMError,
@@ -28,6 +30,8 @@ from gieok.errors import (
     MemoryNotFoundError,
     MissingExtensionError,
     NotFoundError,
+    OperationNotFoundError,
+    PermissionDeniedError,
     RerankerError,
     RerankerUnavailableError,
     SourceNotFoundError,
@@ -39,7 +43,9 @@ from gieok.memory import AsyncMemory, Memory
 from gieok.records import (
     BankInfo,
     ChannelHit,
+    EntityInfo,
     Message,
+    Operation,
     Recall,
     RecalledMemory,
     RetainResult,
@@ -51,12 +57,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AsyncMemory",
+    "AuthError",
     "BankInfo",
     "BankNotFoundError",
     "BlockedContentError",
     "ChannelHit",
     "ConfigError",
     "EmbedderMismatchError",
+    "EntityInfo",
     "EntityNotFoundError",
     "ErasureProof",
     "ExtractionError",
@@ -66,6 +74,7 @@ __all__ = [
     "InputError",
     "InvalidMessageError",
     "InvalidTimeError",
+    "KeyRequiredError",
     "LLMAuthError",
     "LLMConfigError",
     "LLMError",
@@ -78,6 +87,9 @@ __all__ = [
     "Message",
     "MissingExtensionError",
     "NotFoundError",
+    "Operation",
+    "OperationNotFoundError",
+    "PermissionDeniedError",
     "Recall",
     "RecalledMemory",
     "RedactionPolicy",

@@ -15,7 +15,11 @@
     │   ├── BankNotFoundError
     │   ├── MemoryNotFoundError
     │   ├── SourceNotFoundError
-    │   └── EntityNotFoundError       forget(entity=...) names nobody
+    │   ├── EntityNotFoundError       forget(entity=...) names nobody
+    │   └── OperationNotFoundError    no async retain with this operation id
+    ├── AuthError                     the server refused the request's API key
+    │   ├── KeyRequiredError          no key, or a key nobody issued (HTTP 401)
+    │   └── PermissionDeniedError     the key's role may not do this (HTTP 403)
     ├── BlockedContentError           redaction policy "block" refused an item
     ├── EmbedderMismatchError         a bank's vectors were made by another embedder
     ├── SpendLimitError               a bank's LLM spend ceiling is reached (background LLM work stops)
@@ -46,6 +50,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "AuthError",
     "BankNotFoundError",
     "BlockedContentError",
     "ConfigError",
@@ -57,6 +62,7 @@ __all__ = [
     "InputError",
     "InvalidMessageError",
     "InvalidTimeError",
+    "KeyRequiredError",
     "LLMAuthError",
     "LLMConfigError",
     "LLMError",
@@ -67,6 +73,8 @@ __all__ = [
     "MemoryNotFoundError",
     "MissingExtensionError",
     "NotFoundError",
+    "OperationNotFoundError",
+    "PermissionDeniedError",
     "RerankerError",
     "RerankerUnavailableError",
     "SourceNotFoundError",
@@ -133,6 +141,29 @@ class EntityNotFoundError(NotFoundError):
     def __init__(self, name: str):
         self.name = name
         super().__init__(f"no entity named {name!r} in this bank: names come from `gieok recall --explain` or retained text")
+
+
+class OperationNotFoundError(NotFoundError):
+    def __init__(self, operation_id: str):
+        self.operation_id = operation_id
+        super().__init__(f"no operation {operation_id!r}: operation ids come from an async retain's 202 reply")
+
+
+class AuthError(GieokError):
+    """The server refused the request's API key (HTTP adapters map it to 401 / 403)."""
+
+
+class KeyRequiredError(AuthError):
+    def __init__(self, reason: str = "missing"):
+        self.reason = reason
+        super().__init__(f"API key {reason}: send `Authorization: Bearer <key>` with a key from `gieok keys create`")
+
+
+class PermissionDeniedError(AuthError):
+    def __init__(self, role: str, need: str):
+        self.role, self.need = role, need
+        super().__init__(f"this key's role is {role!r} and this call needs {need!r}: "
+                         f"create a key with `gieok keys create --role {need}`")
 
 
 class BlockedContentError(GieokError):

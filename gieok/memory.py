@@ -25,7 +25,7 @@ from gieok.engine.context import Engine, check_bank_name
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
-from gieok.records import BankInfo, Message, Recall, RecalledMemory, RetainResult, SourceInfo
+from gieok.records import BankInfo, EntityInfo, Message, Operation, Recall, RecalledMemory, RetainResult, SourceInfo
 from gieok.settings import Settings, resolve_settings
 from gieok.store.protocol import Store
 from gieok.store.sqlite import SQLiteStore
@@ -91,6 +91,23 @@ class Memory:
         return _retain.retain(self.engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
                               metadata=metadata, progress=progress, on_total=on_total, options=options)
 
+    def submit_retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
+                      text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
+                      metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
+                      importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
+                      expires_at: TimeLike | None = None) -> Operation:
+        """:meth:`retain` in the background: validated and redacted now (bad input or a "block" finding
+        raises here), planned and written by the next :meth:`run_jobs` / server worker. Poll
+        :meth:`operation` with the returned id."""
+        options = _retain.fact_options(decay_class, importance, pinned, ttl, expires_at)
+        job = _retain.submit(self.engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
+                             metadata=metadata, options=options)
+        return self.operation(f"op-{job}")
+
+    def operation(self, operation_id: str) -> Operation:
+        """A submitted retain: ``queued`` / ``running`` / ``done`` (with its RetainResult) / ``failed``."""
+        return _jobs.operation(self.engine, operation_id)
+
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
                now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None) -> Recall:
         """The memories ``query`` needs, best first; at most ``max_tokens`` tokens / ``limit`` items.
@@ -115,6 +132,10 @@ class Memory:
     def sources(self, bank: str) -> list[SourceInfo]:
         ctx = self.engine.bank(bank)
         return ctx.store.list_sources(ctx.bank.id, ctx.bank.name)
+
+    def entities(self, bank: str) -> list[EntityInfo]:
+        """The people, places and things ``bank`` knows, most named first, with their aliases."""
+        return _banks.entities(self.engine.bank(bank))
 
     def source(self, bank: str, source_id: str) -> SourceInfo:
         """One source verbatim: a conversation's messages or a document's text."""

@@ -16,6 +16,8 @@ __all__ = [
     "RecalledMemory",
     "Recall",
     "RetainResult",
+    "EntityInfo",
+    "Operation",
 ]
 
 
@@ -184,3 +186,29 @@ class RetainResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class EntityInfo:
+    """A person, place or thing the bank knows, with the names it goes by and how many facts name it."""
+
+    name: str
+    kind: str
+    aliases: list[str]
+    facts: int
+    last_seen: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A retain queued to run in the background (``submit_retain``; HTTP ``"async": true``)."""
+
+    id: str
+    bank: str
+    kind: str
+    status: str  # queued, running, done, failed
+    created_at: datetime
+    updated_at: datetime
+    attempts: int = 0
+    result: RetainResult | None = None
+    error: str | None = None

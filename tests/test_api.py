@@ -15,7 +15,8 @@ from gieok.settings import SETTINGS, resolve_settings
 
 def test_public_names_are_pinned() -> None:
     assert sorted(gieok.__all__) == sorted([
-        "AsyncMemory", "BankInfo", "BankNotFoundError", "BlockedContentError", "ChannelHit", "ConfigError",
+        "AsyncMemory", "AuthError", "KeyRequiredError", "OperationNotFoundError", "PermissionDeniedError",
+        "EntityInfo", "Operation", "BankInfo", "BankNotFoundError", "BlockedContentError", "ChannelHit", "ConfigError",
         "EmbedderMismatchError", "EntityNotFoundError", "ErasureProof", "ExtractionError", "ForgetResult",
         "FileFormatError", "GieokError", "InputError", "InvalidMessageError", "InvalidTimeError",
         "LLMAuthError", "LLMConfigError", "LLMError", "LLMOutputError", "LLMRateLimitError", "LLMRequestError",
@@ -39,7 +40,7 @@ PUBLIC_METHODS = {
     "retain", "recall", "reflect", "banks", "sources", "source", "get", "history", "observations", "forget",
     "verify_erased", "delete_bank", "redaction_policy", "set_redaction_policy", "audit_log", "configure_llm",
     "llm_usage", "add_mental_model", "mental_model", "mental_models", "delete_mental_model", "maintain",
-    "run_jobs", "jobs", "close",
+    "run_jobs", "jobs", "close", "submit_retain", "operation", "entities",
 }
 
 

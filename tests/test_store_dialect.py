@@ -9,7 +9,7 @@ from gieok.store._schema import NAMES
 from gieok.store.migrations import MIGRATIONS
 
 _SHARED = {"gieok.store._write_path", "gieok.store._core", "gieok.store._graph", "gieok.store._lifecycle",
-           "gieok.store._derived"}
+           "gieok.store._derived", "gieok.store._keys"}
 # FTS5 and sqlite-vec against BM25 in SQL and pgvector; the erasure proof over a file against tables
 _OWN = {"keyword_search", "vector_search", "vectors_sample", "vectors_of", "clear_fact_context", "compact_indexes",
         "scan_for", "vacuum", "file_contains"}

@@ -13,9 +13,10 @@ from gieok.engine.observations import observation_memory
 from gieok.engine.recall import add_versions, fact_to_memory
 from gieok.errors import BankNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import parse_memory_id
-from gieok.records import RecalledMemory, SourceInfo
+from gieok.engine._time import from_epoch
+from gieok.records import EntityInfo, RecalledMemory, SourceInfo
 
-__all__ = ["source", "get_memory", "history", "observations", "set_redaction_policy", "configure_llm",
+__all__ = ["source", "entities", "get_memory", "history", "observations", "set_redaction_policy", "configure_llm",
            "llm_usage", "delete_bank"]
 
 
@@ -24,6 +25,13 @@ def source(ctx: BankContext, source_id: str) -> SourceInfo:
     if found is None:
         raise SourceNotFoundError(source_id)
     return found
+
+
+def entities(ctx: BankContext, limit: int = 1000) -> list[EntityInfo]:
+    """The bank's entities, most named first, with their aliases (what ``forget(entity=...)`` accepts)."""
+    return [EntityInfo(row.canonical_name, row.kind, [a for a in row.aliases if a != row.canonical_name], count,
+                       from_epoch(row.last_seen) if row.last_seen else None)
+            for row, count in ctx.store.list_entities(ctx.bank.id, int(limit))]
 
 
 def get_memory(ctx: BankContext, memory_id: str) -> RecalledMemory:

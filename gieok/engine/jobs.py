@@ -1,6 +1,7 @@
 """Background jobs: a durable queue in the same database, claimed on the single write path.
 
-Kinds: ``decay`` (recompute strengths, archive what faded), ``purge`` (erase facts whose TTL
+Kinds: ``retain`` (a retain submitted to run in the background; its RetainResult is kept on the
+job row, which is the "operation" the server reports), ``decay`` (recompute strengths, archive what faded), ``purge`` (erase facts whose TTL
 passed), ``consolidate`` (facts into observations) and ``refresh_models`` (re-answer mental
 models). A job is claimed in a write transaction (so two workers never take the same one) with a
 lease: if its worker dies, the job is claimed again once the lease expires. A job that raises is
@@ -22,9 +23,12 @@ from gieok.engine.consolidate import run_consolidation
 from gieok.engine.context import Engine, JobContext
 from gieok.engine.maintenance import run_decay, run_purge
 from gieok.engine.reflect import refresh_models
+from gieok.engine.retain import run_retain_job
+from gieok.errors import BlockedContentError, EmbedderMismatchError, InputError, NotFoundError, OperationNotFoundError
+from gieok.records import Operation, RetainResult
 from gieok.store.protocol import BankRow
 
-__all__ = ["HANDLERS", "run_pending", "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS",
+__all__ = ["HANDLERS", "run_pending", "operation", "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS",
            "JOB_RETENTION_DAYS", "job_to_dict"]
 
 MAX_ATTEMPTS = 3
@@ -33,8 +37,11 @@ _BACKOFF_CAP = 3600.0
 JOB_RETENTION_DAYS = 30.0  # finished jobs are kept this long for `gieok jobs`, then pruned
 
 Handler = Callable[[JobContext], dict[str, Any] | None]
+# errors that running the job again cannot cure
+_FINAL = (InputError, NotFoundError, BlockedContentError, EmbedderMismatchError)
 # Every job kind and what runs it, in one table: a kind nobody lists here is never claimed.
 HANDLERS: dict[str, Handler] = {
+    "retain": run_retain_job,
     "consolidate": run_consolidation,
     "decay": run_decay,
     "purge": run_purge,
@@ -69,11 +76,11 @@ def run_pending(engine: Engine, *, limit: int | None = None, bank_id: int | None
                              now=at, payload=job.payload)
             result = handler(ctx)
             with store.write():
-                store.finish_job(job.id)
+                store.finish_job(job.id, result=result)
             report.update(status="done", result=result or {})
         except Exception as exc:  # a job's failure is recorded on its row, never lost or raised into the caller
             error = f"{type(exc).__name__}: {exc}"
-            final = job.attempts >= MAX_ATTEMPTS or not getattr(exc, "retryable", True)
+            final = job.attempts >= MAX_ATTEMPTS or isinstance(exc, _FINAL) or not getattr(exc, "retryable", True)
             retry = None if final else at + min(_BACKOFF_CAP, 30.0 * 2 ** (job.attempts - 1))
             with store.write():
                 store.finish_job(job.id, error=error, retry_at=retry)
@@ -104,6 +111,18 @@ def queue_maintenance(engine: Engine, banks: list[BankRow], now: float | None) -
             engine.store.enqueue_job(row.id, "purge", run_after=now)
             engine.store.enqueue_job(row.id, "decay", run_after=now)
         engine.store.prune_jobs(at - JOB_RETENTION_DAYS * 86400.0)
+
+
+def operation(engine: Engine, operation_id: str) -> Operation:
+    """A queued retain (``op-12``) as the caller sees it; its RetainResult once done."""
+    text = str(operation_id)
+    job = engine.store.get_job(int(text[3:])) if text.startswith("op-") and text[3:].isdigit() else None
+    bank = engine.store.bank_by_id(job.bank_id) if job is not None else None
+    if job is None or bank is None or job.kind != "retain":
+        raise OperationNotFoundError(text)
+    result = RetainResult(**job.result) if job.status == "done" and job.result else None
+    return Operation(f"op-{job.id}", bank.name, job.kind, job.status, from_epoch(job.created_at),
+                     from_epoch(job.updated_at), job.attempts, result, job.last_error)
 
 
 def list_jobs(engine: Engine, bank_id: int | None, status: str | None, limit: int) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ spend that happened is recorded even if the retain then fails). An empty bank ho
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -34,7 +35,7 @@ from gieok.engine._retain_plan import (
     plan_messages,
 )
 from gieok.engine._time import TimeLike, optional_epoch, to_datetime
-from gieok.engine.context import BankContext, Engine, check_bank_name
+from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
 from gieok.engine.versions import supersede_new_facts
 from gieok.errors import InputError, InvalidMessageError
@@ -42,7 +43,8 @@ from gieok.lifecycle import DECAY_CLASSES
 from gieok.records import Message, NewFact, RetainResult
 from gieok.store.protocol import BankRow, Store
 
-__all__ = ["retain", "fact_options", "normalize_messages", "FactOptions"]
+__all__ = ["retain", "screen", "write_screened", "submit", "run_retain_job", "fact_options", "normalize_messages",
+           "FactOptions", "Screened"]
 
 Progress = Callable[[int], None] | None
 
@@ -63,46 +65,75 @@ def fact_options(decay_class: str | None = None, importance: float | None = None
     return FactOptions(decay_class, None if importance is None else float(importance), pinned, expiry)
 
 
-def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
+@dataclass(frozen=True)
+class Screened:
+    """A retain call after validation and redaction: what may be planned, written or queued."""
+
+    bank: str
+    kind: str  # conversation / document
+    source_id: str
+    redacted: defense.Redacted
+    timestamp: str | None  # a document's default time (messages carry their own)
+
+
+def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
-           metadata: Mapping[str, Any] | None = None, progress: Progress = None,
-           on_total: Callable[[int], None] | None = None, options: FactOptions = FactOptions()) -> RetainResult:
-    """Store a conversation (``messages``) or a document (``text``) and its facts (see the module docstring)."""
-    # 1. validate
+           metadata: Mapping[str, Any] | None = None) -> Screened:
+    """Steps 1 and 2: validate the call and redact it with the bank's policy. A "block" finding writes
+    the refusal's audit row and raises BlockedContentError; nothing else is written."""
     if (messages is None) == (text is None):
         raise InputError("retain needs exactly one of messages=[...] or text='...'")
     if document_id is not None and (not isinstance(document_id, str) or not document_id.strip()):
         raise InputError("document_id must be a non-empty string")
     check_bank_name(bank)
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise InputError("metadata must be an object of names to values")
     default_ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
+    policy = engine.redaction_policy(bank)
     if messages is not None:
         normalized = [m if m.timestamp or default_ts is None else Message(m.id, m.speaker, m.text, default_ts)
                       for m in normalize_messages(messages)]
         source_id = document_id or f"conversation-{normalized[0].id}"
+        redacted = defense.redact_messages(normalized, policy)
     else:
         if not isinstance(text, str) or not text.strip():
             raise InputError("text is empty: give the document's text")
         source_id = document_id or "doc-" + content_sha(text)[:16]
-    row = engine.find_bank(bank)
-    # 2. redact (and refuse)
-    policy = engine.redaction_policy(bank)
-    redacted = defense.redact_messages(normalized, policy) if messages is not None else \
-        defense.redact_document(text or "", source_id, metadata or {}, policy)
+        redacted = defense.redact_document(text, source_id, metadata or {}, policy)
     if redacted.blocked:
         with engine.store.write():
             _audit(engine.store, bank, "retain-refused", source_id, redacted)
         defense.check_blocked(redacted)
+    return Screened(bank, "conversation" if messages is not None else "document", source_id, redacted, default_ts)
+
+
+def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
+           text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
+           metadata: Mapping[str, Any] | None = None, progress: Progress = None,
+           on_total: Callable[[int], None] | None = None, options: FactOptions = FactOptions()) -> RetainResult:
+    """Store a conversation (``messages``) or a document (``text``) and its facts (see the module docstring)."""
+    screened = screen(engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
+                      metadata=metadata)
+    return write_screened(engine, screened, options, progress=progress, on_total=on_total)
+
+
+def write_screened(engine: Engine, screened: Screened, options: FactOptions = FactOptions(), *,
+                   progress: Progress = None, on_total: Callable[[int], None] | None = None,
+                   audit_operation: str = "retain") -> RetainResult:
+    """Steps 3 and 4: plan outside the write lock, then write everything in one transaction."""
+    bank, redacted, source_id = screened.bank, screened.redacted, screened.source_id
+    row = engine.find_bank(bank)
     # 3. plan, outside the write lock
     embedder = engine.embedder(row.embedder if row is not None else None)
     if row is None and engine.settings.llm_extraction and (engine.llm is not None or engine.settings.llm):
         row = engine.bank_for_write(bank).bank  # the LLM's spend is metered against the bank as it goes
     llm = engine.context(row).extraction_llm() if row is not None else None
-    if messages is not None:
+    if screened.kind == "conversation":
         plan = plan_messages(engine.store, row, engine.settings, embedder, redacted.messages, source_id, options,
                              llm, progress, on_total)
     else:
         plan = plan_document(engine.store, row, engine.settings, embedder, redacted.text or "", source_id,
-                             default_ts, redacted.metadata, options, llm, progress, on_total)
+                             screened.timestamp, redacted.metadata, options, llm, progress, on_total)
     # 4. write, as one transaction
     store = engine.store
     with store.write():
@@ -110,11 +141,43 @@ def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
         # is refused (EmbedderMismatchError), never mixed
         ctx = engine.bank_for_write(bank)
         result = _write_conversation(ctx, plan) if plan.kind == "conversation" else _write_document(ctx, plan)
-        _audit(store, bank, "retain", source_id, redacted)
+        _audit(store, bank, audit_operation, source_id, redacted)
         if result.facts_added:
             store.enqueue_job(ctx.bank.id, "consolidate")
     return RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
                         result.chunks_total, result.chunks_skipped, redactions=redacted.count)
+
+
+# -- retain in the background -----------------------------------------------------------------
+# The call is validated and redacted before it is queued (bad input and "block" findings fail the
+# submit itself, and the queue never holds a secret); the job plans and writes what was screened.
+
+def submit(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
+           text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
+           metadata: Mapping[str, Any] | None = None, options: FactOptions = FactOptions()) -> int:
+    """Queue a retain; returns its job id. The redaction audit row is written with the job."""
+    screened = screen(engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
+                      metadata=metadata)
+    redacted = screened.redacted
+    payload = {"kind": screened.kind, "source_id": screened.source_id, "timestamp": screened.timestamp,
+               "messages": [asdict(m) for m in redacted.messages], "text": redacted.text,
+               "metadata": redacted.metadata, "redactions": redacted.count, "options": asdict(options)}
+    with engine.store.write():
+        ctx = engine.bank_for_write(bank)
+        _audit(engine.store, bank, "retain-queued", screened.source_id, redacted)
+        job_id = engine.store.enqueue_job(ctx.bank.id, "retain", payload, unique=False)
+    assert job_id is not None
+    return job_id
+
+
+def run_retain_job(ctx: JobContext) -> dict[str, Any]:
+    """The ``retain`` job: write what :func:`submit` screened (it is not redacted twice)."""
+    p = ctx.payload
+    redacted = defense.Redacted(messages=[Message(**m) for m in p.get("messages", [])], text=p.get("text"),
+                                metadata=dict(p.get("metadata") or {}))
+    screened = Screened(ctx.bank.name, str(p["kind"]), str(p["source_id"]), redacted, p.get("timestamp"))
+    result = write_screened(ctx.engine, screened, FactOptions(**p.get("options", {})))
+    return {**asdict(result), "redactions": int(p.get("redactions", 0))}
 
 
 def _audit(store: Store, bank: str, operation: str, source_id: str, redacted: defense.Redacted) -> None:

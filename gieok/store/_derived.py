@@ -53,6 +53,7 @@ class JobRow:
     last_error: str | None
     created_at: float
     updated_at: float
+    result: dict[str, Any] | None = None  # what the handler returned, once done
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class MentalModelRow:
     created_at: float
 
 
-_JOB_COLUMNS = "id, bank_id, kind, payload, status, attempts, run_after, last_error, created_at, updated_at"
+_JOB_COLUMNS = "id, bank_id, kind, payload, status, attempts, run_after, last_error, created_at, updated_at, result"
 _OBSERVATION_COLUMNS = "id, bank_id, entity_id, topic, text, history, believed_at, created_at, updated_at, tokens"
 
 
@@ -174,7 +175,8 @@ class DerivedQueries(StoreQueries):
     # -- jobs --------------------------------------------------------------------------------
     def _job(self, r: Any) -> JobRow:
         return JobRow(int(r[0]), int(r[1]), str(r[2]), self._dialect.from_json(r[3]), str(r[4]), int(r[5]),
-                      float(r[6]), r[7], float(r[8]), float(r[9]))
+                      float(r[6]), r[7], float(r[8]), float(r[9]),
+                      self._dialect.from_json(r[10]) if r[10] is not None else None)
 
     def enqueue_job(self, bank_id: int, kind: str, payload: dict[str, Any] | None = None,
                     run_after: float | None = None, unique: bool = True) -> int | None:
@@ -211,17 +213,23 @@ class DerivedQueries(StoreQueries):
                      "updated_at = ? WHERE id = ?", (now, worker, now, row[0]))
         return self._job(conn.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (row[0],)).fetchone())
 
-    def finish_job(self, job_id: int, *, error: str | None = None, retry_at: float | None = None) -> None:
+    def finish_job(self, job_id: int, *, error: str | None = None, retry_at: float | None = None,
+                   result: dict[str, Any] | None = None) -> None:
         conn = self._require_write()
         now = time.time()
         if error is None:
-            conn.execute("UPDATE jobs SET status = 'done', last_error = NULL, updated_at = ? WHERE id = ?", (now, job_id))
+            conn.execute("UPDATE jobs SET status = 'done', last_error = NULL, result = ?, updated_at = ? WHERE id = ?",
+                         (json.dumps(result, ensure_ascii=False) if result is not None else None, now, job_id))
         elif retry_at is not None:
             conn.execute("UPDATE jobs SET status = 'queued', last_error = ?, run_after = ?, updated_at = ? WHERE id = ?",
                          (error[:500], retry_at, now, job_id))
         else:
             conn.execute("UPDATE jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?",
                          (error[:500], now, job_id))
+
+    def get_job(self, job_id: int) -> JobRow | None:
+        row = self._conn().execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return self._job(row) if row else None
 
     def list_jobs(self, bank_id: int | None = None, status: str | None = None, limit: int = 100) -> list[JobRow]:
         filters = "1 = 1"

@@ -158,8 +158,14 @@ def m0005_context_vectors(conn: Any) -> None:
         CREATE INDEX fact_context_vectors_bank ON fact_context_vectors(bank_id, dim)""")
 
 
+def m0006_keys(conn: Any) -> None:
+    """The server's API keys, and a finished job's result."""
+    _run_script(conn, _schema.KEYS)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
-                                                                       m0004_lifecycle, m0005_context_vectors)
+                                                                       m0004_lifecycle, m0005_context_vectors,
+                                                                       m0006_keys)
 
 
 def migrate(raw: Any) -> list[str]:

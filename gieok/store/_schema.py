@@ -27,10 +27,10 @@ from collections.abc import Callable
 from string import Template
 from typing import Any
 
-__all__ = ["CORE", "DEFENSE", "GRAPH", "LIFECYCLE", "NAMES", "ordered", "render", "seed_fingerprint_key"]
+__all__ = ["CORE", "DEFENSE", "GRAPH", "KEYS", "LIFECYCLE", "NAMES", "ordered", "render", "seed_fingerprint_key"]
 
 
-NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors")
+NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
@@ -260,4 +260,21 @@ CREATE TABLE llm_usage (
     cost_usd      $REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (bank_id, day, operation, provider, model)
 )
+"""
+
+# API keys of the server (only a SHA-256 of each key is kept; a key names banks, which need not exist
+# yet) and the result of a finished job (an async retain's RetainResult, read by GET /v1/operations)
+KEYS = """
+CREATE TABLE api_keys (
+    id           $ID,
+    key_hash     TEXT NOT NULL UNIQUE,
+    prefix       TEXT NOT NULL,
+    name         TEXT,
+    role         TEXT NOT NULL CHECK (role IN ('read', 'write', 'admin')),
+    banks        $JSON NOT NULL DEFAULT '[]',
+    created_at   $REAL NOT NULL,
+    last_used_at $REAL,
+    revoked_at   $REAL
+);
+ALTER TABLE jobs ADD COLUMN result $JSON;
 """

@@ -28,6 +28,7 @@ from gieok.store._core import CoreQueries
 from gieok.store._derived import DerivedQueries
 from gieok.store._dialect import PostgresDialect
 from gieok.store._graph import GraphQueries
+from gieok.store._keys import KeyQueries
 from gieok.store._lifecycle import LifecycleQueries
 from gieok.store._pg_connect import connect, display_dsn
 from gieok.store._pg_lifecycle import PgErasureProof
@@ -39,7 +40,7 @@ __all__ = ["PostgresStore"]
 
 
 class PostgresStore(WritePath, SearchIndexes, PgErasureProof, CoreQueries, GraphQueries, LifecycleQueries,
-                    DerivedQueries):
+                    DerivedQueries, KeyQueries):
     """The PostgreSQL implementation of :class:`gieok.store.protocol.Store`.
 
     ``dsn`` is a libpq connection string or URI. ``path`` is that DSN without its password."""

@@ -21,6 +21,7 @@ from gieok.store._core import CoreQueries
 from gieok.store._derived import DerivedQueries
 from gieok.store._dialect import Dialect
 from gieok.store._graph import GraphQueries
+from gieok.store._keys import KeyQueries
 from gieok.store._lifecycle import LifecycleQueries
 from gieok.store._sqlite_search import SQLiteIndexes
 from gieok.store._write_path import WritePath
@@ -29,7 +30,8 @@ from gieok.store.migrations import migrate
 __all__ = ["SQLiteStore"]
 
 
-class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, LifecycleQueries, DerivedQueries):
+class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, LifecycleQueries, DerivedQueries,
+                  KeyQueries):
     """The SQLite implementation of :class:`gieok.store.protocol.Store`."""
 
     _dialect = Dialect()

@@ -1,0 +1,120 @@
+"""API keys: who may reach which banks through the server adapters.
+
+A key is ``gk_`` and 32 random bytes (URL-safe base64); only its SHA-256 is stored, so a copy of the
+database does not hold a usable key. A key names the banks it may use (``read``: recall, reflect and
+inspection; ``write``: also retain and forget) — ``admin`` keys reach every bank and may delete banks.
+Keys are plain high-entropy secrets, so one SHA-256 (not a slow password hash) is the right digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from gieok.engine._time import from_epoch
+from gieok.engine.context import Engine, check_bank_name
+from gieok.errors import BankNotFoundError, InputError, KeyRequiredError, NotFoundError, PermissionDeniedError
+
+__all__ = ["ROLES", "ApiKey", "Principal", "OPEN", "create_key", "list_keys", "revoke_key", "authenticate",
+           "key_count"]
+
+ROLES = ("read", "write", "admin")
+_PREFIX = "gk_"
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A key as ``gieok keys list`` shows it: never the key itself."""
+
+    id: int
+    prefix: str
+    role: str
+    banks: list[str]
+    created_at: datetime
+    name: str | None = None
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the role and banks of the key the request carried (``OPEN``: no keys needed)."""
+
+    role: str
+    banks: frozenset[str] = field(default_factory=frozenset)
+    key_id: int | None = None
+
+    def sees(self, bank: str) -> bool:
+        return self.role == "admin" or bank in self.banks
+
+    def require(self, bank: str | None, need: str) -> None:
+        """Raise unless this caller may do a ``need`` (read / write / admin) call on ``bank``. A bank the
+        key does not name is reported as not found, exactly like a bank that does not exist."""
+        if bank is not None and not self.sees(bank):
+            raise BankNotFoundError(bank)
+        if ROLES.index(self.role) < ROLES.index(need):
+            raise PermissionDeniedError(self.role, need)
+
+
+OPEN = Principal("admin")
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _api_key(row: Any) -> ApiKey:
+    return ApiKey(row.id, row.prefix, row.role, list(row.banks), from_epoch(row.created_at), row.name,
+                  from_epoch(row.last_used_at) if row.last_used_at else None,
+                  from_epoch(row.revoked_at) if row.revoked_at else None)
+
+
+def create_key(engine: Engine, *, role: str, banks: list[str] | tuple[str, ...] = (),
+               name: str | None = None) -> tuple[ApiKey, str]:
+    """A new key: its record and the key itself (shown once; only its digest is kept)."""
+    if role not in ROLES:
+        raise InputError(f"role {role!r} is unknown: use one of {', '.join(ROLES)}")
+    names = [check_bank_name(b) for b in dict.fromkeys(banks)]
+    if role != "admin" and not names:
+        raise InputError(f"a {role} key needs at least one bank: `gieok keys create --bank NAME --role {role}`")
+    key = _PREFIX + secrets.token_urlsafe(32)
+    with engine.store.write():
+        key_id = engine.store.add_key(_digest(key), key[:10], name, role, names)
+    created = next(k for k in list_keys(engine) if k.id == key_id)
+    return created, key
+
+
+def list_keys(engine: Engine) -> list[ApiKey]:
+    return [_api_key(r) for r in engine.store.list_keys()]
+
+
+def revoke_key(engine: Engine, key_id: int) -> ApiKey:
+    with engine.store.write():
+        engine.store.revoke_key(int(key_id), time.time())
+    for key in list_keys(engine):
+        if key.id == int(key_id):
+            return key
+    raise NotFoundError(f"no key with id {key_id}: list keys with `gieok keys list`")
+
+
+def key_count(engine: Engine) -> int:
+    """How many keys are in force (0: the server runs without keys)."""
+    return engine.store.count_active_keys()
+
+
+def authenticate(engine: Engine, key: str | None) -> Principal:
+    """The caller a presented key stands for; a missing, unknown or revoked key raises KeyRequiredError."""
+    if not key:
+        raise KeyRequiredError("missing")
+    row = engine.store.key_by_hash(_digest(key.strip()))
+    if row is None or row.revoked_at is not None:
+        raise KeyRequiredError("unknown or revoked")
+    now = time.time()
+    if row.last_used_at is None or now - float(row.last_used_at) > 60.0:  # at most one write a minute per key
+        with engine.store.write():
+            engine.store.touch_key(row.id, now)
+    return Principal(row.role, frozenset(row.banks), row.id)
