@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from gieok.memory import Memory
 
-__all__ = ["GlobalOptions", "echo_json", "global_options", "open_memory"]
+__all__ = ["GlobalOptions", "echo_json", "global_options", "open_memory", "store_options"]
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,33 @@ def global_options(ctx: click.Context) -> GlobalOptions:
     return options
 
 
+def store_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--db PATH`` / ``--database postgresql://…`` on a command (``gieok serve --db x.db``), over the
+    root group's ``--db``. The command receives neither: :func:`open_memory` reads them."""
+    def remember(name: str) -> Callable[[click.Context, click.Parameter, Any], None]:
+        def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> None:
+            if value is not None:
+                ctx.meta[f"gieok.{name}"] = value
+        return callback
+
+    command = click.option("--database", default=None, envvar="GIEOK_DATABASE", expose_value=False,
+                           callback=remember("database"),
+                           help="a PostgreSQL URL instead of the SQLite file ($GIEOK_DATABASE)")(command)
+    return click.option("--db", default=None, expose_value=False, callback=remember("db"),
+                        help="the SQLite file (overrides the global --db)")(command)
+
+
 def open_memory(ctx: click.Context) -> Memory:
-    """The Memory the global options name, closed when the command's context closes."""
+    """The Memory the options name (a command's --db / --database, else the global --db), closed when
+    the command's context closes."""
     options = global_options(ctx)
-    mem = Memory(options.db, embedder=options.embedder, **options.settings)
+    database = ctx.meta.get("gieok.database")
+    if database:
+        from gieok.store.postgres import PostgresStore  # psycopg is needed only here
+
+        mem = Memory(store=PostgresStore(str(database)), embedder=options.embedder, **options.settings)
+    else:
+        mem = Memory(ctx.meta.get("gieok.db", options.db), embedder=options.embedder, **options.settings)
     ctx.call_on_close(mem.close)
     return mem
 
