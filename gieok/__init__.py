@@ -56,7 +56,9 @@ from gieok.temporal import TimeMention, find_time_expressions, parse_time_range
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncClient",
     "AsyncMemory",
+    "Client",
     "AuthError",
     "BankInfo",
     "BankNotFoundError",
@@ -108,3 +110,12 @@ __all__ = [
     "parse_time_range",
     "redact",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Client and AsyncClient need httpx and pydantic (the ``server`` extra): imported on first use
+    if name in ("Client", "AsyncClient"):
+        from gieok import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module 'gieok' has no attribute {name!r}")

@@ -72,6 +72,8 @@ SETTINGS: tuple[Setting, ...] = (
             "at retain, give each reply a second vector with the message it answers (better recall; "
             "about twice the embedding work for a conversation)"),
     Setting("supersede", True, bool, "at retain, detect statements that update older ones and close the old version"),
+    Setting("server_max_body_bytes", 4_194_304, int,
+            "the largest request body `gieok serve` accepts (bytes); a larger one gets 413 and nothing is stored"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}

@@ -50,8 +50,6 @@ class ForgetResult:
     memory_ids: list[str]
     contexts_cleared: int = 0  # replies to an erased message that lost it as context
     proof: ErasureProof | None = None
-    # the erased texts, kept only in this object so the caller can prove the erasure; never stored
-    _probes: list[str] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"bank": self.bank, "selector": self.selector, "erased": self.erased, "memory_ids": self.memory_ids,
@@ -109,16 +107,17 @@ def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | N
     if all(v is None for v in (source_id, memory_id, entity, before)):
         raise InputError("forget needs one of source_id=, memory_id=, entity= or before= (nothing was deleted)")
     before_dt = to_datetime(before, "before") if before is not None else None
-    result = _erase(ctx.store, ctx.bank, source_id, memory_id, entity,
+    # the erased texts live only in this call, to prove the erasure: never stored, never returned
+    result, probes = _erase(ctx.store, ctx.bank, source_id, memory_id, entity,
                     before_dt.timestamp() if before_dt else None, before_dt.isoformat() if before_dt else None,
                     ctx.engine.fingerprint_key)
     if verify:
-        result.proof = verify_erased(ctx.store, result._probes) if result._probes else ErasureProof(clean=True, checked=[])
+        result.proof = verify_erased(ctx.store, probes) if probes else ErasureProof(clean=True, checked=[])
     return result
 
 
 def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
-           before: float | None, before_iso: str | None, fingerprint_key: bytes | None) -> ForgetResult:
+           before: float | None, before_iso: str | None, fingerprint_key: bytes | None) -> tuple[ForgetResult, list[str]]:
     fact_ids, message_rows, source_rows, keys, observations = _select(
         store, bank, source_id, memory_id, entity, before, before_iso)
     facts = store.get_facts(bank.id, fact_ids)
@@ -147,7 +146,7 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
                           "count": erased["facts"]}])
     selector = {k: str(v) for k, v in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity),
                                         ("before", before_iso)) if v is not None}
-    return ForgetResult(bank.name, selector, erased, [fact_memory_id(i) for i in fact_ids], cleared, None, probes)
+    return ForgetResult(bank.name, selector, erased, [fact_memory_id(i) for i in fact_ids], cleared, None), probes
 
 
 def _drop_context(store: Store, bank: BankRow, fact_ids: Sequence[int]) -> int:

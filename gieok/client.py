@@ -1,0 +1,248 @@
+"""``Client`` and ``AsyncClient``: the :class:`gieok.Memory` API over HTTP, for a ``gieok serve``.
+
+Switching from embedded to server is one line::
+
+    mem = Memory("memories.db")                                   # embedded
+    mem = Client("http://127.0.0.1:8765", api_key="gk_...")       # the same calls, on a server
+
+The methods, their arguments and their return types are Memory's (a contract test runs one suite
+against both); what comes back is parsed into the same records (gieok.records) with the schema the
+server generated its answers from. A problem+json answer is raised as the typed error the server
+raised (``BankNotFoundError``, ``InputError``, ...), with the server's message. Needs httpx (the
+``server`` extra).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import TypeAdapter
+
+from gieok import errors as _errors
+from gieok.engine.forget import ForgetResult
+from gieok.engine.reflect import Reflection
+from gieok.records import BankInfo, EntityInfo, Message, Operation, Recall, RecalledMemory, RetainResult, SourceInfo
+
+__all__ = ["Client", "AsyncClient"]
+
+T = TypeVar("T")
+TimeLike = str | datetime | date
+_STATUS_ERRORS: dict[int, type[_errors.GieokError]] = {
+    401: _errors.KeyRequiredError, 403: _errors.PermissionDeniedError, 404: _errors.NotFoundError,
+    409: _errors.EmbedderMismatchError, 413: _errors.InputError, 422: _errors.InputError,
+    429: _errors.SpendLimitError, 503: _errors.LLMUnavailableError,
+}
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def _parse(kind: Any, data: Any) -> Any:
+    adapter = _ADAPTERS.get(kind)
+    if adapter is None:
+        adapter = _ADAPTERS[kind] = TypeAdapter(kind)
+    return adapter.validate_python(data)
+
+
+def _time(value: TimeLike | None) -> str | None:
+    return value.isoformat() if isinstance(value, (datetime, date)) else value
+
+
+def _error(response: httpx.Response) -> _errors.GieokError:
+    """The typed error a problem+json answer names, carrying the server's message."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    detail = str(body.get("detail") or response.text or f"HTTP {response.status_code}")
+    cls = getattr(_errors, str(body.get("error", "")), None)
+    if not (isinstance(cls, type) and issubclass(cls, _errors.GieokError)):
+        cls = _STATUS_ERRORS.get(response.status_code, _errors.GieokError)
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, detail)  # the server's message as is; the class's own __init__ would re-word it
+    exc.status = response.status_code  # type: ignore[attr-defined]
+    return exc
+
+
+def _messages(messages: Sequence[Mapping[str, Any] | Message] | None) -> list[dict[str, Any]] | None:
+    if messages is None:
+        return None
+    out = []
+    for m in messages:
+        item = {"id": m.id, "speaker": m.speaker, "text": m.text, "timestamp": m.timestamp} \
+            if isinstance(m, Message) else dict(m)
+        out.append({k: _time(v) if k == "timestamp" else v for k, v in item.items() if v is not None})
+    return out
+
+
+def _retain_body(messages: Sequence[Mapping[str, Any] | Message] | None, text: str | None,
+                 document_id: str | None, timestamp: TimeLike | None, metadata: Mapping[str, Any] | None,
+                 decay_class: str | None, importance: float | None, pinned: bool | None, ttl: float | None,
+                 expires_at: TimeLike | None) -> dict[str, Any]:
+    body = {"messages": _messages(messages), "text": text, "document_id": document_id, "timestamp": _time(timestamp),
+            "metadata": dict(metadata) if metadata is not None else None, "decay_class": decay_class,
+            "importance": importance, "pinned": pinned, "ttl": ttl, "expires_at": _time(expires_at)}
+    return _drop_none(body)
+
+
+def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def _q(name: str) -> str:
+    return quote(str(name), safe="")  # a bank or id is one path segment, whatever its letters
+
+
+_GETS: dict[str, tuple[str, Any]] = {
+    "banks": ("/v1/banks", list[BankInfo]),
+    "sources": ("/v1/banks/{bank}/sources", list[SourceInfo]),
+    "source": ("/v1/banks/{bank}/sources/{id}", SourceInfo),
+    "get": ("/v1/banks/{bank}/memories/{id}", RecalledMemory),
+    "history": ("/v1/banks/{bank}/memories/{id}/history", list[RecalledMemory]),
+    "observations": ("/v1/banks/{bank}/observations", list[RecalledMemory]),
+    "entities": ("/v1/banks/{bank}/entities", list[EntityInfo]),
+    "operation": ("/v1/operations/{id}", Operation),
+}
+
+
+def _get_path(name: str, bank: str | None = None, item: str | None = None) -> tuple[str, Any]:
+    template, kind = _GETS[name]
+    return template.format(bank=_q(bank or ""), id=_q(item or "")), kind
+
+
+def _headers(api_key: str | None) -> dict[str, str]:
+    key = api_key if api_key is not None else os.environ.get("GIEOK_API_KEY")
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+class Client:
+    """:class:`gieok.Memory`'s calls on a gieok server. ``api_key`` defaults to ``$GIEOK_API_KEY``."""
+
+    def __init__(self, url: str = "http://127.0.0.1:8765", *, api_key: str | None = None, timeout: float = 120.0,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self.url, headers=_headers(api_key), timeout=timeout, transport=transport)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, method: str, path: str, body: Any = None, kind: Any = None) -> Any:
+        try:
+            response = self._http.request(method, path, json=body)
+        except httpx.TransportError as exc:
+            raise _errors.GieokError(f"cannot reach the gieok server at {self.url}: {exc} "
+                                     "(is `gieok serve` running there?)") from None
+        if response.status_code >= 400:
+            raise _error(response)
+        data = response.json()
+        return _parse(kind, data) if kind is not None else data
+
+    def _get(self, name: str, bank: str | None = None, item: str | None = None) -> Any:
+        path, kind = _get_path(name, bank, item)
+        return self._call("GET", path, None, kind)
+
+    # -- retain and recall -------------------------------------------------------------------
+    def retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
+               text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
+               metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
+               importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
+               expires_at: TimeLike | None = None) -> RetainResult:
+        body = _retain_body(messages, text, document_id, timestamp, metadata, decay_class, importance, pinned, ttl,
+                            expires_at)
+        return self._call("POST", f"/v1/banks/{_q(bank)}/retain", body, RetainResult)  # type: ignore[no-any-return]
+
+    def submit_retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
+                      text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
+                      metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
+                      importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
+                      expires_at: TimeLike | None = None) -> Operation:
+        body = _retain_body(messages, text, document_id, timestamp, metadata, decay_class, importance, pinned, ttl,
+                            expires_at)
+        accepted = self._call("POST", f"/v1/banks/{_q(bank)}/retain", {**body, "async": True})
+        return self.operation(accepted["operation_id"])
+
+    def operation(self, operation_id: str) -> Operation:
+        return self._get("operation", item=operation_id)  # type: ignore[no-any-return]
+
+    def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
+               now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None) -> Recall:
+        body = _drop_none({"query": query, "max_tokens": max_tokens, "limit": limit, "now": _time(now),
+                           "explain": explain, "as_of": _time(as_of)})
+        return self._call("POST", f"/v1/banks/{_q(bank)}/recall", body, Recall)  # type: ignore[no-any-return]
+
+    def reflect(self, bank: str, question: str, *, now: TimeLike | None = None) -> Reflection:
+        body = _drop_none({"question": question, "now": _time(now)})
+        return self._call("POST", f"/v1/banks/{_q(bank)}/reflect", body, Reflection)  # type: ignore[no-any-return]
+
+    def forget(self, bank: str, *, source_id: str | None = None, memory_id: str | None = None,
+               entity: str | None = None, before: TimeLike | None = None, verify: bool = False) -> ForgetResult:
+        body = _drop_none({"source_id": source_id, "memory_id": memory_id, "entity": entity, "before": _time(before),
+                           "verify": verify})
+        return self._call("POST", f"/v1/banks/{_q(bank)}/forget", body, ForgetResult)  # type: ignore[no-any-return]
+
+    # -- inspection --------------------------------------------------------------------------
+    def banks(self) -> list[BankInfo]:
+        return self._get("banks")  # type: ignore[no-any-return]
+
+    def sources(self, bank: str) -> list[SourceInfo]:
+        return self._get("sources", bank)  # type: ignore[no-any-return]
+
+    def source(self, bank: str, source_id: str) -> SourceInfo:
+        return self._get("source", bank, source_id)  # type: ignore[no-any-return]
+
+    def get(self, bank: str, memory_id: str) -> RecalledMemory:
+        return self._get("get", bank, memory_id)  # type: ignore[no-any-return]
+
+    def history(self, bank: str, memory_id: str) -> list[RecalledMemory]:
+        return self._get("history", bank, memory_id)  # type: ignore[no-any-return]
+
+    def observations(self, bank: str) -> list[RecalledMemory]:
+        return self._get("observations", bank)  # type: ignore[no-any-return]
+
+    def entities(self, bank: str) -> list[EntityInfo]:
+        return self._get("entities", bank)  # type: ignore[no-any-return]
+
+    def delete_bank(self, bank: str) -> dict[str, int]:
+        return self._call("DELETE", f"/v1/banks/{_q(bank)}")  # type: ignore[no-any-return]
+
+
+class AsyncClient:
+    """The async twin of :class:`Client` (as :class:`gieok.AsyncMemory` is of Memory): every call of
+    Client as a coroutine, run in a worker thread on Client's connection pool."""
+
+    def __init__(self, url: str = "http://127.0.0.1:8765", *, api_key: str | None = None, timeout: float = 120.0,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        self._sync = Client(url, api_key=api_key, timeout=timeout, transport=transport)
+        self.url = self._sync.url
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def _async_twin(name: str) -> Any:
+    sync = getattr(Client, name)
+
+    @functools.wraps(sync)
+    async def method(self: AsyncClient, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(getattr(self._sync, name), *args, **kwargs)
+
+    return method
+
+
+for _name, _value in list(vars(Client).items()):
+    if not _name.startswith("_") and callable(_value):
+        setattr(AsyncClient, _name, _async_twin(_name))

@@ -1,0 +1,212 @@
+"""The HTTP API: FastAPI routes over the same Memory the library's users call.
+
+Every route is a thin call: check the caller's key against the bank (:class:`Principal`), call one
+:class:`gieok.Memory` method, return its record. Sync routes run in FastAPI's thread pool, so a
+retain writing (SQLite: one writer, WAL readers beside it) never blocks a recall. Submitted retains
+and the background jobs run on the in-process worker (:mod:`gieok.server.worker`) unless the server
+was started without it.
+"""
+
+
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+from gieok import __version__
+from gieok.engine import keys as _keys
+from gieok.engine.forget import ForgetResult
+from gieok.engine.keys import ApiKey, Principal
+from gieok.engine.reflect import Reflection
+from gieok.errors import OperationNotFoundError
+from gieok.memory import Memory
+from gieok.records import BankInfo, EntityInfo, Operation, Recall, RecalledMemory, RetainResult, SourceInfo
+from gieok.server.errors import install_error_handlers
+from gieok.server.limits import BodyLimit
+from gieok.server.metrics import Metrics
+from gieok.server.schemas import (
+    ForgetRequest,
+    KeyRequest,
+    OperationAccepted,
+    RecallRequest,
+    ReflectRequest,
+    RetainRequest,
+)
+from gieok.server.worker import Worker
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("gieok.server")
+_KEYS_CHECK_SECONDS = 2.0
+
+
+class _Gate:
+    """Whether requests need a key: always with ``require_keys``, else as soon as one key exists
+    (looked up at most every few seconds, so a key created while serving takes effect at once)."""
+
+    def __init__(self, memory: Memory, require_keys: bool) -> None:
+        self.memory, self.require_keys = memory, require_keys
+        self._checked, self._keys = 0.0, False
+
+    def keys_in_force(self) -> bool:
+        if self.require_keys:
+            return True
+        now = time.monotonic()
+        if now - self._checked > _KEYS_CHECK_SECONDS:
+            self._keys, self._checked = _keys.key_count(self.memory.engine) > 0, now
+        return self._keys
+
+    def principal(self, authorization: str | None) -> Principal:
+        if not self.keys_in_force():
+            return _keys.OPEN
+        token = authorization.split(" ", 1)[1] if authorization and " " in authorization else None
+        if authorization and not authorization.lower().startswith("bearer "):
+            token = None
+        return _keys.authenticate(self.memory.engine, token)
+
+
+def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = True, mcp: bool = True,
+               max_body_bytes: int | None = None, poll_seconds: float = 1.0) -> FastAPI:
+    """The ASGI app serving ``memory``. ``require_keys`` refuses requests without a valid key even
+    while no key exists; ``worker`` runs queued jobs (submitted retains, consolidation, decay) in a
+    background thread; ``mcp`` serves the MCP tools at ``/mcp``."""
+    gate = _Gate(memory, require_keys)
+    metrics = Metrics()
+    runner = Worker(memory, poll_seconds=poll_seconds) if worker else None
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if runner is not None:
+            runner.start()
+        try:
+            yield
+        finally:
+            if runner is not None:
+                runner.stop()
+
+    app = FastAPI(title="gieok", version=__version__, lifespan=lifespan,
+                  description="Long-term memory for AI agents: retain, recall, reflect, forget.")
+    install_error_handlers(app)
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes or int(memory.settings.server_max_body_bytes))
+    app.middleware("http")(metrics.middleware)
+    app.state.memory, app.state.gate, app.state.worker = memory, gate, runner
+
+    def caller(request: Request) -> Principal:
+        return gate.principal(request.headers.get("authorization"))
+
+    Caller = Annotated[Principal, Depends(caller)]
+
+    def allowed(need: str) -> Callable[[str, Principal], str]:
+        def check(bank: str, who: Caller) -> str:
+            who.require(bank, need)
+            return bank
+        return check
+
+    Readable = Annotated[str, Depends(allowed("read"))]
+    Writable = Annotated[str, Depends(allowed("write"))]
+
+    # -- service -----------------------------------------------------------------------------
+    @app.get("/health", tags=["service"])
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "version": __version__, "store": type(memory.store).__name__,
+                "keys_required": gate.keys_in_force(), "worker": runner is not None and runner.alive()}
+
+    @app.get("/metrics", tags=["service"], response_class=PlainTextResponse)
+    def prometheus() -> Response:
+        body, content_type = metrics.render()
+        return Response(body, media_type=content_type)
+
+    # -- banks -------------------------------------------------------------------------------
+    @app.get("/v1/banks", tags=["banks"])
+    def list_banks(who: Caller) -> list[BankInfo]:
+        return [b for b in memory.banks() if who.sees(b.name)]
+
+    @app.delete("/v1/banks/{bank}", tags=["banks"])
+    def delete_bank(bank: str, who: Caller) -> dict[str, int]:
+        who.require(bank, "admin")
+        return memory.delete_bank(bank)
+
+    # -- retain, recall, reflect, forget -----------------------------------------------------
+    @app.post("/v1/banks/{bank}/retain", tags=["memory"], response_model=None,
+              responses={202: {"model": OperationAccepted, "description": "queued (\"async\": true)"}})
+    def retain(bank: Writable, body: RetainRequest) -> RetainResult | JSONResponse:
+        if body.async_:
+            op = memory.submit_retain(bank, **body.call())
+            if runner is not None:
+                runner.wake()
+            accepted = OperationAccepted(operation_id=op.id, status=op.status, bank=op.bank)
+            return JSONResponse(accepted.model_dump(), status_code=202, headers={"Location": f"/v1/operations/{op.id}"})
+        return memory.retain(bank, **body.call())
+
+    @app.post("/v1/banks/{bank}/recall", tags=["memory"])
+    def recall(bank: Readable, body: RecallRequest) -> Recall:
+        return memory.recall(bank, body.query, max_tokens=body.max_tokens, limit=body.limit, now=body.now,
+                             as_of=body.as_of, explain=body.explain)
+
+    @app.post("/v1/banks/{bank}/reflect", tags=["memory"])
+    def reflect(bank: Readable, body: ReflectRequest) -> Reflection:
+        return memory.reflect(bank, body.question, now=body.now)
+
+    @app.post("/v1/banks/{bank}/forget", tags=["memory"])
+    def forget(bank: Writable, body: ForgetRequest) -> ForgetResult:
+        return memory.forget(bank, source_id=body.source_id, memory_id=body.memory_id, entity=body.entity,
+                             before=body.before, verify=body.verify)
+
+    # -- inspection --------------------------------------------------------------------------
+    @app.get("/v1/banks/{bank}/memories/{memory_id}", tags=["inspection"])
+    def get_memory(bank: Readable, memory_id: str) -> RecalledMemory:
+        return memory.get(bank, memory_id)
+
+    @app.get("/v1/banks/{bank}/memories/{memory_id}/history", tags=["inspection"])
+    def history(bank: Readable, memory_id: str) -> list[RecalledMemory]:
+        return memory.history(bank, memory_id)
+
+    @app.get("/v1/banks/{bank}/sources", tags=["inspection"])
+    def sources(bank: Readable) -> list[SourceInfo]:
+        return memory.sources(bank)
+
+    @app.get("/v1/banks/{bank}/sources/{source_id}", tags=["inspection"])
+    def source(bank: Readable, source_id: str) -> SourceInfo:
+        return memory.source(bank, source_id)
+
+    @app.get("/v1/banks/{bank}/entities", tags=["inspection"])
+    def entities(bank: Readable) -> list[EntityInfo]:
+        return memory.entities(bank)
+
+    @app.get("/v1/banks/{bank}/observations", tags=["inspection"])
+    def observations(bank: Readable) -> list[RecalledMemory]:
+        return memory.observations(bank)
+
+    @app.get("/v1/operations/{operation_id}", tags=["memory"])
+    def operation(operation_id: str, who: Caller) -> Operation:
+        op = memory.operation(operation_id)
+        if not who.sees(op.bank):
+            raise OperationNotFoundError(operation_id)
+        return op
+
+    # -- keys (admin) ------------------------------------------------------------------------
+    @app.post("/v1/keys", tags=["keys"], status_code=201)
+    def create_key(body: KeyRequest, who: Caller) -> dict[str, Any]:
+        who.require(None, "admin")
+        record, key = _keys.create_key(memory.engine, role=body.role, banks=body.banks, name=body.name)
+        return {"key": key, "id": record.id, "prefix": record.prefix, "role": record.role, "banks": record.banks}
+
+    @app.get("/v1/keys", tags=["keys"])
+    def list_keys(who: Caller) -> list[ApiKey]:
+        who.require(None, "admin")
+        return _keys.list_keys(memory.engine)
+
+    @app.delete("/v1/keys/{key_id}", tags=["keys"])
+    def revoke_key(key_id: int, who: Caller) -> ApiKey:
+        who.require(None, "admin")
+        return _keys.revoke_key(memory.engine, key_id)
+
+    if mcp:
+        from gieok.server.mcp import mount_mcp  # the MCP SDK is needed only here
+
+        mount_mcp(app, memory, authenticate=gate.principal)
+    return app

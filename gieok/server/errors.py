@@ -1,0 +1,101 @@
+"""Typed errors as HTTP answers: a status and an ``application/problem+json`` body (RFC 9457).
+
+The body keeps the library's message, which says how to fix the problem; nothing else of the error
+leaves the process (no traceback, no input echoed back: a request may hold a secret).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from gieok.errors import (
+    AuthError,
+    BlockedContentError,
+    ConfigError,
+    EmbedderMismatchError,
+    GieokError,
+    InputError,
+    KeyRequiredError,
+    LLMError,
+    LLMRateLimitError,
+    LLMUnavailableError,
+    NotFoundError,
+    PermissionDeniedError,
+    RerankerUnavailableError,
+    SpendLimitError,
+)
+
+__all__ = ["STATUS", "install_error_handlers", "problem", "status_of"]
+
+log = logging.getLogger("gieok.server")
+
+# most specific first: the first class an error is an instance of decides its status
+STATUS: tuple[tuple[type[GieokError], int, str], ...] = (
+    (KeyRequiredError, 401, "key-required"),
+    (PermissionDeniedError, 403, "permission-denied"),
+    (AuthError, 401, "key-required"),
+    (NotFoundError, 404, "not-found"),
+    (BlockedContentError, 422, "blocked-by-policy"),
+    (InputError, 422, "invalid-input"),
+    (ConfigError, 422, "invalid-configuration"),
+    (EmbedderMismatchError, 409, "embedder-mismatch"),
+    (SpendLimitError, 429, "spend-limit"),
+    (LLMRateLimitError, 503, "llm-unavailable"),
+    (LLMUnavailableError, 503, "llm-unavailable"),
+    (RerankerUnavailableError, 503, "reranker-unavailable"),
+    (LLMError, 502, "llm-error"),
+)
+
+
+def status_of(exc: GieokError) -> tuple[int, str]:
+    for cls, status, kind in STATUS:
+        if isinstance(exc, cls):
+            return status, kind
+    return 500, "internal"
+
+
+def problem(status: int, kind: str, detail: str, **extra: Any) -> JSONResponse:
+    body = {"type": f"https://gieok.dev/problems/{kind}", "title": kind.replace("-", " "), "status": status,
+            "detail": detail, **extra}
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body, status_code=status, media_type="application/problem+json", headers=headers)
+
+
+def _validation_detail(exc: RequestValidationError) -> tuple[int, str, list[dict[str, Any]]]:
+    errors = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+              for e in exc.errors()]
+    if any(e["type"] == "json_invalid" for e in errors):
+        return 400, "the body is not valid JSON: send a JSON object with Content-Type: application/json", errors
+    first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+    where = ".".join(p for p in first["loc"] if p != "body") or "body"
+    return 422, f"{where}: {first['msg']} (see /docs for this route's schema)", errors
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(GieokError)
+    async def gieok_error(_request: Request, exc: GieokError) -> JSONResponse:
+        status, kind = status_of(exc)
+        if status >= 500:
+            log.error("%s: %s", type(exc).__name__, exc)
+        return problem(status, kind, str(exc), error=type(exc).__name__)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        status, detail, errors = _validation_detail(exc)
+        return problem(status, "invalid-json" if status == 400 else "invalid-input", detail, errors=errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        kind = {404: "not-found", 405: "method-not-allowed", 413: "body-too-large"}.get(exc.status_code, "http-error")
+        return problem(exc.status_code, kind, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")  # the traceback goes to the server's log, never to the client
+        return problem(500, "internal", "the server failed unexpectedly; its log has the details")

@@ -1,0 +1,81 @@
+"""Request bodies of the HTTP API. Responses are the library's own records (gieok.records and the
+engine's result dataclasses), so the OpenAPI schema is generated from the code the library returns.
+
+Unknown fields are refused (a typo such as ``"max_token"`` must not silently do nothing)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["MessageIn", "RetainRequest", "RecallRequest", "ReflectRequest", "ForgetRequest", "KeyRequest",
+           "OperationAccepted"]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MessageIn(_Body):
+    id: str | None = Field(None, description="your id for the message (forget(source_id=...) accepts it)")
+    speaker: str | None = Field(None, description="who said it; default 'user'")
+    text: str = Field(description="what was said, verbatim")
+    timestamp: str | None = Field(None, description="ISO 8601, e.g. 2026-05-04T09:00:00+09:00")
+
+
+class RetainRequest(_Body):
+    messages: list[MessageIn] | None = Field(None, description="a conversation; or give text")
+    text: str | None = Field(None, description="a document's text; or give messages")
+    document_id: str | None = Field(None, description="names the source; re-retaining it re-processes what changed")
+    timestamp: str | None = None
+    metadata: dict[str, Any] | None = None
+    decay_class: Literal["pinned", "stable", "transient"] | None = None
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    pinned: bool | None = None
+    ttl: float | None = Field(None, gt=0, description="seconds until the facts expire")
+    expires_at: str | None = None
+    async_: bool = Field(False, alias="async", description="queue it: 202 with an operation id to poll")
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def call(self) -> dict[str, Any]:
+        """The keyword arguments of Memory.retain / submit_retain."""
+        messages = [m.model_dump(exclude_none=True) for m in self.messages] if self.messages is not None else None
+        return {"messages": messages, "text": self.text, "document_id": self.document_id, "timestamp": self.timestamp,
+                "metadata": self.metadata, "decay_class": self.decay_class, "importance": self.importance,
+                "pinned": self.pinned, "ttl": self.ttl, "expires_at": self.expires_at}
+
+
+class RecallRequest(_Body):
+    query: str
+    max_tokens: int | None = Field(None, gt=0)
+    limit: int | None = Field(None, gt=0, le=1000)
+    now: str | None = None
+    as_of: str | None = None
+    explain: bool = False
+
+
+class ReflectRequest(_Body):
+    question: str
+    now: str | None = None
+
+
+class ForgetRequest(_Body):
+    source_id: str | None = None
+    memory_id: str | None = None
+    entity: str | None = None
+    before: str | None = None
+    verify: bool = False
+
+
+class KeyRequest(_Body):
+    role: Literal["read", "write", "admin"]
+    banks: list[str] = Field(default_factory=list)
+    name: str | None = None
+
+
+class OperationAccepted(BaseModel):
+    operation_id: str
+    status: str
+    bank: str

@@ -1,0 +1,137 @@
+"""One contract, two ways in: the same suite runs against the embedded ``Memory`` and against
+``Client`` talking to a real ``gieok serve`` app (SQLite and PostgreSQL). Same calls, same record
+types back, same typed errors."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
+from server_harness import serving
+
+from gieok import (
+    AsyncClient,
+    BankInfo,
+    BankNotFoundError,
+    Client,
+    EntityInfo,
+    ForgetResult,
+    InputError,
+    Memory,
+    MemoryNotFoundError,
+    Operation,
+    Recall,
+    RecalledMemory,
+    Reflection,
+    RetainResult,
+    SourceInfo,
+)
+from gieok.server.app import create_app
+from gieok.store import PostgresStore
+
+CHAT = [
+    {"id": "c1", "speaker": "지훈", "text": "나 다음 주 금요일에 제주도로 출장 가.", "timestamp": "2026-06-01T09:00:00+09:00"},
+    {"id": "c2", "speaker": "Jihoon", "text": "I moved from almond milk to oat milk.", "timestamp": "2026-06-01T09:05:00+09:00"},
+    {"id": "c3", "speaker": "Jihoon", "text": "My manager Sora Park works in Pangyo.", "timestamp": "2026-06-02T10:00:00+09:00"},
+]
+CONTRACT_METHODS = {"retain", "submit_retain", "operation", "recall", "reflect", "forget", "banks", "sources",
+                    "source", "get", "history", "observations", "entities", "delete_bank"}
+
+
+@pytest.fixture(params=["memory", "client-sqlite", "client-postgres"])
+def api(request: pytest.FixtureRequest, db_path: str, fake_embedder: object) -> Iterator[Any]:
+    if request.param == "memory":
+        with Memory(db_path, embedder="fake") as mem:
+            yield mem
+        return
+    if request.param == "client-sqlite":
+        mem = Memory(db_path, embedder="fake")
+    else:
+        factory: Callable[[], str] = request.getfixturevalue("pg_dsn_factory")
+        mem = Memory(store=PostgresStore(factory()), embedder="fake")
+    with mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url, Client(url) as client:
+        yield client
+
+
+def _finish(api: Any, op: Operation) -> Operation:
+    if isinstance(api, Memory):
+        api.run_jobs()
+    for _ in range(400):
+        op = api.operation(op.id)
+        if op.status in ("done", "failed"):
+            return op
+        time.sleep(0.05)
+    raise AssertionError(f"operation {op.id} still {op.status}")
+
+
+def test_the_client_offers_memorys_calls_with_the_same_signatures() -> None:
+    import inspect
+    from typing import get_type_hints
+
+    for name in CONTRACT_METHODS:
+        ours, theirs = inspect.signature(getattr(Client, name)), inspect.signature(getattr(Memory, name))
+        assert list(ours.parameters) == [p for p in theirs.parameters if p not in ("progress", "on_total")], name
+        assert get_type_hints(getattr(Client, name))["return"] == get_type_hints(getattr(Memory, name))["return"], name
+        assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
+
+
+def test_retain_and_recall_give_the_same_records(api: Any) -> None:
+    result = api.retain("지훈", messages=CHAT, document_id="chat-1")
+    assert isinstance(result, RetainResult) and result.facts_added == 3 and result.source_id == "chat-1"
+    trip = api.recall("지훈", "지훈 제주도 출장 언제 가?", now="2026-06-03T09:00:00+09:00")
+    assert isinstance(trip, Recall) and isinstance(trip.memories[0], RecalledMemory)
+    assert "제주도" in trip.memories[0].text and trip.memories[0].mentioned_at is not None
+    assert trip.now.year == 2026 and trip.memories[0].channels["keyword"].rank >= 1
+    milk = api.recall("지훈", "what milk does Jihoon drink?", limit=2)
+    assert "oat milk" in milk.memories[0].text and len(milk.memories) <= 2
+    one = api.get("지훈", milk.memories[0].id)
+    assert isinstance(one, RecalledMemory) and one.text == milk.memories[0].text
+    assert [m.id for m in api.history("지훈", one.id)] == [one.id]
+    banks = api.banks()
+    assert isinstance(banks[0], BankInfo) and banks[0].name == "지훈" and banks[0].facts == 3
+    sources = api.sources("지훈")
+    assert isinstance(sources[0], SourceInfo) and sources[0].id == "chat-1"
+    assert [m.text for m in api.source("지훈", "chat-1").messages] == [m["text"] for m in CHAT]
+    names = api.entities("지훈")
+    assert all(isinstance(e, EntityInfo) for e in names) and "Sora Park" in {e.name for e in names}
+    assert isinstance(api.observations("지훈"), list)
+
+
+def test_reflect_and_forget(api: Any) -> None:
+    api.retain("지훈", messages=CHAT, document_id="chat-1")
+    answer = api.reflect("지훈", "Where does Sora Park work?")
+    assert isinstance(answer, Reflection) and answer.supported and "Pangyo" in answer.answer
+    unknown = api.reflect("지훈", "지훈의 혈액형은 뭐야?")
+    assert isinstance(unknown, Reflection) and not unknown.supported
+    gone = api.forget("지훈", entity="Sora Park", verify=True)
+    assert isinstance(gone, ForgetResult) and gone.erased["facts"] == 1 and gone.proof is not None
+    assert gone.proof.clean
+    assert all("Sora" not in m.text for m in api.recall("지훈", "Sora Park Pangyo").memories)
+    counts = api.delete_bank("지훈")
+    assert counts["facts"] == 2 and api.banks() == []
+
+
+def test_a_submitted_retain_is_an_operation(api: Any) -> None:
+    op = api.submit_retain("지훈", messages=CHAT[:2], document_id="later")
+    assert isinstance(op, Operation) and op.status in ("queued", "running", "done") and op.bank == "지훈"
+    done = _finish(api, op)
+    assert done.status == "done" and isinstance(done.result, RetainResult) and done.result.facts_added == 2
+    assert "제주도" in api.recall("지훈", "제주도 출장").memories[0].text
+
+
+def test_the_same_typed_errors(api: Any) -> None:
+    with pytest.raises(BankNotFoundError, match="no bank named"):
+        api.recall("nobody", "anything")
+    api.retain("지훈", messages=CHAT[:1])
+    with pytest.raises(MemoryNotFoundError):
+        api.get("지훈", "f-99999")
+    with pytest.raises(InputError, match="non-empty 'text'"):
+        api.retain("지훈", messages=[{"id": "z", "speaker": "a", "text": " "}])
+    with pytest.raises(InputError):
+        api.forget("지훈")
+    with pytest.raises(InputError):
+        api.recall("지훈", "x", now="not a time")
+    assert api.banks()[0].facts == 1
