@@ -36,3 +36,13 @@ def serving(app: Any, *, timeout: float = 20.0) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout)
+
+
+def wait_for_operation(http: Any, operation_id: str, timeout: float = 60.0) -> dict[str, Any]:
+    """Poll GET /v1/operations/{id} until the operation is done or failed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        op: dict[str, Any] = http.get(f"/v1/operations/{operation_id}").json()
+        if op.get("status") in ("done", "failed") or time.monotonic() > deadline:
+            return op
+        time.sleep(0.05)

@@ -59,7 +59,7 @@ def api(request: pytest.FixtureRequest, db_path: str, fake_embedder: object) -> 
 def _finish(api: Any, op: Operation) -> Operation:
     if isinstance(api, Memory):
         api.run_jobs()
-    for _ in range(400):
+    for _ in range(1200):
         op = api.operation(op.id)
         if op.status in ("done", "failed"):
             return op

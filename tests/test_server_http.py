@@ -4,12 +4,14 @@ async retains, the body limit, metrics and the generated OpenAPI. Korean and Eng
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from server_harness import serving
+from server_harness import serving, wait_for_operation
 
 from gieok import Memory
 from gieok.engine import keys
@@ -70,13 +72,7 @@ def test_async_retain_is_accepted_and_finished_by_the_worker(server: tuple[str, 
         assert accepted.status_code == 202
         op_id = accepted.json()["operation_id"]
         assert accepted.headers["location"] == f"/v1/operations/{op_id}"
-        for _ in range(200):
-            op = http.get(f"/v1/operations/{op_id}").json()
-            if op["status"] in ("done", "failed"):
-                break
-            import time
-
-            time.sleep(0.05)
+        op = wait_for_operation(http, op_id)
         assert op["status"] == "done" and op["result"]["facts_added"] == 2, op
         assert http.post("/v1/banks/alice/recall", json={"query": "Hana Toronto"}).json()["memories"]
         _problem(http.get("/v1/operations/op-99999"), 404)
@@ -181,3 +177,20 @@ def test_health_metrics_and_openapi(server: tuple[str, Memory]) -> None:
         assert {"Recall", "RecalledMemory", "RetainResult", "Reflection", "ForgetResult"} <= set(schemas)
         assert "_probes" not in json.dumps(schemas)
         assert http.get("/docs").status_code == 200
+
+
+def test_memory_defense_holds_over_http(db_path: str, fake_embedder: object) -> None:
+    secret_key = "sk-proj-" + "Q7w9E2r4T6y8U1i3" * 3
+    rrn = "900101-1234568"
+    mem = Memory(db_path, embedder="fake")
+    with mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url, httpx.Client(base_url=url) as http:
+        said = [{"id": "d1", "speaker": "민수", "text": f"배포 키는 {secret_key} 이고 내 주민번호는 {rrn} 이야."},
+                {"id": "d2", "speaker": "Minsu", "text": f"Also keep {secret_key} for the staging deploy."}]
+        assert http.post("/v1/banks/민수/retain", json={"messages": said}).json()["redactions"] >= 3
+        queued = http.post("/v1/banks/민수/retain", json={"text": f"문서: {rrn} / {secret_key}", "async": True})
+        assert queued.status_code == 202
+        assert wait_for_operation(http, queued.json()["operation_id"])["status"] == "done"
+        found = http.post("/v1/banks/민수/recall", json={"query": "배포 키 staging deploy"}).json()
+        assert found["memories"] and secret_key not in json.dumps(found, ensure_ascii=False)
+    raw = b"".join(Path(db_path + suffix).read_bytes() for suffix in ("", "-wal") if os.path.exists(db_path + suffix))
+    assert secret_key.encode() not in raw and rrn.encode() not in raw
