@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine.context import JobContext
 from gieok.engine.llm_calls import call_llm
-from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.errors import LLMError, SpendLimitError
 from gieok.records import FactRow
 from gieok.text.terms import keyword_terms

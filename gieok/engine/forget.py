@@ -59,7 +59,8 @@ class ForgetResult:
 
 
 def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
-            before: float | None, before_iso: str | None) -> tuple[list[int], list[int], list[int], list[str], list[int]]:
+            before: float | None, before_iso: str | None,
+            ) -> tuple[list[int], list[int], list[int], list[str], list[int]]:
     """(fact ids, message rows, source rows, entity keys to scrub, observation ids)."""
     facts: set[int] = set()
     messages: list[int] = []
@@ -113,7 +114,8 @@ def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | N
                     before_dt.timestamp() if before_dt else None, before_dt.isoformat() if before_dt else None,
                     ctx.engine.fingerprint_key)
     if verify:
-        result.proof = verify_erased(ctx.store, result._probes) if result._probes else ErasureProof(clean=True, checked=[])
+        result.proof = (verify_erased(ctx.store, result._probes) if result._probes
+                        else ErasureProof(clean=True, checked=[]))
     return result
 
 

@@ -46,6 +46,9 @@ __all__ = ["retain", "fact_options", "normalize_messages", "FactOptions"]
 
 Progress = Callable[[int], None] | None
 
+# the default options: every fact keeps the lifecycle the classifier gives it (frozen, so one instance is shared)
+NO_OVERRIDES = FactOptions()
+
 
 def fact_options(decay_class: str | None = None, importance: float | None = None, pinned: bool | None = None,
                  ttl: float | None = None, expires_at: TimeLike | None = None) -> FactOptions:
@@ -66,7 +69,7 @@ def fact_options(decay_class: str | None = None, importance: float | None = None
 def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
            metadata: Mapping[str, Any] | None = None, progress: Progress = None,
-           on_total: Callable[[int], None] | None = None, options: FactOptions = FactOptions()) -> RetainResult:
+           on_total: Callable[[int], None] | None = None, options: FactOptions = NO_OVERRIDES) -> RetainResult:
     """Store a conversation (``messages``) or a document (``text``) and its facts (see the module docstring)."""
     # 1. validate
     if (messages is None) == (text is None):

@@ -63,7 +63,8 @@ class Embedder:
             idx = missing[b : b + self.batch_size]
             vectors = np.asarray(self.embed_batch([texts[i] for i in idx], kind), dtype=np.float32)
             if vectors.shape != (len(idx), self.dim):
-                raise ValueError(f"embedder {self.model_id} returned shape {vectors.shape}, expected ({len(idx)}, {self.dim})")
+                raise ValueError(f"embedder {self.model_id} returned shape {vectors.shape}, "
+                                 f"expected ({len(idx)}, {self.dim})")
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
             vectors = vectors / np.where(norms == 0, 1, norms)
             with self._cache_lock:
