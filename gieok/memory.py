@@ -228,6 +228,9 @@ class AsyncMemory:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    async def close(self) -> None:
+        await asyncio.to_thread(self._sync.close)
+
 
 def _async_twin(name: str) -> Callable[..., Any]:
     sync = getattr(Memory, name)
@@ -239,8 +242,9 @@ def _async_twin(name: str) -> Callable[..., Any]:
     return method
 
 
-# Every public method of Memory gets its coroutine twin; tests/test_api.py checks the pair against a
-# written list of the public API, so a method added to one side only fails there.
+# Every public method of Memory gets its coroutine twin (close is written out above, where __aexit__ and
+# type checkers see it); tests/test_api.py checks the pair against a written list of the public API, so a
+# method added to one side only fails there.
 for _name, _value in list(vars(Memory).items()):
-    if not _name.startswith("_") and callable(_value):
+    if not _name.startswith("_") and callable(_value) and _name not in vars(AsyncMemory):
         setattr(AsyncMemory, _name, _async_twin(_name))

@@ -129,6 +129,7 @@ def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: li
         found = find_time_expressions(text, dt)
         if found:
             occurred = (found[0].range[0].timestamp(), found[0].range[1].timestamp())
+    offset = dt.utcoffset() if dt else None
     return NewFact(
         text=text,
         # A reply gets a second vector that also sees the message it answers ("Yes, twice!" means
@@ -143,7 +144,7 @@ def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: li
         mentioned_at=dt.timestamp() if dt else None,
         occurred_start=occurred[0] if occurred else None,
         occurred_end=occurred[1] if occurred else None,
-        utc_offset=int(dt.utcoffset().total_seconds() // 60) if dt and dt.utcoffset() is not None else None,
+        utc_offset=int(offset.total_seconds() // 60) if offset is not None else None,
         tokens=count_tokens(text),
     )
 

@@ -63,7 +63,7 @@ def _topics(ctx: JobContext, facts: Sequence[FactRow]) -> dict[tuple[int | None,
     names = store.entity_names(sorted({e for es in entities.values() for e in es}))
     out: dict[tuple[int | None, str], list[int]] = {}
     for fact in facts:
-        keys = [(e, names[e]) for e in entities.get(fact.id, []) if e in names]
+        keys: list[tuple[int | None, str]] = [(e, names[e]) for e in entities.get(fact.id, []) if e in names]
         if not keys and fact.speaker and fact.speaker.lower() not in AGENT_SPEAKERS:
             keys = [(None, fact.speaker)]
         for key in keys:

@@ -89,11 +89,11 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
                 raise MemoryNotFoundError(memory_id)
             facts.add(ref.number)
     if entity is not None:
-        rows = store.entities_by_keys(bank.id, candidate_keys(entity))
-        if not rows:
+        entity_rows = store.entities_by_keys(bank.id, candidate_keys(entity))
+        if not entity_rows:
             raise EntityNotFoundError(entity)
-        facts |= set(store.fact_ids_where(bank.id, entity_ids=[r.id for r in rows]))
-        for r in rows:
+        facts |= set(store.fact_ids_where(bank.id, entity_ids=[r.id for r in entity_rows]))
+        for r in entity_rows:
             keys += entity_keys(r.canonical_name, r.aliases)
     if before is not None:
         facts |= set(store.fact_ids_where(bank.id, before=before))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gieok.engine._time import from_epoch
@@ -95,7 +95,7 @@ def job_to_dict(job: Any, bank_name: str | None) -> dict[str, Any]:
     }
 
 
-def queue_maintenance(engine: Engine, banks: list[BankRow], now: float | None) -> None:
+def queue_maintenance(engine: Engine, banks: Sequence[BankRow], now: float | None) -> None:
     """Queue decay and TTL purge for ``banks`` (at ``now``, or as soon as a worker runs), and prune
     finished jobs older than ``JOB_RETENTION_DAYS`` so the queue does not grow without end."""
     at = time.time() if now is None else now

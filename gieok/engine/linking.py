@@ -84,7 +84,7 @@ def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, 
     for mention, context in zip(mentions, contexts):
         rows = store.entities_by_keys(bank.id, candidate_keys(mention.name))
         candidates = [
-            CandidateEntity(str(r.id), r.canonical_name, r.aliases, r.titles, r.kind,  # type: ignore[arg-type]
+            CandidateEntity(str(r.id), r.canonical_name, r.aliases, r.titles, r.kind,
                             r.cooccurring,
                             datetime.fromtimestamp(r.last_seen, tz=timezone.utc) if r.last_seen else None)
             for r in rows
