@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf clean
+.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check gieok tests bench
+	$(BIN)/mypy gieok
 
 bench-locomo: $(STAMP)
 	$(BIN)/python bench/locomo.py

@@ -41,15 +41,18 @@ KO_ORGS = ("카카오 네이버 삼성전자 현대자동차 LG전자 쿠팡 배
            "서울대 연세대 고려대 카이스트 포스텍 한양대 성균관대 서울시청").split()
 EN_ORGS = ("Google Microsoft Amazon Spotify Netflix Shopify Stripe Airbnb Pinterest Dropbox Figma Notion "
            "Datadog Atlassian Mozilla Adobe Intel Nvidia Oracle Salesforce").split()
-KO_RELATIONS = "엄마 아빠 언니 오빠 누나 형 동생 남편 아내 할머니 할아버지 이모 삼촌 사촌 친구 룸메이트 팀장님 동료".split()
+KO_RELATIONS = ("엄마 아빠 언니 오빠 누나 형 동생 남편 아내 할머니 할아버지 이모 "
+                "삼촌 사촌 친구 룸메이트 팀장님 동료").split()
 EN_RELATIONS = ("mom dad sister brother wife husband grandma grandpa aunt uncle cousin roommate boss coworker "
                 "neighbour friend daughter son").split()
-KO_WHEN = "어제 오늘 내일 그저께 모레 이번 주말 지난 주말 다음 주 지난주 다음 달 지난달 올해 작년 아침에 저녁에 점심에 새벽에".split(" ")
+KO_WHEN = ("어제 오늘 내일 그저께 모레 이번 주말 지난 주말 다음 주 지난주 다음 달 "
+           "지난달 올해 작년 아침에 저녁에 점심에 새벽에").split(" ")
 EN_WHEN = ("yesterday;today;tomorrow;last weekend;this weekend;next week;last week;next month;last month;"
            "this year;last year;in the morning;after work;on Sunday;on Friday night").split(";")
 KO_FEEL = "좋았어 별로였어 최고였어 힘들었어 재밌었어 피곤했어 신기했어 감동이었어 아쉬웠어 무서웠어".split()
 EN_FEEL = "amazing;terrible;exhausting;fun;relaxing;stressful;surprising;boring;wonderful;weird".split(";")
-KO_SMALL = ("ㅋㅋ 고마워", "응응", "넵 알겠습니다!", "오케이", "ㅋㅋㅋㅋ", "고마워요", "알겠어요, 기억할게요.", "그렇구나")
+KO_SMALL = ("ㅋㅋ 고마워", "응응", "넵 알겠습니다!", "오케이", "ㅋㅋㅋㅋ", "고마워요",
+            "알겠어요, 기억할게요.", "그렇구나")
 EN_SMALL = ("ok thanks", "lol", "haha yeah", "thank you!", "cool", "sounds good", "yep", "nice")
 AGENTS = ("assistant", "assistant", "assistant", "agent")
 

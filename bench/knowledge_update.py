@@ -373,7 +373,8 @@ def main() -> None:
                 continue
             label = "MISS" if not row[f"R@{K}"] else ("STALE" if q.type == "current" else "LEAK")
             console.print(f"[bold]{label}[/bold] {q.conversation} [{q.type}{' as_of ' + q.as_of if q.as_of else ''}] "
-                          f"{q.question}  → {q.answer}  (evidence {q.evidence}, old {q.old_evidence or q.later_evidence})")
+                          f"{q.question}  → {q.answer}  "
+                          f"(evidence {q.evidence}, old {q.old_evidence or q.later_evidence})")
             for i, sources in enumerate(recalled[(q.conversation, q.index)], start=1):
                 shown = "; ".join(texts.get((q.conversation, s), s)[:90] for s in sources[:2])
                 console.print(f"    {i}. {sources} {shown}")

@@ -202,7 +202,7 @@ def file_mb(path: str) -> float:
 def profile_lines(profiler: cProfile.Profile, sort: str, n: int, skip: tuple[str, ...] = ()) -> list[str]:
     stats = pstats.Stats(profiler, stream=io.StringIO())
     rows = []
-    for (file, line, name), (cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+    for (file, line, name), (_cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
         label = f"{Path(file).name}:{line}({name})" if file != "~" else name
         if any(s in label for s in skip):
             continue
@@ -234,7 +234,8 @@ def measure_retain(args: argparse.Namespace, console: Console, directory: Path) 
     embed_seconds = [0.0]
     original_embed = e5.embed
 
-    def recording_embed(texts: Sequence[str], kind: str = "document", progress: Callable[[int], None] | None = None) -> np.ndarray:
+    def recording_embed(texts: Sequence[str], kind: str = "document",
+                        progress: Callable[[int], None] | None = None) -> np.ndarray:
         start = time.perf_counter()
         recorded.extend(texts)
         try:
@@ -470,7 +471,8 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
                             out["unlinked_from"] = facts
                         start = time.perf_counter()
                         with Unlinked(unlinked):
-                            r = mem.retain(bank, messages=[m.as_dict() for m in messages], document_id=f"bulk-{batch_no}")
+                            r = mem.retain(bank, messages=[m.as_dict() for m in messages],
+                                           document_id=f"bulk-{batch_no}")
                         took = time.perf_counter() - start
                         seg_seconds += took
                         load_total += took
@@ -485,16 +487,17 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
                     out["load"].append({"from": seg_start_facts, "to": facts, "messages": seg_messages,
                                         "seconds": seg_seconds, "vector_seconds": pooled.document_seconds - vec_before,
                                         "mb": file_mb(path), "last_batch_rate": 1 / last_rate[1] if last_rate else 0.0,
-                                        "unlinked": out["unlinked_from"] if isinstance(out["unlinked_from"], int) else None})
+                                        "unlinked": (out["unlinked_from"] if isinstance(out["unlinked_from"], int)
+                                                     else None)})
                 # -- latency ------------------------------------------------------------------------
                 row = store.get_bank(bank)
                 assert row is not None
                 k = out["k"] = settings.candidates
 
-                def floor(q: str) -> int:
+                def floor(q: str, bank_id: int = row.id, dim: int = row.dim, k: int = k) -> int:
                     v = e5.embed_batch([q], "query")[0]
                     v = v / np.linalg.norm(v)
-                    return len(vector_search(row.id, row.dim, v, k))
+                    return len(vector_search(bank_id, dim, v, k))
 
                 clear_term_caches()
                 other = OtherCPU()
@@ -573,8 +576,8 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
             for m, idx in zip(messages, parts):
                 pooled.lookup[m.text] = idx
             profiler = cProfile.Profile()
-            console.print(f"profiling one more load batch into the big bank ({args.load_batch} messages, pooled vectors, "
-                          f"{facts:,} facts already there) ...")
+            console.print(f"profiling one more load batch into the big bank ({args.load_batch} messages, "
+                          f"pooled vectors, {facts:,} facts already there) ...")
             start = time.perf_counter()
             profiler.enable()
             mem.retain(bank, messages=[m.as_dict() for m in messages], document_id="prof")
@@ -588,12 +591,16 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
 # -- main ------------------------------------------------------------------------------------------
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default=None, help="bank sizes in facts, comma-separated (default 1000,10000,100000)")
+    parser.add_argument("--sizes", default=None,
+                        help="bank sizes in facts, comma-separated (default 1000,10000,100000)")
     parser.add_argument("--queries", type=int, default=None, help="timed queries per size (default 200; --quick 60)")
     parser.add_argument("--warmup", type=int, default=10, help="untimed warm-up queries per size")
-    parser.add_argument("--retain-messages", type=int, default=None, help="messages for retain throughput (default 1000; --quick 300)")
-    parser.add_argument("--retain-batch", type=int, default=100, help="messages per Memory.retain call in the throughput run")
-    parser.add_argument("--load-batch", type=int, default=1000, help="messages per Memory.retain call when loading the big bank")
+    parser.add_argument("--retain-messages", type=int, default=None,
+                        help="messages for retain throughput (default 1000; --quick 300)")
+    parser.add_argument("--retain-batch", type=int, default=100,
+                        help="messages per Memory.retain call in the throughput run")
+    parser.add_argument("--load-batch", type=int, default=1000,
+                        help="messages per Memory.retain call when loading the big bank")
     parser.add_argument("--max-load-minutes", type=float, default=12.0,
                         help="skip a bank size whose projected Memory.retain build time would exceed this (default 12)")
     parser.add_argument("--unlinked-above", type=int, default=None,
@@ -604,13 +611,16 @@ def main() -> None:
                              "bank and time it against the embedder alone (default 200; --quick 100; 0 = off)")
     parser.add_argument("--reuse", action="store_true",
                         help="with --db-dir: measure latency on the bank a previous run left there, without loading")
-    parser.add_argument("--pool", type=int, default=None, help="distinct pool sentences embedded with real e5 (default 3000; --quick 1000)")
+    parser.add_argument("--pool", type=int, default=None,
+                        help="distinct pool sentences embedded with real e5 (default 3000; --quick 1000)")
     parser.add_argument("--noise", type=float, default=0.2, help="relative size of the noise added to pooled vectors")
     parser.add_argument("--quick", action="store_true", help="sizes 1000,10000, 60 queries, 300 retain messages")
-    parser.add_argument("--profile", action="store_true", help="cProfile a separate retain run (real e5) and a load batch")
+    parser.add_argument("--profile", action="store_true",
+                        help="cProfile a separate retain run (real e5) and a load batch")
     parser.add_argument("--skip-retain", action="store_true", help="only the latency part")
     parser.add_argument("--skip-latency", action="store_true", help="only the retain throughput part")
-    parser.add_argument("--db-dir", default=None, help="keep the databases (and pool vectors) here (default: a temp dir)")
+    parser.add_argument("--db-dir", default=None,
+                        help="keep the databases (and pool vectors) here (default: a temp dir)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     args.sizes = [int(s) for s in (args.sizes or ("1000,10000" if args.quick else "1000,10000,100000")).split(",")]
@@ -640,7 +650,8 @@ def main() -> None:
     console.print("(\"other CPUs\" columns: how many CPUs other processes kept busy during that timed phase, "
                   "from /proc/stat; well above 0 means the machine was shared and the timings are noisy)")
     console.print("load average before the run: " + " ".join(f"{x:.2f}" for x in load_before)
-                  + ("  [yellow](other processes are busy: timings will be noisy)[/yellow]" if load_before[0] > 0.5 else ""))
+                  + ("  [yellow](other processes are busy: timings will be noisy)[/yellow]"
+                     if load_before[0] > 0.5 else ""))
 
     retain = None if args.skip_retain else measure_retain(args, console, directory)
     latency = None if args.skip_latency else measure_latency(args, console, directory, keep=tmp is None)
@@ -655,7 +666,7 @@ def main() -> None:
         for c in cols:
             table.add_column(c, justify="right")
         lines = ["| " + " | ".join(cols) + " |", "|" + "---:|" * len(cols)]
-        for size, m in latency["sizes"].items():
+        for m in latency["sizes"].values():
             r50, r95, f50, f95 = pct(m["recall"], 50), pct(m["recall"], 95), pct(m["floor"], 50), pct(m["floor"], 95)
             cells = [f"{m['facts']:,}", f"{r50:.1f}", f"{r95:.1f}", f"{f50:.1f}", f"{f95:.1f}", f"{r50 / f50:.2f}×",
                      f"{r95 / f95:.2f}×", f"{m['other_cpu']:.2f}"]
@@ -671,7 +682,7 @@ def main() -> None:
         else:
             console.print("target (at 10k facts) not evaluated: 10000 is not among --sizes")
 
-        for size, m in latency["sizes"].items():
+        for m in latency["sizes"].values():
             expected = min(latency["k"], m["facts"])
             if m["knn_returned"] < expected:
                 console.print(f"[yellow]at {m['facts']:,} facts the floor KNN returned only {m['knn_returned']} of "
@@ -681,10 +692,12 @@ def main() -> None:
                               "was built (linked or not) is in that run's output[/yellow]")
             elif m["unlinked_from"] is not None:
                 console.print(f"[yellow]the bank at {m['facts']:,} facts has no entities/links for facts loaded after "
-                              f"{m['unlinked_from']:,} (--unlinked-above): the graph stage is understated there[/yellow]")
+                              f"{m['unlinked_from']:,} (--unlinked-above): "
+                              "the graph stage is understated there[/yellow]")
         for skipped in latency["skipped"]:
             console.print(f"[yellow]{skipped['size']:,} facts: not measured — building it with Memory.retain was "
-                          f"projected at {skipped['projected_s'] / 60:.0f} min (last batch {1 / skipped['per_fact']:.0f} "
+                          f"projected at {skipped['projected_s'] / 60:.0f} min "
+                          f"(last batch {1 / skipped['per_fact']:.0f} "
                           f"facts/s at {skipped['at']:,} facts, per-fact cost growing with the bank); raise "
                           f"--max-load-minutes or use --unlinked-above to build it[/yellow]")
 
@@ -692,9 +705,10 @@ def main() -> None:
         cols = ("facts", *used, "rest", "total")
         print("\nRecall time by stage, mean ms per query (exclusive wall time inside Memory.recall):")
         print("| " + " | ".join(cols) + " |\n|" + "---:|" * len(cols))
-        for size, m in latency["sizes"].items():
+        for m in latency["sizes"].values():
             means = [float(np.mean(m["stages"][st])) for st in (*used, "rest")]
-            print(f"| {m['facts']:,} | " + " | ".join(f"{v:.2f}" for v in means) + f" | {float(np.mean(m['recall'])):.2f} |")
+            print(f"| {m['facts']:,} | " + " | ".join(f"{v:.2f}" for v in means)
+                  + f" | {float(np.mean(m['recall'])):.2f} |")
         print("(embed query = real e5 query embedding; KNN = sqlite-vec k=candidates; query terms = Kiwi/Snowball "
               "analysis of the query; BM25 = FTS5 search; graph/temporal = those channels incl. their SQL; "
               "links = link lookup for support; rest = fusion, multipliers, memory objects, budget, bank lookup)")
@@ -708,13 +722,15 @@ def main() -> None:
             n = seg["to"] - seg["from"]
             rest = seg["seconds"] - seg["vector_seconds"]
             u = seg["unlinked"]
-            note = "" if u is None or u >= seg["to"] else (" (unlinked)" if u <= seg["from"] else f" (unlinked after {u:,})")
+            note = ("" if u is None or u >= seg["to"]
+                    else (" (unlinked)" if u <= seg["from"] else f" (unlinked after {u:,})"))
             print(f"| {seg['from']:,} → {seg['to']:,}{note} | {seg['messages']:,} | {seg['seconds']:.1f} | "
                   f"{n / seg['seconds']:.0f} | {seg['last_batch_rate']:.0f} | {seg['vector_seconds']:.1f} | "
                   f"{n / rest:.0f} | {seg['mb']:.0f} |")
         rows = [m["retain"] for m in latency["sizes"].values() if "retain" in m]
         if rows:
-            cols = ("bank facts", "messages", "facts", "retain facts/s", "embedder alone facts/s", "ratio", "other CPUs")
+            cols = ("bank facts", "messages", "facts", "retain facts/s", "embedder alone facts/s", "ratio",
+                    "other CPUs")
             print("\nRetain throughput into the grown bank (new facts embedded with real e5-small; "
                   f"{args.retain_batch} messages per call):")
             print("| " + " | ".join(cols) + " |\n|" + "---:|" * len(cols))
@@ -723,7 +739,8 @@ def main() -> None:
                 print(f"| {r['bank']:,} | {r['messages']:,} | {r['facts']:,} | {rr:.1f} | {ar:.1f} | {rr / ar:.2f}× | "
                       f"{r['other_cpu']:.2f} |")
         if latency["fallbacks"]:
-            console.print(f"[yellow]{latency['fallbacks']} embed texts were not in the pool lookup (hash fallback)[/yellow]")
+            console.print(f"[yellow]{latency['fallbacks']} embed texts were not in the pool lookup "
+                          "(hash fallback)[/yellow]")
 
     if retain:
         facts, rs, al = retain["facts"], retain["retain_s"], retain["alone_s"]

@@ -47,7 +47,10 @@ def render(text: str) -> str:
         pattern = re.compile(rf"(<!-- BEGIN {name} -->\n)(?:.*?\n)?(<!-- END {name} -->)", re.DOTALL)
         if not pattern.search(text):
             raise ValueError(f"README has no <!-- BEGIN {name} --> ... <!-- END {name} --> block")
-        text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+        def fill(m: re.Match[str], body: str = body) -> str:
+            return m.group(1) + body + "\n" + m.group(2)
+
+        text = pattern.sub(fill, text)
     return text
 
 

@@ -15,7 +15,6 @@ raised (``BankNotFoundError``, ``InputError``, ...), with the server's message. 
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
@@ -26,6 +25,7 @@ import httpx
 from pydantic import TypeAdapter
 
 from gieok import errors as _errors
+from gieok._twin import add_async_twins
 from gieok.engine.forget import ForgetResult
 from gieok.engine.reflect import Reflection
 from gieok.records import BankInfo, EntityInfo, Message, Operation, Recall, RecalledMemory, RetainResult, SourceInfo
@@ -232,17 +232,8 @@ class AsyncClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-
-def _async_twin(name: str) -> Any:
-    sync = getattr(Client, name)
-
-    @functools.wraps(sync)
-    async def method(self: AsyncClient, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(getattr(self._sync, name), *args, **kwargs)
-
-    return method
+    async def close(self) -> None:
+        await asyncio.to_thread(self._sync.close)
 
 
-for _name, _value in list(vars(Client).items()):
-    if not _name.startswith("_") and callable(_value):
-        setattr(AsyncClient, _name, _async_twin(_name))
+add_async_twins(Client, AsyncClient)

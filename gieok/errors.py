@@ -140,7 +140,8 @@ class SourceNotFoundError(NotFoundError):
 class EntityNotFoundError(NotFoundError):
     def __init__(self, name: str):
         self.name = name
-        super().__init__(f"no entity named {name!r} in this bank: names come from `gieok recall --explain` or retained text")
+        super().__init__(
+            f"no entity named {name!r} in this bank: names come from `gieok recall --explain` or retained text")
 
 
 class OperationNotFoundError(NotFoundError):
@@ -193,7 +194,8 @@ class SpendLimitError(GieokError):
         self.bank, self.spent, self.limit = bank, spent, limit
         super().__init__(
             f"bank {bank!r} has spent ${spent:.4f} on LLM calls, its ceiling is ${limit:.4f}: background LLM work "
-            f"stopped; raise it with Memory.configure_llm({bank!r}, spend_limit_usd=...) or `gieok llm {bank} --spend-limit`"
+            f"stopped; raise it with Memory.configure_llm({bank!r}, spend_limit_usd=...) "
+            f"or `gieok llm {bank} --spend-limit`"
         )
 
 

@@ -8,10 +8,10 @@ call these methods and nothing below them.
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from gieok._twin import add_async_twins
 from gieok.defense import RedactionPolicy
 from gieok.engine import banks as _banks
 from gieok.engine import forget as _forget
@@ -249,19 +249,10 @@ class AsyncMemory:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-
-def _async_twin(name: str) -> Callable[..., Any]:
-    sync = getattr(Memory, name)
-
-    @functools.wraps(sync)
-    async def method(self: AsyncMemory, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(getattr(self._sync, name), *args, **kwargs)
-
-    return method
+    async def close(self) -> None:
+        await asyncio.to_thread(self._sync.close)
 
 
-# Every public method of Memory gets its coroutine twin; tests/test_api.py checks the pair against a
-# written list of the public API, so a method added to one side only fails there.
-for _name, _value in list(vars(Memory).items()):
-    if not _name.startswith("_") and callable(_value):
-        setattr(AsyncMemory, _name, _async_twin(_name))
+# Every public method of Memory gets its coroutine twin; tests/test_api.py checks the pair against a written
+# list of the public API, so a method added to one side only fails there.
+add_async_twins(Memory, AsyncMemory)

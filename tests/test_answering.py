@@ -82,7 +82,8 @@ def test_short_quotes_are_not_checked(answer: str) -> None:
 
 
 def test_blockquote_lines() -> None:
-    answer = "기억에 따르면:\n> 민수는 작년 여름에 제주도에 갔다. [f-1]\n> \"I went hiking in Jeju\" [f-2, o-3]\nThat's all."
+    answer = ("기억에 따르면:\n> 민수는 작년 여름에 제주도에 갔다. [f-1]\n"
+              "> \"I went hiking in Jeju\" [f-2, o-3]\nThat's all.")
     quotes = find_quotes(answer)
     assert [(q.text, q.kind) for q in quotes] == [
         ("민수는 작년 여름에 제주도에 갔다.", "blockquote"),
@@ -120,7 +121,8 @@ def test_verify_exact(quote: str, source: str) -> None:
     [
         ("작년 여름에 제주도에 갓다", KO_SOURCE, "작년 여름에 제주도에 갔다"),
         ("거기서 한라산에 올랐고 정말 힘들었다고 했다", KO_SOURCE, "거기서 한라산에 올랐고 “정말 힘들었다”고 했다"),
-        ("she went hikng on Hallasan in Jeju last summer", EN_SOURCE, "she went hiking on Hallasan in Jeju last summer"),
+        ("she went hikng on Hallasan in Jeju last summer", EN_SOURCE,
+         "she went hiking on Hallasan in Jeju last summer"),
         ("she went hiking on Halasan in Jeju", EN_SOURCE, "she went hiking on Hallasan in Jeju"),
     ],
 )
@@ -153,7 +155,8 @@ def test_verify_ellipsis_fragments_in_order() -> None:
 
 
 def test_verify_in_a_long_source() -> None:
-    long_ko = ("민수는 작년 여름에 제주도에 갔다. " * 20) + "거기서 한라산 정상까지 올라가서 일출을 봤다. " + ("날씨가 좋았다. " * 30)
+    long_ko = (("민수는 작년 여름에 제주도에 갔다. " * 20) + "거기서 한라산 정상까지 올라가서 일출을 봤다. "
+               + ("날씨가 좋았다. " * 30))
     check = verify_quote("거기서 한라산 정상까지 올라가서 일출을 밧다", long_ko)
     assert check.verified and not check.exact and long_ko[check.start : check.end] == check.matched_text
     assert "한라산 정상까지" in check.matched_text
@@ -260,7 +263,8 @@ def test_check_quote_spanning_sentences_and_bullets() -> None:
     assert check_answer(kept, cited).cleaned_answer == kept
     dropped = check_answer('Alice said "I went to Bali. It was fun." [f-1] Then she left. [f-2]', cited)
     assert dropped.cleaned_answer == "Then she left. [f-2]" and dropped.supported
-    answer = '- 민수는 "작년 여름에 제주도에 갔다"고 했어요 [f-1]\n- 민수는 "부산에서 태어났다"고 했어요 [f-1]\n- 이상이에요.'
+    answer = ('- 민수는 "작년 여름에 제주도에 갔다"고 했어요 [f-1]\n'
+              '- 민수는 "부산에서 태어났다"고 했어요 [f-1]\n- 이상이에요.')
     result = check_answer(answer, KO_CITED)
     assert result.cleaned_answer == '- 민수는 "작년 여름에 제주도에 갔다"고 했어요 [f-1]\n- 이상이에요.'
 
@@ -273,7 +277,8 @@ def test_check_verified_quote_beside_a_fabricated_one_goes_with_its_sentence() -
 
 
 def test_check_blockquote_answer() -> None:
-    answer = "기억에 따르면:\n> 거기서 한라산에 올랐다. [f-1]\n> 한라산 정상에서 비를 맞았다. [f-1]\n> 수영을 배우기 시작했다 [f-2]"
+    answer = ("기억에 따르면:\n> 거기서 한라산에 올랐다. [f-1]\n> 한라산 정상에서 비를 맞았다. [f-1]\n"
+              "> 수영을 배우기 시작했다 [f-2]")
     result = check_answer(answer, KO_CITED)
     assert [v.quote.text for v in result.verified] == ["거기서 한라산에 올랐다.", "수영을 배우기 시작했다"]
     assert result.cleaned_answer == "기억에 따르면:\n> 거기서 한라산에 올랐다. [f-1]\n> 수영을 배우기 시작했다 [f-2]"
@@ -390,7 +395,8 @@ def test_extractive_answer_passes_its_own_check() -> None:
 
 
 def test_extractive_refuses() -> None:
-    assert extractive_answer("누나 직업이 뭐야?", _items(["우리 형 직업은 치과의사야.", "형은 작년에 결혼했어."])) is None
+    assert extractive_answer("누나 직업이 뭐야?",
+                             _items(["우리 형 직업은 치과의사야.", "형은 작년에 결혼했어."])) is None
     assert extractive_answer("Where does Kevin's brother live?", _items(["Kevin's sister lives in Paris."])) is None
     assert extractive_answer("뭐 했어?", _items(["민수는 제주도에 갔다."])) is None  # no content terms
     assert extractive_answer("민수는 어디 갔어?", []) is None
@@ -403,7 +409,8 @@ def test_extractive_refuses() -> None:
 
 CALIBRATION: list[tuple[str, list[str], bool, str | None]] = [
     ("민수는 언제 제주도에 갔어?", [
-        "민수는 작년 여름에 제주도에 갔다.", "민수는 부산 출신이다.", "지수는 제주도에서 스쿠버다이빙을 배웠다.", "민수는 회사에서 개발자로 일한다.",
+        "민수는 작년 여름에 제주도에 갔다.", "민수는 부산 출신이다.", "지수는 제주도에서 스쿠버다이빙을 배웠다.",
+        "민수는 회사에서 개발자로 일한다.",
     ], True, None),
     ("지수는 주말에 수영을 해?", [
         "지수는 주말마다 수영해요.", "지수는 평일에 요가를 해요.", "민수는 주말에 등산을 가요.",
@@ -418,7 +425,8 @@ CALIBRATION: list[tuple[str, list[str], bool, str | None]] = [
         "민수네 강아지 이름은 초코야.", "민수는 고양이 알레르기가 있어.", "지수네 고양이 이름은 나비야.",
     ], True, None),
     ("지난주에 어디서 저녁을 먹었어?", [
-        "지난주 금요일에 을지로 노포에서 저녁을 먹었어.", "점심은 회사 근처에서 먹었어.", "이번 주에는 집에서 요리했어.",
+        "지난주 금요일에 을지로 노포에서 저녁을 먹었어.", "점심은 회사 근처에서 먹었어.",
+        "이번 주에는 집에서 요리했어.",
     ], True, None),
     ("회의가 몇 시로 바뀌었어?", [
         "내일 팀 회의가 오후 3시로 바뀌었어.", "회의실은 7층 대회의실이야.", "발표 자료는 금요일까지 내야 해.",
@@ -433,13 +441,16 @@ CALIBRATION: list[tuple[str, list[str], bool, str | None]] = [
         "민수는 판교에 있는 게임 회사에 다녀.", "민수는 주말마다 축구를 해.", "지수 회사는 강남에 있어.",
     ], True, None),
     ("민수가 한라산에 오른 건 언제야?", [
-        "민수는 작년 여름에 제주도에 갔다. 거기서 한라산에 올랐다.", "지수는 지리산에 올랐다.", "민수는 등산을 좋아한다.",
+        "민수는 작년 여름에 제주도에 갔다. 거기서 한라산에 올랐다.", "지수는 지리산에 올랐다.",
+        "민수는 등산을 좋아한다.",
     ], True, None),
     ("민수가 작년 여름 휴가 때 어디 갔었지?", [
-        "민수는 작년 여름에 제주도에 갔다. 거기서 한라산에 올랐다.", "지수는 올해 봄에 부산에 갔다.", "민수는 겨울마다 스키를 타러 간다.",
+        "민수는 작년 여름에 제주도에 갔다. 거기서 한라산에 올랐다.", "지수는 올해 봄에 부산에 갔다.",
+        "민수는 겨울마다 스키를 타러 간다.",
     ], True, None),
     ("민수는 제주도에서 어느 산에 올랐어?", [
-        "민수는 작년 여름에 제주도에 갔다. 거기서 한라산에 올랐다.", "지수는 지리산에 올랐다.", "민수는 등산을 좋아한다.",
+        "민수는 작년 여름에 제주도에 갔다. 거기서 한라산에 올랐다.", "지수는 지리산에 올랐다.",
+        "민수는 등산을 좋아한다.",
     ], True, None),
     ("누나 직업이 뭐야?", [
         "우리 형 직업은 치과의사야.", "형은 작년에 결혼했어.", "엄마는 선생님이셨어.",
@@ -457,7 +468,8 @@ CALIBRATION: list[tuple[str, list[str], bool, str | None]] = [
         "회의실은 7층 대회의실이야.", "와이파이 비밀번호는 guest1234야.", "내일 팀 회의가 오후 3시로 바뀌었어.",
     ], False, None),
     ("지난주에 점심은 어디서 먹었어?", [
-        "지난주 금요일에 을지로 노포에서 저녁을 먹었어.", "이번 주 점심은 회사 근처에서 먹었어.", "주말에는 집에서 요리했어.",
+        "지난주 금요일에 을지로 노포에서 저녁을 먹었어.", "이번 주 점심은 회사 근처에서 먹었어.",
+        "주말에는 집에서 요리했어.",
     ], False, None),
     ("민수 여자친구 이름이 뭐야?", [
         "민수는 작년에 여자친구랑 헤어졌다고 했어.", "민수 동생 이름은 민호야.", "지수의 남자친구 이름은 준호야.",

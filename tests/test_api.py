@@ -15,7 +15,8 @@ from gieok.settings import SETTINGS, resolve_settings
 
 def test_public_names_are_pinned() -> None:
     assert sorted(gieok.__all__) == sorted([
-        "AsyncMemory", "AsyncClient", "Client", "AuthError", "KeyRequiredError", "OperationNotFoundError", "PermissionDeniedError",
+        "AsyncMemory", "AsyncClient", "Client", "AuthError", "KeyRequiredError", "OperationNotFoundError",
+        "PermissionDeniedError",
         "EntityInfo", "Operation", "BankInfo", "BankNotFoundError", "BlockedContentError", "ChannelHit", "ConfigError",
         "EmbedderMismatchError", "EntityNotFoundError", "ErasureProof", "ExtractionError", "ForgetResult",
         "FileFormatError", "GieokError", "InputError", "InvalidMessageError", "InvalidTimeError",

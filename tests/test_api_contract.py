@@ -33,9 +33,12 @@ from gieok.server.app import create_app
 from gieok.store import PostgresStore
 
 CHAT = [
-    {"id": "c1", "speaker": "지훈", "text": "나 다음 주 금요일에 제주도로 출장 가.", "timestamp": "2026-06-01T09:00:00+09:00"},
-    {"id": "c2", "speaker": "Jihoon", "text": "I moved from almond milk to oat milk.", "timestamp": "2026-06-01T09:05:00+09:00"},
-    {"id": "c3", "speaker": "Jihoon", "text": "My manager Sora Park works in Pangyo.", "timestamp": "2026-06-02T10:00:00+09:00"},
+    {"id": "c1", "speaker": "지훈", "text": "나 다음 주 금요일에 제주도로 출장 가.",
+     "timestamp": "2026-06-01T09:00:00+09:00"},
+    {"id": "c2", "speaker": "Jihoon", "text": "I moved from almond milk to oat milk.",
+     "timestamp": "2026-06-01T09:05:00+09:00"},
+    {"id": "c3", "speaker": "Jihoon", "text": "My manager Sora Park works in Pangyo.",
+     "timestamp": "2026-06-02T10:00:00+09:00"},
 ]
 CONTRACT_METHODS = {"retain", "submit_retain", "operation", "recall", "reflect", "forget", "banks", "sources",
                     "source", "get", "history", "observations", "entities", "delete_bank"}

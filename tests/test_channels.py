@@ -11,13 +11,20 @@ from gieok.providers.rerankers import Reranker, RerankerUnavailableError
 
 KST = timezone(timedelta(hours=9))
 TEAM = [
-    {"id": "k1", "speaker": "지우", "text": "우리 팀장님 김민지 씨가 이번에 승진했어", "timestamp": "2026-05-04T09:00:00+09:00"},
-    {"id": "k2", "speaker": "지우", "text": "민지 씨는 요즘 필라테스에 푹 빠졌대", "timestamp": "2026-05-05T09:00:00+09:00"},
-    {"id": "k3", "speaker": "지우", "text": "김 팀장님이 지난주에 부산 출장 갔다 왔어", "timestamp": "2026-05-12T09:00:00+09:00"},
-    {"id": "k4", "speaker": "지우", "text": "사촌 민수가 어제 놀러 왔어", "timestamp": "2026-05-12T10:00:00+09:00"},
-    {"id": "k5", "speaker": "지우", "text": "회사 동료 이민수 대리는 회의 때 늘 늦어", "timestamp": "2026-05-12T11:00:00+09:00"},
-    {"id": "e1", "speaker": "Jiwoo", "text": "Caroline Smith joined our book club in Seoul.", "timestamp": "2026-03-02T20:00:00+09:00"},
-    {"id": "e2", "speaker": "Jiwoo", "text": "Caroline said she trains for a marathon every morning.", "timestamp": "2026-03-03T20:00:00+09:00"},
+    {"id": "k1", "speaker": "지우", "text": "우리 팀장님 김민지 씨가 이번에 승진했어",
+     "timestamp": "2026-05-04T09:00:00+09:00"},
+    {"id": "k2", "speaker": "지우", "text": "민지 씨는 요즘 필라테스에 푹 빠졌대",
+     "timestamp": "2026-05-05T09:00:00+09:00"},
+    {"id": "k3", "speaker": "지우", "text": "김 팀장님이 지난주에 부산 출장 갔다 왔어",
+     "timestamp": "2026-05-12T09:00:00+09:00"},
+    {"id": "k4", "speaker": "지우", "text": "사촌 민수가 어제 놀러 왔어",
+     "timestamp": "2026-05-12T10:00:00+09:00"},
+    {"id": "k5", "speaker": "지우", "text": "회사 동료 이민수 대리는 회의 때 늘 늦어",
+     "timestamp": "2026-05-12T11:00:00+09:00"},
+    {"id": "e1", "speaker": "Jiwoo", "text": "Caroline Smith joined our book club in Seoul.",
+     "timestamp": "2026-03-02T20:00:00+09:00"},
+    {"id": "e2", "speaker": "Jiwoo", "text": "Caroline said she trains for a marathon every morning.",
+     "timestamp": "2026-03-03T20:00:00+09:00"},
 ]
 
 
@@ -60,12 +67,18 @@ def test_graph_channel_reaches_a_fact_through_a_shared_entity(mem: Memory) -> No
 
 
 CHAT = [
-    {"id": "a1", "speaker": "Caroline", "text": "I painted a sunset over the lake last weekend.", "timestamp": "2026-06-01T10:00:00"},
-    {"id": "a2", "speaker": "Melanie", "text": "Lovely! I painted my kids at the beach too.", "timestamp": "2026-06-01T10:01:00"},
-    {"id": "a3", "speaker": "Caroline", "text": "My next one will be a mural of sunflowers.", "timestamp": "2026-06-01T10:02:00"},
-    {"id": "b1", "speaker": "김민지", "text": "요즘 주말마다 수채화를 그려", "timestamp": "2026-06-02T10:00:00+09:00"},
-    {"id": "b2", "speaker": "이서준", "text": "나도 유화 그리는 거 좋아해", "timestamp": "2026-06-02T10:01:00+09:00"},
-    {"id": "b3", "speaker": "김민지", "text": "다음엔 해바라기 벽화를 그릴 거야", "timestamp": "2026-06-02T10:02:00+09:00"},
+    {"id": "a1", "speaker": "Caroline", "text": "I painted a sunset over the lake last weekend.",
+     "timestamp": "2026-06-01T10:00:00"},
+    {"id": "a2", "speaker": "Melanie", "text": "Lovely! I painted my kids at the beach too.",
+     "timestamp": "2026-06-01T10:01:00"},
+    {"id": "a3", "speaker": "Caroline", "text": "My next one will be a mural of sunflowers.",
+     "timestamp": "2026-06-01T10:02:00"},
+    {"id": "b1", "speaker": "김민지", "text": "요즘 주말마다 수채화를 그려",
+     "timestamp": "2026-06-02T10:00:00+09:00"},
+    {"id": "b2", "speaker": "이서준", "text": "나도 유화 그리는 거 좋아해",
+     "timestamp": "2026-06-02T10:01:00+09:00"},
+    {"id": "b3", "speaker": "김민지", "text": "다음엔 해바라기 벽화를 그릴 거야",
+     "timestamp": "2026-06-02T10:02:00+09:00"},
 ]
 
 
@@ -100,7 +113,8 @@ def test_graph_channel_finds_what_a_named_speaker_said(mem: Memory, query: str, 
     bank = mem.store.get_bank("chat")
     by_message = {m.source_ids[0]: int(m.id[2:]) for m in mem.recall("chat", "그림 paint", limit=50).memories}
     assert len(by_message) == len(CHAT)
-    ranked = graph_channel(mem.store, bank, query, [], 100, pool=mem.store.get_facts(bank.id, sorted(by_message.values())))
+    ranked = graph_channel(mem.store, bank, query, [], 100,
+                           pool=mem.store.get_facts(bank.id, sorted(by_message.values())))
     reached = {mid for mid, fid in by_message.items() if fid in {i for i, _ in ranked}}
     assert said_by <= reached and not (reached & other)
 

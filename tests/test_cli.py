@@ -11,8 +11,10 @@ from click.testing import CliRunner
 from gieok.cli import cli
 
 MESSAGES = [
-    {"id": "m1", "speaker": "민지", "text": "다음 주부터 판교 카카오로 출근해", "timestamp": "2026-05-04T09:00:00+09:00"},
-    {"id": "m2", "speaker": "Mina", "text": "I adopted a cat named Nabi", "timestamp": "2026-05-05T09:00:00+09:00"},
+    {"id": "m1", "speaker": "민지", "text": "다음 주부터 판교 카카오로 출근해",
+     "timestamp": "2026-05-04T09:00:00+09:00"},
+    {"id": "m2", "speaker": "Mina", "text": "I adopted a cat named Nabi",
+     "timestamp": "2026-05-05T09:00:00+09:00"},
 ]
 
 
@@ -35,9 +37,11 @@ def test_retain_recall_banks_sources_show(run, tmp_path: Path) -> None:
     assert out["facts_added"] == 2 and out["source_id"] == "conversation-m1"
 
     jsonl = tmp_path / "more.jsonl"
-    jsonl.write_text(json.dumps({"id": "m3", "speaker": "민지", "text": "주말에 한라산에 올랐어"}, ensure_ascii=False) + "\n")
+    jsonl.write_text(json.dumps({"id": "m3", "speaker": "민지", "text": "주말에 한라산에 올랐어"},
+                                ensure_ascii=False) + "\n")
     run("retain", "minji", str(jsonl), "--document-id", "chat-2")
-    run("retain", "minji", "--document-id", "notes", "--json", input="민지는 필라테스를 좋아한다.\n\nShe hates cilantro.")
+    run("retain", "minji", "--document-id", "notes", "--json",
+        input="민지는 필라테스를 좋아한다.\n\nShe hates cilantro.")
 
     recalled = json.loads(run("recall", "minji", "한라산 오르다", "--json").output)
     top = recalled["memories"][0]
@@ -88,9 +92,12 @@ def test_demo_json_runs_offline_with_the_given_embedder(run) -> None:
 def test_history_forget_verify_jobs_and_maintain(run, tmp_path: Path) -> None:
     chat = tmp_path / "chat.json"
     chat.write_text(json.dumps([
-        {"id": "v1", "speaker": "민지", "text": "마감은 금요일이야", "timestamp": "2026-05-04T09:00:00+09:00"},
-        {"id": "v2", "speaker": "민지", "text": "아니, 금요일 말고 월요일이 마감이야", "timestamp": "2026-05-04T09:05:00+09:00"},
-        {"id": "v3", "speaker": "Mina", "text": "My gate code is BlueHeronSeven", "timestamp": "2026-05-05T09:00:00+09:00"},
+        {"id": "v1", "speaker": "민지", "text": "마감은 금요일이야",
+         "timestamp": "2026-05-04T09:00:00+09:00"},
+        {"id": "v2", "speaker": "민지", "text": "아니, 금요일 말고 월요일이 마감이야",
+         "timestamp": "2026-05-04T09:05:00+09:00"},
+        {"id": "v3", "speaker": "Mina", "text": "My gate code is BlueHeronSeven",
+         "timestamp": "2026-05-05T09:00:00+09:00"},
     ], ensure_ascii=False), encoding="utf-8")
     run("retain", "minji", str(chat), "--document-id", "chat", "--ttl", "86400")
     current = json.loads(run("recall", "minji", "마감 언제", "--json").output)["memories"]
@@ -125,7 +132,8 @@ def test_history_forget_verify_jobs_and_maintain(run, tmp_path: Path) -> None:
 def test_reflect_models_observations_and_llm_usage(run, tmp_path: Path) -> None:
     chat = tmp_path / "chat.json"
     chat.write_text(json.dumps([
-        {"id": "r1", "speaker": "user", "text": "김민지 팀장은 매주 토요일에 수영을 해", "timestamp": "2026-05-04T09:00:00+09:00"},
+        {"id": "r1", "speaker": "user", "text": "김민지 팀장은 매주 토요일에 수영을 해",
+         "timestamp": "2026-05-04T09:00:00+09:00"},
         {"id": "r2", "speaker": "user", "text": "My friend Caroline adopted a dog named Biscuit",
          "timestamp": "2026-05-05T09:00:00+09:00"},
     ], ensure_ascii=False), encoding="utf-8")

@@ -19,9 +19,11 @@ SECRETS = {
     "credit_card": "4111 1111 1111 1111",
 }
 MESSAGES = [
-    {"id": "s1", "speaker": "민지", "text": f"내 키는{SECRETS['openai_key']}이야 잘 보관해 줘", "timestamp": "2026-05-04T09:00:00+09:00"},
+    {"id": "s1", "speaker": "민지", "text": f"내 키는{SECRETS['openai_key']}이야 잘 보관해 줘",
+     "timestamp": "2026-05-04T09:00:00+09:00"},
     {"id": "s2", "speaker": "민지", "text": f"연락처는 {SECRETS['kr_phone']}, 메일은 {SECRETS['email']}"},
-    {"id": "s3", "speaker": "Minji", "text": f"Use {SECRETS['anthropic_key']} and {SECRETS['github_token']} for the deploy"},
+    {"id": "s3", "speaker": "Minji",
+     "text": f"Use {SECRETS['anthropic_key']} and {SECRETS['github_token']} for the deploy"},
     {"id": "s4", "speaker": "민지", "text": f"주민번호 {SECRETS['kr_rrn']} 카드 {SECRETS['credit_card']} 로 결제했어"},
 ]
 
@@ -46,7 +48,7 @@ def test_secrets_never_reach_the_database_file(db_path: str, fake_embedder) -> N
     raw = _raw_bytes(db_path)
     for name, secret in {**SECRETS, "db_password": "hunter2hunter2"}.items():
         assert secret.encode() not in raw, name
-    assert "minji.kim".encode() not in raw
+    assert b"minji.kim" not in raw
 
 
 def test_block_policy_refuses_the_whole_call_and_stores_nothing(mem: Memory) -> None:

@@ -90,7 +90,8 @@ def test_forget_before_a_time_keeps_what_came_after(mem: Memory) -> None:
 
 def test_erasing_a_correction_reopens_the_version_it_closed(mem: Memory) -> None:
     mem.retain("bob", messages=[
-        {"id": "d1", "speaker": "bob", "text": "The report deadline is Friday", "timestamp": "2026-04-01T09:00:00+00:00"},
+        {"id": "d1", "speaker": "bob", "text": "The report deadline is Friday",
+         "timestamp": "2026-04-01T09:00:00+00:00"},
     ])
     mem.retain("bob", messages=[
         {"id": "d2", "speaker": "bob", "text": "Actually the report deadline moved to Monday",

@@ -264,7 +264,8 @@ def test_recall_refreshes_from_last_recall() -> None:
     # said 100 days ago, recalled today: as fresh as new
     assert decay_strength("transient", 100, recalls=1, days_since_recall=0) == 1.0
     # the more recent of said / recalled counts; a recall can't be older than the memory
-    assert decay_strength("transient", 10, recalls=1, days_since_recall=50) == decay_strength("transient", 10, recalls=1)
+    assert (decay_strength("transient", 10, recalls=1, days_since_recall=50)
+            == decay_strength("transient", 10, recalls=1))
 
 
 def test_recalls_stretch_half_life_up_to_a_cap() -> None:
@@ -273,7 +274,8 @@ def test_recalls_stretch_half_life_up_to_a_cap() -> None:
     assert decay_strength("transient", 14 * 2.25, recalls=2, days_since_recall=14 * 2.25) == pytest.approx(0.5)
     capped = 14 * MAX_STRETCH
     assert decay_strength("transient", capped, recalls=50, days_since_recall=capped) == pytest.approx(0.5)
-    assert decay_strength("stable", 365, recalls=3) > decay_strength("stable", 365, recalls=1) > decay_strength("stable", 365)
+    assert (decay_strength("stable", 365, recalls=3) > decay_strength("stable", 365, recalls=1)
+            > decay_strength("stable", 365))
 
 
 def test_archive_threshold() -> None:
@@ -356,7 +358,8 @@ UPDATES = [
     ("회의는 3시야", "회의 4시로 옮겼어", "change", "3시", "4시"),
     ("마감 금요일이야", "마감이 금요일에서 월요일로 미뤄졌어", "change", "금요일", "월요일"),
     ("혈압약 10mg 먹어", "혈압약 20mg으로 바꿨어", "change", "10mg", "20mg"),
-    ("I drink almond milk every morning", "I switched from almond milk to oat milk", "change", "almond milk", "oat milk"),
+    ("I drink almond milk every morning", "I switched from almond milk to oat milk",
+     "change", "almond milk", "oat milk"),
     ("I live in Seattle", "I used to live in Seattle, but now I live in Portland", "change", "Seattle", "Portland"),
     ("I live in Seoul", "I moved to Busan", "change", "Seoul", "Busan"),
     ("I work at Google", "I work at Kakao now", "change", "Google", "Kakao"),
@@ -472,7 +475,8 @@ STATE_CHANGES = [
     ("나 삼성 다녀.", "이직 확정! 다음 달부터 네이버로 출근해.", "job", "replace"),
     ("지금 작은 출판사에서 편집자로 일해요.", "저 퇴사했어요. 이제 프리랜서로 일해요.", "job", "end"),
     ("I work at a law firm downtown, mostly contracts.", "I handed in my resignation today!", "job", "end"),
-    ("I'm a barista at a cafe near campus.", "Big news, I accepted an offer from a roastery, starting Monday.", "job", "begin"),
+    ("I'm a barista at a cafe near campus.", "Big news, I accepted an offer from a roastery, starting Monday.",
+     "job", "begin"),
     # home, without a shared place name
     ("집은 부천이야. 지하철로 한 시간 걸려.", "이사 끝났다! 이제 회사 앞에서 살아.", "home", "replace"),
     ("I live with two roommates in Astoria.", "We finally moved! Got a one-bedroom in Jersey City.", "home", "replace"),

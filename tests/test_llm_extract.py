@@ -30,7 +30,8 @@ MINJI = [
     SourceItem("m2", "assistant", "축하해요! 다음 주에 사진 정리하는 거 도와드릴게요.", "2026-05-12T15:01:00+09:00"),
 ]
 CAROLINE = [
-    SourceItem("c1", "Caroline", "I went to a LGBTQ support group yesterday. It was so powerful.", "2023-05-08T13:56:00"),
+    SourceItem("c1", "Caroline", "I went to a LGBTQ support group yesterday. It was so powerful.",
+               "2023-05-08T13:56:00"),
     SourceItem("c2", "Melanie", "That's amazing, Caroline! What made you go?", "2023-05-08T13:57:00"),
     SourceItem("c3", "Caroline", "My friend Jo told me about it after I came out to her.", "2023-05-08T13:58:00"),
 ]
@@ -43,7 +44,8 @@ def fact(text: str, **fields: Any) -> dict[str, Any]:
 def items_in(request: ChatRequest) -> list[tuple[str, str]]:
     """(id or "-", text) of every <item> in the first user message of ``request``."""
     content = request.messages[0]["content"]
-    return [(m.group(1) or "-", m.group(2)) for m in re.finditer(r'<item (?:id="([^"]*)" )?[^>]*>(.*?)</item>', content)]
+    return [(m.group(1) or "-", m.group(2))
+            for m in re.finditer(r'<item (?:id="([^"]*)" )?[^>]*>(.*?)</item>', content)]
 
 
 def sentences(prefix: str, count: int) -> str:
@@ -56,7 +58,8 @@ def sentences(prefix: str, count: int) -> str:
 def test_korean_extraction() -> None:
     llm = ScriptedLLM([{"facts": [
         fact("민지의 언니는 2026년 5월 4일 주에 부산에서 결혼했다.", kind="world", occurred_start="2026-05-04",
-             occurred_end="2026-05-11", where="부산", who=["민지의 언니"], entities=["민지", "부산"], message_ids=["m1"]),
+             occurred_end="2026-05-11", where="부산", who=["민지의 언니"], entities=["민지", "부산"],
+             message_ids=["m1"]),
         fact("민지는 언니의 결혼식 때문에 2026년 5월 4일 주에 부산에 갔다.", kind="world", occurred_start="2026-05-04",
              occurred_end="2026-05-11", where="부산", who=["민지", " 민지 "], why="언니의 결혼식",
              entities=["민지", "부산"], message_ids=["m1"], causes=[{"fact": 0, "relation": "caused_by"}]),
@@ -132,12 +135,15 @@ def test_causes_only_point_to_earlier_facts_with_known_relations() -> None:
             fact("Jo told Caroline about the support group."),
             fact("Caroline went to the support group.", causes=[
                 {"fact": 0, "relation": "caused_by"}, {"fact": 1, "relation": "caused_by"},
-                {"fact": 2, "relation": "enables"}, {"fact": 0, "relation": "inspired"}, {"fact": True, "relation": "enables"},
+                {"fact": 2, "relation": "enables"}, {"fact": 0, "relation": "inspired"},
+                {"fact": True, "relation": "enables"},
                 "0",
             ]),
-            fact("Caroline felt supported.", causes=[{"fact": 1, "relation": "Caused_By"}, {"fact": -1, "relation": "enables"}]),
+            fact("Caroline felt supported.",
+                 causes=[{"fact": 1, "relation": "Caused_By"}, {"fact": -1, "relation": "enables"}]),
         ]},
-        {"facts": [fact("민지는 부산에 갔다."), fact("민지는 회의에 못 갔다.", causes=[{"fact": 0, "relation": "prevents"}])]},
+        {"facts": [fact("민지는 부산에 갔다."),
+                   fact("민지는 회의에 못 갔다.", causes=[{"fact": 0, "relation": "prevents"}])]},
     ])
     facts = extract_facts(llm, CAROLINE + [SourceItem("k1", "민지", "부산 가느라 회의는 못 갔어")], chunk_chars=160)
     assert len(llm.requests) == 2
@@ -161,7 +167,8 @@ def test_invalid_dates_are_dropped_not_the_fact() -> None:
 
 
 def test_unparsable_reply_is_re_asked_once_naming_the_problem() -> None:
-    llm = ScriptedLLM(["Sure! Caroline went to a support group.", {"facts": [fact("Caroline went to a support group.")]}])
+    llm = ScriptedLLM(["Sure! Caroline went to a support group.",
+                       {"facts": [fact("Caroline went to a support group.")]}])
     (only,) = extract_facts(llm, CAROLINE)
     assert only.text == "Caroline went to a support group."
     first, second = llm.requests

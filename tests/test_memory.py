@@ -18,11 +18,14 @@ from gieok import (
 CHAT = [
     {"id": "m1", "speaker": "alice", "text": "나 땅콩 알레르기 있어", "timestamp": "2026-05-04T09:00:00+09:00"},
     {"id": "m2", "speaker": "assistant", "text": "알겠어요, 기억할게요.", "timestamp": "2026-05-04T09:00:05+09:00"},
-    {"id": "m3", "speaker": "alice", "text": "지난주에 한라산에 올랐어. 정상에서 본 풍경이 최고였어!", "timestamp": "2026-05-04T09:01:00+09:00"},
+    {"id": "m3", "speaker": "alice", "text": "지난주에 한라산에 올랐어. 정상에서 본 풍경이 최고였어!",
+     "timestamp": "2026-05-04T09:01:00+09:00"},
     {"id": "m4", "speaker": "alice", "text": "ㅋㅋ 고마워", "timestamp": "2026-05-04T09:02:00+09:00"},
-    {"id": "m5", "speaker": "alice", "text": "I switched from almond milk to oat milk last month.", "timestamp": "2026-05-05T08:00:00+09:00"},
+    {"id": "m5", "speaker": "alice", "text": "I switched from almond milk to oat milk last month.",
+     "timestamp": "2026-05-05T08:00:00+09:00"},
     {"id": "m6", "speaker": "alice", "text": "ok thanks", "timestamp": "2026-05-05T08:00:30+09:00"},
-    {"id": "m7", "speaker": "alice", "text": "My sister Hana lives in Toronto and loves hiking.", "timestamp": "2026-05-06T20:00:00+09:00"},
+    {"id": "m7", "speaker": "alice", "text": "My sister Hana lives in Toronto and loves hiking.",
+     "timestamp": "2026-05-06T20:00:00+09:00"},
 ]
 
 
@@ -151,7 +154,8 @@ def test_delete_bank_removes_everything(mem: Memory) -> None:
     [
         ([{"id": "x", "speaker": "a"}], InvalidMessageError, "has no text"),
         ([{"id": "x", "speaker": "a", "text": "   "}], InvalidMessageError, "has no text"),
-        ([{"id": "x", "speaker": "a", "text": "hi there friend", "timestamp": "어제쯤"}], InvalidMessageError, "ISO 8601"),
+        ([{"id": "x", "speaker": "a", "text": "hi there friend", "timestamp": "어제쯤"}],
+         InvalidMessageError, "ISO 8601"),
         ([{"id": "x", "text": "a"}, {"id": "x", "text": "b"}], InvalidMessageError, "appears twice"),
         (["just a string"], InvalidMessageError, "expected an object"),
         ([], InvalidMessageError, "empty"),
@@ -195,7 +199,8 @@ def test_a_bank_refuses_another_embedder(db_path: str, fake_embedder) -> None:
 def test_a_database_from_before_context_vectors_gains_them_when_opened(db_path: str, fake_embedder) -> None:
     """Migration 0005 adds the context-vector table to a file whose banks predate it; the facts
     already there keep their one vector and recall still finds them."""
-    first = [{"id": "a", "speaker": "ann", "text": "제주도 한라산 올라가 봤어?"}, {"id": "b", "speaker": "ben", "text": "Yes, twice!"}]
+    first = [{"id": "a", "speaker": "ann", "text": "제주도 한라산 올라가 봤어?"},
+             {"id": "b", "speaker": "ben", "text": "Yes, twice!"}]
     with Memory(db_path, embedder="fake") as mem:
         mem.retain("old", messages=first)
         with mem.store.write():

@@ -78,7 +78,8 @@ def test_forget_with_proof_checks_the_tables(pg_mem: Memory) -> None:
     pg_mem.retain("alice", messages=[
         {"id": "k1", "speaker": "alice", "text": f"내 비밀 코드명은 {KO_MARKER} 이야, 김민지 팀장한테만 말했어",
          "timestamp": "2026-03-02T10:00:00+09:00"},
-        {"id": "k2", "speaker": "alice", "text": "나는 주말마다 한강에서 자전거를 타", "timestamp": "2026-03-02T10:01:00+09:00"},
+        {"id": "k2", "speaker": "alice", "text": "나는 주말마다 한강에서 자전거를 타",
+         "timestamp": "2026-03-02T10:01:00+09:00"},
     ], document_id="chat-ko")
     pg_mem.retain("alice", messages=[
         {"id": "e1", "speaker": "alice", "text": f"My favourite cafe is {EN_MARKER} near the Berlin gym",
@@ -106,7 +107,8 @@ def test_forget_with_proof_checks_the_tables(pg_mem: Memory) -> None:
 def test_recall_as_of_sees_the_version_that_held_then(pg_mem: Memory) -> None:
     pg_mem.retain("u", messages=[{"id": "a1", "speaker": "user", "text": "The project deadline is Friday",
                                   "timestamp": "2026-03-02T10:00:00+09:00"}], document_id="s-a1")
-    pg_mem.retain("u", messages=[{"id": "a2", "speaker": "user", "text": "Actually the project deadline moved to Monday",
+    pg_mem.retain("u", messages=[{"id": "a2", "speaker": "user",
+                                  "text": "Actually the project deadline moved to Monday",
                                   "timestamp": "2026-03-09T10:00:00+09:00"}], document_id="s-a2")
     query = "when is the project deadline"
     current = pg_mem.recall("u", query, limit=10, now="2026-03-10T10:00:00+09:00").memories

@@ -45,7 +45,8 @@ def test_consolidation_creates_then_updates_one_observation_per_topic(mem: Memor
 def test_an_older_statement_never_overwrites_a_newer_belief(mem: Memory) -> None:
     _say(mem, "v", "n2", "user", "The report deadline moved to Monday", "2026-04-02T09:00:00+00:00")
     mem.run_jobs()
-    _say(mem, "v", "n1", "user", "The report deadline is Friday", "2026-04-01T09:00:00+00:00")  # said earlier, told late
+    # said earlier, told late
+    _say(mem, "v", "n1", "user", "The report deadline is Friday", "2026-04-01T09:00:00+00:00")
     mem.run_jobs()
     text = " ".join(o.text for o in mem.observations("v"))
     assert "Monday" in text and "Friday" not in text
@@ -88,7 +89,8 @@ def test_reflect_offline_quotes_memory_or_refuses_in_the_question_language(mem: 
 
 
 @pytest.mark.parametrize(("old", "new", "question", "current", "stale"), [
-    ("프로젝트 마감은 금요일이야", "아니, 금요일 말고 월요일이 프로젝트 마감이야", "프로젝트 마감 언제야?", "월요일", "마감은 금요일이야"),
+    ("프로젝트 마감은 금요일이야", "아니, 금요일 말고 월요일이 프로젝트 마감이야", "프로젝트 마감 언제야?",
+     "월요일", "마감은 금요일이야"),
     ("The project deadline is Friday", "Actually the project deadline moved to Monday",
      "When is the project deadline?", "Monday", "deadline is Friday"),
 ])
@@ -180,7 +182,8 @@ def test_retain_extracts_narrative_facts_with_an_llm_and_falls_back_without(db_p
     from gieok.providers.llms import LLMUnavailableError
 
     reply = {"facts": [
-        {"text": "민지는 2026년 5월 4일 주에 부산에 갔다", "kind": "world", "occurred_start": "2026-05-04T00:00:00+09:00",
+        {"text": "민지는 2026년 5월 4일 주에 부산에 갔다", "kind": "world",
+         "occurred_start": "2026-05-04T00:00:00+09:00",
          "occurred_end": "2026-05-11T00:00:00+09:00", "entities": ["민지", "부산"], "message_ids": ["m1"]},
         {"text": "민지는 부산 여행 때문에 마감을 미뤘다", "kind": "world", "message_ids": ["m1", "m2"],
          "causes": [{"fact": 0, "relation": "caused_by"}]},
@@ -215,13 +218,15 @@ def test_documents_are_extracted_by_the_llm_per_chunk_and_consolidated_by_it(db_
         {"text": "Acme hired 40 engineers in Busan because of the move", "kind": "world",
          "causes": [{"fact": 0, "relation": "caused_by"}]},
     ]}
-    llm = ScriptedLLM([doc_reply, {"text": "Acme is headquartered in Busan and is hiring there", "fact_ids": [1, 2, 99]}],
+    llm = ScriptedLLM([doc_reply,
+                       {"text": "Acme is headquartered in Busan and is hiring there", "fact_ids": [1, 2, 99]}],
                       model="gpt-4o-mini")
     with _llm_memory(db_path, llm, fake_embedder) as mem:
         mem.retain("d", text="Acme Corp moved HQ to Busan last year. They hired 40 engineers there.",
                    document_id="acme", timestamp="2026-01-10")
         texts = sorted(m.text for m in mem.recall("d", "Acme Busan", limit=10).memories)
-        assert texts == ["Acme hired 40 engineers in Busan because of the move", "Acme moved its headquarters to Busan in 2025"]
+        assert texts == ["Acme hired 40 engineers in Busan because of the move",
+                         "Acme moved its headquarters to Busan in 2025"]
         assert mem.store.links_of([2], ("caused_by",))
         mem.run_jobs()
         obs = mem.observations("d")

@@ -579,7 +579,8 @@ def test_onnx_scores_pairs_with_padding(model_dir: Path, monkeypatch: pytest.Mon
 def test_onnx_two_logit_head_int32_inputs_and_raw_scores(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session = install_fake_onnx(
         monkeypatch, output_width=2,
-        inputs=[("input_ids", "tensor(int32)"), ("attention_mask", "tensor(int32)"), ("token_type_ids", "tensor(int32)")],
+        inputs=[("input_ids", "tensor(int32)"), ("attention_mask", "tensor(int32)"),
+                ("token_type_ids", "tensor(int32)")],
     )
     raw = ONNXCrossEncoder(model_dir, raw_scores=True).score("서울 날씨", ["서울 날씨 맑음", "부산 비"])
     assert raw == [1.0, -1.0]

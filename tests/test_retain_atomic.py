@@ -28,7 +28,8 @@ CHAT = [
      "timestamp": "2026-05-04T09:02:00+09:00"},
 ]
 EARLIER = [{"id": "e1", "speaker": "alice", "text": "나 땅콩 알레르기 있어", "timestamp": "2026-05-01T09:00:00+09:00"},
-           {"id": "e2", "speaker": "alice", "text": "I work at Kakao in Pangyo.", "timestamp": "2026-05-01T09:05:00+09:00"}]
+           {"id": "e2", "speaker": "alice", "text": "I work at Kakao in Pangyo.",
+            "timestamp": "2026-05-01T09:05:00+09:00"}]
 
 # the steps of retain's write, in order; each is made to fail in turn
 STEPS: list[tuple[str, str]] = [

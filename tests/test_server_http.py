@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,7 +19,8 @@ from gieok.server.app import create_app
 
 CHAT = [
     {"id": "h1", "speaker": "민지", "text": "나 땅콩 알레르기 있어.", "timestamp": "2026-05-04T09:00:00+09:00"},
-    {"id": "h2", "speaker": "Minji", "text": "My sister Hana lives in Toronto.", "timestamp": "2026-05-04T09:01:00+09:00"},
+    {"id": "h2", "speaker": "Minji", "text": "My sister Hana lives in Toronto.",
+     "timestamp": "2026-05-04T09:01:00+09:00"},
 ]
 
 

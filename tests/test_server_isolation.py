@@ -29,7 +29,8 @@ SECRET = {b: f"{b}의 비밀 표식 Marker{i}Zq" for i, b in enumerate(BANKS)}  
 ROUTES: dict[tuple[str, str], tuple[str, Any]] = {
     ("GET", "/v1/banks"): ("read", None),
     ("DELETE", "/v1/banks/{bank}"): ("admin", None),
-    ("POST", "/v1/banks/{bank}/retain"): ("write", {"messages": [{"id": "p", "speaker": "x", "text": "새 메시지 new"}]}),
+    ("POST", "/v1/banks/{bank}/retain"): ("write", {"messages": [{"id": "p", "speaker": "x",
+                                                                   "text": "새 메시지 new"}]}),
     ("POST", "/v1/banks/{bank}/recall"): ("read", {"query": "비밀 표식 Marker"}),
     ("POST", "/v1/banks/{bank}/reflect"): ("read", {"question": "비밀 표식은 뭐야?"}),
     ("POST", "/v1/banks/{bank}/forget"): ("write", {"memory_id": "f-999999"}),

@@ -313,7 +313,8 @@ def test_facts_round_trip(store: AnyStore) -> None:
     assert (first.bank_id, first.source_id, first.source_external_id, first.chunk_id) == (b.id, source, "s", chunk)
     assert (first.text, first.kind, first.speaker, first.message_ids) == (
         "김민지 팀장은 다음 주 화요일에 부산으로 출장 가", "experience", "alice", ["m1", "m2"])
-    assert (first.occurred_start, first.occurred_end, first.mentioned_at, first.utc_offset) == (100.0, 200.0, 50.0, 32400)
+    assert ((first.occurred_start, first.occurred_end, first.mentioned_at, first.utc_offset)
+            == (100.0, 200.0, 50.0, 32400))
     assert (first.valid_from, first.valid_to, first.importance, first.pinned) == (50.0, None, 0.9, True)
     assert (first.decay_class, first.expires_at, first.tokens, first.superseded_by) == ("transient", 1000.0, 3, None)
     assert (first.strength, first.archived_at, first.recall_count) == (1.0, None, 0) and first.created_at > 0
@@ -393,8 +394,9 @@ def test_a_reply_has_a_context_vector_searched_apart_and_cleared_with_its_contex
 def test_bm25_scores_are_the_same_in_both_stores(tmp_path: Path, pg_dsn_factory: Callable[[], str]) -> None:  # noqa: F811
     """The PostgreSQL BM25 is FTS5's: same ranking and the same scores, per bank, before and after deletes,
     with context weights and with terms the tokenizer splits into phrases ("3.5", "o'neil")."""
-    texts = ["한라산에 올랐다", "Hiking on Jeju island with my sister", "한라산 한라산 사진 찍었어", "부산 여행 3.5일 계획",
-             "O'Neil likes 3.5 mile hikes", "서울 맛집 탐방", "my sister loves hiking in Toronto", "hike hike hike hike",
+    texts = ["한라산에 올랐다", "Hiking on Jeju island with my sister", "한라산 한라산 사진 찍었어",
+             "부산 여행 3.5일 계획", "O'Neil likes 3.5 mile hikes", "서울 맛집 탐방",
+             "my sister loves hiking in Toronto", "hike hike hike hike",
              "오트밀크로 바꿨어", "I switched from almond milk to oat milk", "5 3 numbers 3 5 3.5"]
     stores: list[AnyStore] = [SQLiteStore(str(tmp_path / "x.db")), PostgresStore(pg_dsn_factory())]
     try:
@@ -666,7 +668,8 @@ def test_observations_save_update_delete(store: AnyStore) -> None:
                                       tokens=8) == o1
         store.mark_consolidated([f[0]], 70.0, failed=True)
     updated = store.get_observations(bank, [o1])[0]
-    assert (updated.text, updated.fact_ids, updated.tokens, updated.believed_at) == ("Alice loves the Alps", [f[3]], 8, 6.0)
+    assert ((updated.text, updated.fact_ids, updated.tokens, updated.believed_at)
+            == ("Alice loves the Alps", [f[3]], 8, 6.0))
     assert updated.updated_at >= updated.created_at
     assert store.unconsolidated_facts(bank, 10) == [f[1]]  # f0 failed alone, f2/f3 are consolidated
     with store.write():

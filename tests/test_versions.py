@@ -118,7 +118,8 @@ def test_the_decay_pass_archives_faded_transient_facts_but_never_pinned_ones(mem
     recalled = mem.recall("fade", "hungry birthday 피곤", limit=10, now="2027-06-01").memories
     assert [m.text for m in recalled if m.type == "fact"] == ["My birthday is on March 3rd, remember this"]
     # the observations were rebuilt without what faded
-    assert mem.observations("fade") and not any("hungry" in o.text or "피곤" in o.text for o in mem.observations("fade"))
+    assert mem.observations("fade") and not any("hungry" in o.text or "피곤" in o.text
+                                                for o in mem.observations("fade"))
     # history still holds the archived fact, and as_of before the archive sees it
     old = _find(mem, "fade", "hungry", "hungry", as_of="2026-06-01", now="2026-06-01")
     assert old is not None
@@ -137,7 +138,8 @@ def test_recalling_a_memory_refreshes_its_strength(mem: Memory) -> None:
 
 
 def test_ttl_hides_at_once_and_the_purge_erases(mem: Memory) -> None:
-    mem.retain("ttl", messages=[{"id": "t1", "text": "임시 출입 코드는 파란고래야", "timestamp": "2026-01-01T09:00:00+09:00"}],
+    mem.retain("ttl", messages=[{"id": "t1", "text": "임시 출입 코드는 파란고래야",
+                                 "timestamp": "2026-01-01T09:00:00+09:00"}],
                expires_at="2026-01-02T00:00:00+09:00")
     mem.retain("ttl", messages=[{"id": "t2", "text": "The wifi guest network is OrangeOtter",
                                  "timestamp": "2026-01-01T09:00:00+00:00"}], ttl=3600)
@@ -157,7 +159,8 @@ def test_history_of_an_unknown_memory_is_a_clear_error(mem: Memory) -> None:
     assert [v.id for v in mem.history("h", one.id)] == [one.id]
 
 
-def test_a_failing_job_is_retried_then_marked_failed_with_its_error(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
+        mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     from gieok.engine import jobs
 
     _say(mem, "j", "j1", "hello there friend", "2026-01-01T09:00:00+00:00")

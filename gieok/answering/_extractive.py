@@ -52,7 +52,8 @@ from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
 
-__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer", "question_entities", "question_terms"]
+__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer", "question_entities",
+           "question_terms"]
 
 MIN_SUPPORT = 0.85
 CONTEXT_CREDIT = 0.5

@@ -27,13 +27,16 @@ def history(ctx: click.Context, bank: str, memory_id: str, as_json: bool) -> Non
         echo_json([v.to_dict() for v in versions])
         return
     for v in versions:
-        span = f"{v.valid_from.isoformat() if v.valid_from else '?'} → {v.valid_to.isoformat() if v.valid_to else 'now'}"
+        start = v.valid_from.isoformat() if v.valid_from else "?"
+        end = v.valid_to.isoformat() if v.valid_to else "now"
+        span = f"{start} → {end}"
         click.echo(f"{v.id}  [{span}]  {v.text}" + (f"   (replaced by {v.superseded_by})" if v.superseded_by else ""))
 
 
 @click.command()
 @click.argument("bank")
-@click.option("--source", "source_id", default=None, help="a document id, conversation id or message id given on retain")
+@click.option("--source", "source_id", default=None,
+              help="a document id, conversation id or message id given on retain")
 @click.option("--memory", "memory_id", default=None, help="a memory id (f-12, o-3)")
 @click.option("--entity", default=None, help="a person, place or thing: every fact naming it")
 @click.option("--before", default=None, help="everything said before this time (ISO 8601)")
@@ -91,7 +94,8 @@ def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool
             echo_json(reports)
         else:
             for r in reports:
-                click.echo(f"job {r['id']} {r['kind']} ({r['bank']}): {r['status']} {r.get('result') or r.get('error', '')}")
+                outcome = r.get("result") or r.get("error", "")
+                click.echo(f"job {r['id']} {r['kind']} ({r['bank']}): {r['status']} {outcome}")
             click.echo(f"{len(reports)} jobs run")
         return
     rows = mem.jobs(bank, status=status)

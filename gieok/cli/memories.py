@@ -29,7 +29,8 @@ def _read_messages(raw: str, name: str) -> list[dict[str, Any]]:
             return [json.loads(line) for line in raw.splitlines() if line.strip()]
         data = json.loads(stripped)
     except json.JSONDecodeError as exc:
-        raise FileFormatError(f"{name}: not valid JSON ({exc}); give a JSON list of messages, JSONL, or use --text") from None
+        raise FileFormatError(
+            f"{name}: not valid JSON ({exc}); give a JSON list of messages, JSONL, or use --text") from None
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         data = data["messages"]
     if not isinstance(data, list):
@@ -159,7 +160,8 @@ def show(ctx: click.Context, bank: str, item_id: str, as_json: bool) -> None:
         if as_json:
             echo_json(m.to_dict())
         else:
-            click.echo(f"{m.id} [{m.kind}] {m.speaker or ''} {m.mentioned_at or ''}\n{m.text}\nsources: {', '.join(m.source_ids)}")
+            click.echo(f"{m.id} [{m.kind}] {m.speaker or ''} {m.mentioned_at or ''}\n{m.text}\n"
+                       f"sources: {', '.join(m.source_ids)}")
         return
     s = mem.source(bank, item_id)
     if as_json:

@@ -35,8 +35,8 @@ class ScanPlan:
         # finditer reports only one of two overlapping words; a test pins that no two anchors overlap.
         self.wide_pattern = re.compile("|".join(map(re.escape, words))) if words else None
         groups: dict[bytes, list[bytes]] = {}
-        for key in sorted({key for d in detectors for key in d.anchor_keys if isinstance(key, bytes)}):
-            groups.setdefault(gate_bytes(key), []).append(key)
+        for ascii_key in sorted({key for d in detectors for key in d.anchor_keys if isinstance(key, bytes)}):
+            groups.setdefault(gate_bytes(ascii_key), []).append(ascii_key)
         self.ascii_groups = tuple((gates, tuple(keys)) for gates, keys in groups.items())
         self.woken_by: dict[bytes | str, list[int]] = {}
         self.unconditional: list[int] = []

@@ -1,9 +1,10 @@
 """Detectors for credentials: provider keys, tokens, private keys, URLs and password assignments.
 
 Provider keys are found by their fixed prefix (the detector's anchor), so each pattern is only
-tried where its prefix occurs and costs nothing on text that never mentions it. Assignments (``password=…``, ``비밀번호는 …``) are found
-by their keyword and redact only the value; placeholders such as ``${DB_PASSWORD}``, ``<your-key>``
-or ``********`` are left alone because they are not secrets and redacting them hides useful text.
+tried where its prefix occurs and costs nothing on text that never mentions it. Assignments
+(``password=…``, ``비밀번호는 …``) are found by their keyword and redact only the value;
+placeholders such as ``${DB_PASSWORD}``, ``<your-key>`` or ``********`` are left alone because
+they are not secrets and redacting them hides useful text.
 
 URLs carrying a password are redacted whole (scheme, user, host and all): a connection string is a
 credential as a unit, and its host and user name help an attacker as much as the password does.

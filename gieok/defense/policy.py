@@ -34,7 +34,7 @@ def _check_action(name: str, action: object) -> Action:
         raise ConfigError(
             f"unknown redaction action {action!r} for {name!r}: use one of " + ", ".join(REDACTION_ACTIONS)
         )
-    return cast(Action, action)
+    return action  # narrowed to Action by the membership test
 
 
 def _check_type(name: object) -> str:

@@ -29,8 +29,8 @@ from gieok.providers.embedders import Embedder
 from gieok.records import Message, NewFact
 from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store
-from gieok.text.terms import keyword_terms
 from gieok.temporal import find_time_expressions
+from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
 __all__ = ["normalize_messages", "FactOptions", "Plan", "PlannedChunk", "CausalLink", "plan_messages", "plan_document",
@@ -53,7 +53,8 @@ class FactOptions:
         fact.decay_class, fact.importance, fact.pinned = cls.decay_class, cls.importance, cls.decay_class == "pinned"
         if self.pinned is not None:
             fact.pinned = self.pinned
-            fact.decay_class = "pinned" if self.pinned else (fact.decay_class if fact.decay_class != "pinned" else "stable")
+            unpinned = fact.decay_class if fact.decay_class != "pinned" else "stable"
+            fact.decay_class = "pinned" if self.pinned else unpinned
         if self.decay_class is not None:
             fact.decay_class = self.decay_class
             fact.pinned = self.decay_class == "pinned"
@@ -87,7 +88,8 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
             raise InvalidMessageError(f"message #{i} is a {type(raw).__name__}, expected an object with 'text'")
         text = raw.get("text", raw.get("content"))
         if not isinstance(text, str) or not text.strip():
-            raise InvalidMessageError(f"message #{i} ({raw.get('id', 'no id')}) has no text: give it a non-empty 'text'")
+            raise InvalidMessageError(
+                f"message #{i} ({raw.get('id', 'no id')}) has no text: give it a non-empty 'text'")
         speaker = raw.get("speaker", raw.get("role")) or "user"
         if not isinstance(speaker, str):
             raise InvalidMessageError(f"message #{i}: 'speaker' must be a string")
@@ -127,6 +129,7 @@ def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: li
         found = find_time_expressions(text, dt)
         if found:
             occurred = (found[0].range[0].timestamp(), found[0].range[1].timestamp())
+    offset = dt.utcoffset() if dt else None
     return NewFact(
         text=text,
         # A reply gets a second vector that also sees the message it answers ("Yes, twice!" means
@@ -141,7 +144,7 @@ def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: li
         mentioned_at=dt.timestamp() if dt else None,
         occurred_start=occurred[0] if occurred else None,
         occurred_end=occurred[1] if occurred else None,
-        utc_offset=int(dt.utcoffset().total_seconds() // 60) if dt and dt.utcoffset() is not None else None,
+        utc_offset=int(offset.total_seconds() // 60) if offset is not None else None,
         tokens=count_tokens(text),
     )
 
@@ -225,7 +228,8 @@ def _document_llm_facts(llm: Any, planned: list[PlannedChunk], timestamp: str | 
         chunk.facts = [_fact_from_extracted(f, None, timestamp, options) for f in extracted]
         for fact in chunk.facts:
             fact.message_ids = []
-        links += [(chunk, i, relation, chunk, earlier) for i, f in enumerate(extracted) for earlier, relation in f.causes]
+        links += [(chunk, i, relation, chunk, earlier)
+                  for i, f in enumerate(extracted) for earlier, relation in f.causes]
     return links
 
 

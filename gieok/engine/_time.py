@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta, timezone
 from gieok.errors import InvalidTimeError
 from gieok.temporal import parse_datetime
 
-__all__ = ["TimeLike", "to_datetime", "from_epoch", "optional_epoch"]
+__all__ = ["TimeLike", "to_datetime", "from_epoch", "at_epoch", "optional_epoch"]
 
 TimeLike = str | datetime | date
 
@@ -29,5 +29,10 @@ def optional_epoch(value: TimeLike | None, what: str = "time") -> float | None:
 def from_epoch(ts: float | None, utc_offset_minutes: int | None = None) -> datetime | None:
     if ts is None:
         return None
+    return at_epoch(ts, utc_offset_minutes)
+
+
+def at_epoch(ts: float, utc_offset_minutes: int | None = None) -> datetime:
+    """The aware datetime of epoch seconds that are always there (a row's ``created_at``)."""
     tz = timezone(timedelta(minutes=utc_offset_minutes)) if utc_offset_minutes is not None else timezone.utc
     return datetime.fromtimestamp(ts, tz=tz)

@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from gieok.defense import RedactionPolicy
+from gieok.engine._time import from_epoch
 from gieok.engine.context import BankContext, Engine
 from gieok.engine.observations import observation_memory
 from gieok.engine.recall import add_versions, fact_to_memory
 from gieok.errors import BankNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import parse_memory_id
-from gieok.engine._time import from_epoch
 from gieok.records import EntityInfo, RecalledMemory, SourceInfo
 
 __all__ = ["source", "entities", "get_memory", "history", "observations", "set_redaction_policy", "configure_llm",

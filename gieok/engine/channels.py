@@ -78,12 +78,15 @@ def semantic_channel(store: Store, bank: BankRow, query_vector: np.ndarray, limi
     context_bound = min(context.values()) if len(context) >= limit else None
     scores = {}
     for fact_id in {**own, **context}:
-        mine = own.get(fact_id)
-        theirs = context.get(fact_id)
-        if mine is None:  # every fact has its own vector: this one's is below the bound
-            mine = min(theirs, own_bound) if own_bound is not None else theirs  # type: ignore[type-var]
-        if theirs is None:
-            theirs = min(mine, context_bound) if context_bound is not None else mine
+        if fact_id not in own:  # every fact has its own vector: this one's is below the bound
+            theirs = context[fact_id]
+            mine = min(theirs, own_bound) if own_bound is not None else theirs
+        else:
+            mine = own[fact_id]
+            if fact_id in context:
+                theirs = context[fact_id]
+            else:
+                theirs = min(mine, context_bound) if context_bound is not None else mine
         scores[fact_id] = (mine + theirs) / 2  # ranks as the sum; stays on the cosine scale
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
@@ -95,7 +98,7 @@ def query_entities(store: Store, bank: BankRow, query: str, known: Sequence[str]
         rows = store.entities_by_keys(bank.id, candidate_keys(mention.name))
         if not rows:
             continue
-        candidates = [CandidateEntity(str(r.id), r.canonical_name, r.aliases, r.titles, r.kind,  # type: ignore[arg-type]
+        candidates = [CandidateEntity(str(r.id), r.canonical_name, r.aliases, r.titles, r.kind,
                                       r.cooccurring) for r in rows]
         resolution = _RESOLVER.resolve(mention, candidates)
         if resolution.status == "match" and resolution.entity_id is not None:

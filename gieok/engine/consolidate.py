@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine.context import JobContext
 from gieok.engine.llm_calls import call_llm
-from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.errors import LLMError, SpendLimitError
 from gieok.records import FactRow
 from gieok.text.terms import keyword_terms
@@ -63,7 +63,7 @@ def _topics(ctx: JobContext, facts: Sequence[FactRow]) -> dict[tuple[int | None,
     names = store.entity_names(sorted({e for es in entities.values() for e in es}))
     out: dict[tuple[int | None, str], list[int]] = {}
     for fact in facts:
-        keys = [(e, names[e]) for e in entities.get(fact.id, []) if e in names]
+        keys: list[tuple[int | None, str]] = [(e, names[e]) for e in entities.get(fact.id, []) if e in names]
         if not keys and fact.speaker and fact.speaker.lower() not in AGENT_SPEAKERS:
             keys = [(None, fact.speaker)]
         for key in keys:

@@ -57,7 +57,8 @@ class ForgetResult:
 
 
 def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
-            before: float | None, before_iso: str | None) -> tuple[list[int], list[int], list[int], list[str], list[int]]:
+            before: float | None, before_iso: str | None,
+            ) -> tuple[list[int], list[int], list[int], list[str], list[int]]:
     """(fact ids, message rows, source rows, entity keys to scrub, observation ids)."""
     facts: set[int] = set()
     messages: list[int] = []
@@ -86,11 +87,11 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
                 raise MemoryNotFoundError(memory_id)
             facts.add(ref.number)
     if entity is not None:
-        rows = store.entities_by_keys(bank.id, candidate_keys(entity))
-        if not rows:
+        entity_rows = store.entities_by_keys(bank.id, candidate_keys(entity))
+        if not entity_rows:
             raise EntityNotFoundError(entity)
-        facts |= set(store.fact_ids_where(bank.id, entity_ids=[r.id for r in rows]))
-        for r in rows:
+        facts |= set(store.fact_ids_where(bank.id, entity_ids=[r.id for r in entity_rows]))
+        for r in entity_rows:
             keys += entity_keys(r.canonical_name, r.aliases)
     if before is not None:
         facts |= set(store.fact_ids_where(bank.id, before=before))
@@ -117,7 +118,8 @@ def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | N
 
 
 def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
-           before: float | None, before_iso: str | None, fingerprint_key: bytes | None) -> tuple[ForgetResult, list[str]]:
+           before: float | None, before_iso: str | None,
+           fingerprint_key: bytes | None) -> tuple[ForgetResult, list[str]]:
     fact_ids, message_rows, source_rows, keys, observations = _select(
         store, bank, source_id, memory_id, entity, before, before_iso)
     facts = store.get_facts(bank.id, fact_ids)

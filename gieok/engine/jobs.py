@@ -1,13 +1,14 @@
 """Background jobs: a durable queue in the same database, claimed on the single write path.
 
 Kinds: ``retain`` (a retain submitted to run in the background; its RetainResult is kept on the
-job row, which is the "operation" the server reports), ``decay`` (recompute strengths, archive what faded), ``purge`` (erase facts whose TTL
-passed), ``consolidate`` (facts into observations) and ``refresh_models`` (re-answer mental
-models). A job is claimed in a write transaction (so two workers never take the same one) with a
-lease: if its worker dies, the job is claimed again once the lease expires. A job that raises is
-retried with capped exponential backoff and marked ``failed`` after ``MAX_ATTEMPTS``; its error is
-kept on the job row. Handlers are idempotent: a job run twice does no harm (consolidation marks
-each fact done in the same transaction that writes its observation).
+job row, which is the "operation" the server reports), ``decay`` (recompute strengths, archive
+what faded), ``purge`` (erase facts whose TTL passed), ``consolidate`` (facts into observations)
+and ``refresh_models`` (re-answer mental models). A job is claimed in a write transaction (so two
+workers never take the same one) with a lease: if its worker dies, the job is claimed again once
+the lease expires. A job that raises is retried with capped exponential backoff and marked
+``failed`` after ``MAX_ATTEMPTS`` (at once for an error a retry cannot cure: bad input, a missing
+bank); its error is kept on the job row. Handlers are idempotent: a job run twice does no harm
+(consolidation marks each fact done in the same transaction that writes its observation).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from gieok.engine._time import from_epoch
+from gieok.engine._time import at_epoch, from_epoch
 from gieok.engine.consolidate import run_consolidation
 from gieok.engine.context import Engine, JobContext
 from gieok.engine.maintenance import run_decay, run_purge
@@ -102,7 +103,7 @@ def job_to_dict(job: Any, bank_name: str | None) -> dict[str, Any]:
     }
 
 
-def queue_maintenance(engine: Engine, banks: list[BankRow], now: float | None) -> None:
+def queue_maintenance(engine: Engine, banks: Sequence[BankRow], now: float | None) -> None:
     """Queue decay and TTL purge for ``banks`` (at ``now``, or as soon as a worker runs), and prune
     finished jobs older than ``JOB_RETENTION_DAYS`` so the queue does not grow without end."""
     at = time.time() if now is None else now
@@ -121,8 +122,8 @@ def operation(engine: Engine, operation_id: str) -> Operation:
     if job is None or bank is None or job.kind != "retain":
         raise OperationNotFoundError(text)
     result = RetainResult(**job.result) if job.status == "done" and job.result else None
-    return Operation(f"op-{job.id}", bank.name, job.kind, job.status, from_epoch(job.created_at),
-                     from_epoch(job.updated_at), job.attempts, result, job.last_error)
+    return Operation(f"op-{job.id}", bank.name, job.kind, job.status, at_epoch(job.created_at),
+                     at_epoch(job.updated_at), job.attempts, result, job.last_error)
 
 
 def list_jobs(engine: Engine, bank_id: int | None, status: str | None, limit: int) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from gieok.engine._time import from_epoch
+from gieok.engine._time import at_epoch, from_epoch
 from gieok.engine.context import Engine, check_bank_name
 from gieok.errors import BankNotFoundError, InputError, KeyRequiredError, NotFoundError, PermissionDeniedError
 
@@ -68,7 +68,7 @@ def _digest(key: str) -> str:
 
 
 def _api_key(row: Any) -> ApiKey:
-    return ApiKey(row.id, row.prefix, row.role, list(row.banks), from_epoch(row.created_at), row.name,
+    return ApiKey(row.id, row.prefix, row.role, list(row.banks), at_epoch(row.created_at), row.name,
                   from_epoch(row.last_used_at) if row.last_used_at else None,
                   from_epoch(row.revoked_at) if row.revoked_at else None)
 

@@ -84,7 +84,7 @@ def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, 
     for mention, context in zip(mentions, contexts):
         rows = store.entities_by_keys(bank.id, candidate_keys(mention.name))
         candidates = [
-            CandidateEntity(str(r.id), r.canonical_name, r.aliases, r.titles, r.kind,  # type: ignore[arg-type]
+            CandidateEntity(str(r.id), r.canonical_name, r.aliases, r.titles, r.kind,
                             r.cooccurring,
                             datetime.fromtimestamp(r.last_seen, tz=timezone.utc) if r.last_seen else None)
             for r in rows
@@ -96,7 +96,8 @@ def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, 
         if resolution.status == "match" and resolution.entity_id is not None:
             row = next(r for r in rows if str(r.id) == resolution.entity_id)
             canonical = preferred_canonical(row.canonical_name, mention.name) if alias else row.canonical_name
-            aliases = list(dict.fromkeys([*row.aliases, *( [row.canonical_name] if canonical != row.canonical_name else []),
+            aliases = list(dict.fromkeys([*row.aliases,
+                                          *([row.canonical_name] if canonical != row.canonical_name else []),
                                           *([alias] if alias and alias != canonical else [])]))
             titles = list(dict.fromkeys([*row.titles, *([mention.title] if mention.title else [])]))
             cooccurring = dict(row.cooccurring)
@@ -157,7 +158,8 @@ def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vector
     threshold = _similarity_threshold(store, bank, vectors)
     links = []
     for fact_id, vector in zip(fact_ids, vectors):
-        near = [(o, s) for o, s in store.vector_search(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1) if o != fact_id]
+        hits = store.vector_search(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1)
+        near = [(o, s) for o, s in hits if o != fact_id]
         neighbours[fact_id] = near
         if threshold is None:
             continue
@@ -174,6 +176,7 @@ def link_new_facts(store: Store, bank: BankRow, source_id: int, fact_ids: Sequen
     for fact_id, fact, found in zip(fact_ids, facts, mentions):
         _resolve_entities(store, bank, fact_id, fact, found)
     neighbours: dict[int, list[tuple[int, float]]] = {}
-    links = _temporal_links(store, source_id, fact_ids, facts) + _semantic_links(store, bank, fact_ids, vectors, neighbours)
+    links = (_temporal_links(store, source_id, fact_ids, facts)
+             + _semantic_links(store, bank, fact_ids, vectors, neighbours))
     store.add_links(bank.id, links)
     return neighbours

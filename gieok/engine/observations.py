@@ -28,7 +28,8 @@ def observation_ranking(store: Store, bank: BankRow, query_vector: np.ndarray | 
         scores += vectors @ np.asarray(query_vector, dtype=np.float32)
     wanted = set(query_terms)
     if wanted:
-        overlap = {oid: len(wanted & set(terms.split())) / len(wanted) for oid, terms in store.observation_terms(bank.id)}
+        overlap = {oid: len(wanted & set(terms.split())) / len(wanted)
+                   for oid, terms in store.observation_terms(bank.id)}
         scores += 0.5 * np.array([overlap.get(oid, 0.0) for oid in ids])
     order = np.argsort(-scores)[:limit]
     return [(ids[i], float(scores[i])) for i in order]

@@ -29,9 +29,9 @@ from gieok.engine.channels import (
     semantic_channel,
     temporal_channel,
 )
+from gieok.engine.context import BankContext
 from gieok.engine.fusion import rrf_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
-from gieok.engine.context import BankContext
 from gieok.errors import ConfigError, InputError, RerankerUnavailableError
 from gieok.ids import fact_memory_id, fact_number
 from gieok.providers.rerankers import Reranker
@@ -149,7 +149,8 @@ def _multipliers(fact: FactRow, now_ts: float, time_range: tuple[float, float] |
         f_start = fact.occurred_start if fact.occurred_start is not None else said
         f_end = fact.occurred_end if fact.occurred_end is not None else f_start
         middle, half = (start + end) / 2, max((end - start) / 2, 3600.0)
-        closeness = 1.0 if f_start < end and f_end >= start else 1.0 / (1.0 + abs((f_start + f_end) / 2 - middle) / half)
+        overlaps = f_start < end and f_end >= start
+        closeness = 1.0 if overlaps else 1.0 / (1.0 + abs((f_start + f_end) / 2 - middle) / half)
         out["time"] = 0.90 + 0.20 * closeness
     out["support"] = 1.0 + 0.05 * min(1.0, math.log1p(support) / math.log1p(10))
     if fact.strength < 1.0:  # decayed memories sink a little; archiving, not this, removes them
@@ -261,7 +262,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     as_of_ts = as_of.timestamp() if as_of is not None else None
     history = as_of is None and asks_for_history(query)
     replaced_weight = float(settings.superseded_weight)
-    support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",)) if kind == "semantic")
+    support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",))
+                      if kind == "semantic")
     # memory objects are built only for what is returned (a recall fuses a few hundred candidates)
     scored: list[_Scored] = []
     for fact_id, fused_score, hits in fused:

@@ -209,7 +209,8 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
                 searched_facts = True
                 retrieved.update({m.id: m for m in found})
                 steps.append({"action": "recall", "query": question, "found": [m.id for m in found], "forced": True})
-                conversation.append({"role": "user", "content": "Before giving up, here are raw facts:\n" + _show(found)})
+                conversation.append({"role": "user",
+                                     "content": "Before giving up, here are raw facts:\n" + _show(found)})
                 continue
             final = step
             steps.append({"action": "answer"})

@@ -48,6 +48,9 @@ __all__ = ["retain", "screen", "write_screened", "submit", "run_retain_job", "fa
 
 Progress = Callable[[int], None] | None
 
+# the default options: every fact keeps the lifecycle the classifier gives it (frozen, so one instance is shared)
+NO_OVERRIDES = FactOptions()
+
 
 def fact_options(decay_class: str | None = None, importance: float | None = None, pinned: bool | None = None,
                  ttl: float | None = None, expires_at: TimeLike | None = None) -> FactOptions:
@@ -110,14 +113,14 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
 def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
            metadata: Mapping[str, Any] | None = None, progress: Progress = None,
-           on_total: Callable[[int], None] | None = None, options: FactOptions = FactOptions()) -> RetainResult:
+           on_total: Callable[[int], None] | None = None, options: FactOptions = NO_OVERRIDES) -> RetainResult:
     """Store a conversation (``messages``) or a document (``text``) and its facts (see the module docstring)."""
     screened = screen(engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
                       metadata=metadata)
     return write_screened(engine, screened, options, progress=progress, on_total=on_total)
 
 
-def write_screened(engine: Engine, screened: Screened, options: FactOptions = FactOptions(), *,
+def write_screened(engine: Engine, screened: Screened, options: FactOptions = NO_OVERRIDES, *,
                    progress: Progress = None, on_total: Callable[[int], None] | None = None,
                    audit_operation: str = "retain") -> RetainResult:
     """Steps 3 and 4: plan outside the write lock, then write everything in one transaction."""
@@ -154,7 +157,7 @@ def write_screened(engine: Engine, screened: Screened, options: FactOptions = Fa
 
 def submit(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
-           metadata: Mapping[str, Any] | None = None, options: FactOptions = FactOptions()) -> int:
+           metadata: Mapping[str, Any] | None = None, options: FactOptions = NO_OVERRIDES) -> int:
     """Queue a retain; returns its job id. The redaction audit row is written with the job."""
     screened = screen(engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
                       metadata=metadata)

@@ -10,9 +10,10 @@ said just before in the same conversation — unless the verdict is explicit ("X
 Y") and the older statement was found through a shared entity rather than by shared words alone.
 
 Only statements by the same speaker are paired (Caroline's move does not close Melanie's address;
-an assistant repeating something back updates nothing). Order is decided by when each statement was *said* (``mentioned_at``), not when it was retained:
-an older statement retained late is itself closed by the newer one already stored, never the
-other way round. Nothing is deleted: the older fact gets ``valid_to`` and ``superseded_by``.
+an assistant repeating something back updates nothing). Order is decided by when each statement
+was *said* (``mentioned_at``), not when it was retained: an older statement retained late is
+itself closed by the newer one already stored, never the other way round. Nothing is deleted:
+the older fact gets ``valid_to`` and ``superseded_by``.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
         source = source_ids.get(fact_id)
         if source is not None:
             if source not in by_source:
-                by_source[source] = [i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))]
+                recent_rows = store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))
+                by_source[source] = [i for i, _ in recent_rows]
             earlier = sorted((i for i in by_source[source] if i < fact_id), reverse=True)
             recent[fact_id] = set(earlier[:_SAME_SOURCE_BEFORE])  # said just before, not anywhere in the call
             out[fact_id] |= recent[fact_id]

@@ -163,8 +163,8 @@ def _span_mention(
         return None
     if len(span) == 1 and at_sentence_start and not korean_context:
         word = span[0]
-        vouched = word.lower in known_lower or word.lower in mid_sentence_words or word.possessive
-        if not vouched:
+        word_vouched = word.lower in known_lower or word.lower in mid_sentence_words or word.possessive
+        if not word_vouched:
             return None
     if len(span) == 1 and span[0].lower in ENGLISH_TITLES:
         return None

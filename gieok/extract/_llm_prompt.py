@@ -154,8 +154,10 @@ Example (Korean):
 "causes": [{"fact": 0, "relation": "caused_by"}]}]}
 
 Example (English):
-<item id="c1" speaker="Caroline" time="2023-05-08T13:56:00">I went to a LGBTQ support group yesterday. It was so powerful.</item>
-<item id="c2" speaker="assistant" time="2023-05-08T13:57:00">That's wonderful! I'll remind you before the next meeting.</item>
+<item id="c1" speaker="Caroline" time="2023-05-08T13:56:00">I went to a LGBTQ support group yesterday. \
+It was so powerful.</item>
+<item id="c2" speaker="assistant" time="2023-05-08T13:57:00">That's wonderful! I'll remind you before \
+the next meeting.</item>
 {"facts": [
  {"text": "Caroline went to a LGBTQ support group on 7 May 2023 and found it powerful.", \
 "kind": "world", "occurred_start": "2023-05-07", "occurred_end": "2023-05-08", "who": ["Caroline"], \

@@ -21,9 +21,10 @@ _SMALL_TALK_WORDS = frozenset(
     nice great good awesome bye goodbye see later hi hello hey morning night gn np welcome alright right
     got it sounds wow oh ah hmm mhm uh um indeed true agreed totally absolutely definitely much so very too
     a the me lot and for that that's is it it's this was so
-    고마워 고마워요 고맙다 고맙습니다 감사 감사해 감사해요 감사합니다 땡큐 응 응응 웅 네 넹 넵 예 아니 아니요 알겠어 알겠어요
-    알겠습니다 알았어 알았어요 오케이 좋아 좋아요 좋다 좋네 좋네요 굿 그래 그래요 그렇구나 그렇군요 아하 아 오 와 헐 대박
-    진짜 정말 ㅇㅇ ㅇㅋ 안녕 안녕하세요 잘자 잘자요 바이 수고 수고했어 수고하세요 수고하셨습니다 맞아 맞아요 그치 ㄱㅅ ㄳ 넵넵 네네
+    고마워 고마워요 고맙다 고맙습니다 감사 감사해 감사해요 감사합니다 땡큐 응 응응 웅 네 넹 넵 예
+    아니 아니요 알겠어 알겠어요 알겠습니다 알았어 알았어요 오케이 좋아 좋아요 좋다 좋네 좋네요 굿
+    그래 그래요 그렇구나 그렇군요 아하 아 오 와 헐 대박 진짜 정말 ㅇㅇ ㅇㅋ 안녕 안녕하세요 잘자
+    잘자요 바이 수고 수고했어 수고하세요 수고하셨습니다 맞아 맞아요 그치 ㄱㅅ ㄳ 넵넵 네네
     천만에요 별말씀을 기억할게요 기억할게 기억하겠습니다 고마워용 감사요""".split()
 )
 _LAUGHTER = re.compile(r"^(?:[ㅋㅎㅠㅜ]+|(?:ha)+h?|(?:he)+h?|lo+l|xd+)$", re.IGNORECASE)

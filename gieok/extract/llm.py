@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gieok.errors import ExtractionError, InputError
+from gieok.errors import ExtractionError, InputError, LLMOutputError
 from gieok.extract._llm_prompt import (
     SCHEMA,
     SYSTEM_PROMPT,
@@ -45,7 +45,6 @@ from gieok.extract._llm_prompt import (
     salvage,
 )
 from gieok.extract.deterministic import is_small_talk
-from gieok.errors import LLMOutputError
 from gieok.providers.llms import LLM
 from gieok.text.sentences import split_sentences
 

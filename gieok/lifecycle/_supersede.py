@@ -34,7 +34,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gieok.lifecycle._vocatives import strip_vocatives
 from gieok.lifecycle._guards import not_about_old
 from gieok.lifecycle._state_change import detect_state_change
 from gieok.lifecycle._update_cues import (
@@ -53,6 +52,7 @@ from gieok.lifecycle._update_cues import (
 )
 from gieok.lifecycle._values import Value, find_values, value_group
 from gieok.lifecycle._verdict import UpdateKind, UpdateVerdict
+from gieok.lifecycle._vocatives import strip_vocatives
 from gieok.text.korean import analyze, has_hangul
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
 

@@ -46,7 +46,8 @@ def _re(*alternatives: str) -> re.Pattern[str]:
 CORRECTION = _re(
     r"(?:^|[\s,.!])아니(?:야|요|지|다)?(?=[\s,.!]|$)", r"정정", r"잘못\s*(?:말|알|얘기|썼|적었)", r"말고",
     r"(?:가|이)\s*아니(?:라|고)", r"착각", r"\bactually\b", r"\bcorrection\b", r"\bi meant?\b",
-    r"\bscratch that\b", r"\boh wait\b", r"\bwait,", r"\bmy (?:bad|mistake)\b", r"\bi was wrong\b", r"\bsorry,? (?:it'?s|it is)\b",
+    r"\bscratch that\b", r"\boh wait\b", r"\bwait,", r"\bmy (?:bad|mistake)\b", r"\bi was wrong\b",
+    r"\bsorry,? (?:it'?s|it is)\b",
     r"\bnot\s+[^,.;!?]+?,?\s+but\b", r",\s*not\s+\w",
 )
 CHANGE = _re(
@@ -123,7 +124,8 @@ CONTRASTS: tuple[Contrast, ...] = (
     Contrast(re.compile(rf"(?P<y>{_PHRASE}),\s*not\s+(?:on\s+|at\s+|in\s+)?(?P<x>{_PHRASE})", re.IGNORECASE),
              "correction", "Y, not X", "phrase"),
     Contrast(re.compile(r"\b(?:switched|changed|moved|went|transferred|converted|upgraded|downgraded|shifted)"
-                        rf"\s+(?:\w+\s+)?from\s+(?P<x>{_PHRASE}?)\s+(?:over\s+)?(?:to|for)\s+(?P<y>{_PHRASE})", re.IGNORECASE),
+                        rf"\s+(?:\w+\s+)?from\s+(?P<x>{_PHRASE}?)\s+(?:over\s+)?(?:to|for)\s+(?P<y>{_PHRASE})",
+                        re.IGNORECASE),
              "change", "from X to Y", "phrase"),
     Contrast(re.compile(rf"\binstead of\s+(?P<x>{_PHRASE})", re.IGNORECASE), "change", "instead of X", "phrase"),
     Contrast(re.compile(r"\bused to\s+(?P<x>[^.;!?]+?)\s*[,;]?\s*(?:\band\s+|\bbut\s+)?"

@@ -91,7 +91,8 @@ class _HTTPLLM(LLM):
             return LLMUnavailableError(shown, retry_after=response.retry_after())
         if 300 <= status < 400:
             return LLMConfigError(f"LLM at {self.url} redirects ({shown}) to "
-                                  f"{response.header('Location') or 'another address'}: set base_url to the final address")
+                                  f"{response.header('Location') or 'another address'}: "
+                                  "set base_url to the final address")
         hint = "; check base_url (with its API prefix, e.g. /v1) and model" if status == 404 else ""
         return LLMRequestError(f"LLM at {self.url} refused the request ({shown}){hint}", status=status, detail=detail)
 

@@ -61,9 +61,11 @@ class Embedder:
             progress(done)
         for b in range(0, len(missing), self.batch_size):
             idx = missing[b : b + self.batch_size]
-            vectors = np.asarray(self.embed_batch([texts[i] for i in idx], kind), dtype=np.float32)
+            # float32 stays float32 through the normalisation below (numpy's stubs say float64)
+            vectors: np.ndarray = np.asarray(self.embed_batch([texts[i] for i in idx], kind), dtype=np.float32)
             if vectors.shape != (len(idx), self.dim):
-                raise ValueError(f"embedder {self.model_id} returned shape {vectors.shape}, expected ({len(idx)}, {self.dim})")
+                raise ValueError(f"embedder {self.model_id} returned shape {vectors.shape}, "
+                                 f"expected ({len(idx)}, {self.dim})")
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
             vectors = vectors / np.where(norms == 0, 1, norms)
             with self._cache_lock:
@@ -78,7 +80,8 @@ class Embedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text], "query")[0]
+        vector: np.ndarray = self.embed([text], "query")[0]
+        return vector
 
 
 class E5SmallEmbedder(Embedder):

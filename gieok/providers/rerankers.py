@@ -151,7 +151,8 @@ class Reranker:
                     raise TypeError
                 number = float(value)
             except (TypeError, ValueError):
-                raise RerankerError(f"reranker {self.model_id} returned a score that is not a number: {value!r}") from None
+                raise RerankerError(
+                    f"reranker {self.model_id} returned a score that is not a number: {value!r}") from None
             if math.isnan(number):
                 raise RerankerError(f"reranker {self.model_id} returned NaN as a score; check the model and its inputs")
             out.append(number)
@@ -284,7 +285,8 @@ class HTTPReranker(Reranker):
                                + auth_hint(self._api_key, self.api_key_env, can_pass_key=False))
         if 300 <= status < 400:
             return ConfigError(
-                f"reranker at {self.url} redirects (HTTP {status}) to {response.header('Location') or 'another address'}: "
+                f"reranker at {self.url} redirects (HTTP {status}) to "
+                f"{response.header('Location') or 'another address'}: "
                 "set base_url to the final address"
             )
         if status == 404:
@@ -297,13 +299,15 @@ class HTTPReranker(Reranker):
             hint = "; this looks like HuggingFace TEI: pass flavor='tei'"
         elif "model" in detail and self.model is None:
             hint = "; the server may need a model name: pass model="
-        return RerankerError(f"reranker at {self.url} rejected the request (HTTP {status}: {detail or 'no detail'}){hint}")
+        return RerankerError(
+            f"reranker at {self.url} rejected the request (HTTP {status}: {detail or 'no detail'}){hint}")
 
     def _parse(self, raw: bytes, expected: int) -> list[float]:
         try:
             payload = json.loads(raw)
         except ValueError:
-            raise RerankerError(f"reranker at {self.url} answered with something that is not JSON: {_snippet(raw)}") from None
+            raise RerankerError(
+                f"reranker at {self.url} answered with something that is not JSON: {_snippet(raw)}") from None
         items = payload.get("results", payload.get("data")) if isinstance(payload, dict) else payload
         if not isinstance(items, list):
             raise RerankerError(

@@ -6,6 +6,7 @@ SQLite) comes first; the standard ``sqlite3`` is used only when it can load exte
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import Any
 
@@ -16,18 +17,16 @@ __all__ = ["sqlite_module", "open_connection"]
 
 def sqlite_module() -> ModuleType:
     try:
-        import pysqlite3.dbapi2 as mod  # type: ignore[import-not-found]
-
-        return mod
+        return importlib.import_module("pysqlite3.dbapi2")
     except ImportError:
-        import sqlite3 as mod
+        import sqlite3
 
-        if not hasattr(mod.Connection, "enable_load_extension"):
+        if not hasattr(sqlite3.Connection, "enable_load_extension"):
             raise MissingExtensionError(
-                f"this Python's sqlite3 (SQLite {mod.sqlite_version}) cannot load extensions and "
+                f"this Python's sqlite3 (SQLite {sqlite3.sqlite_version}) cannot load extensions and "
                 "pysqlite3 is not installed: `pip install pysqlite3-binary`"
             ) from None
-        return mod
+        return sqlite3
 
 
 def open_connection(path: str, *, check_same_thread: bool = False) -> Any:

@@ -86,7 +86,8 @@ class CoreQueries(StoreQueries):
         rows = self._conn().execute(
             "SELECT b.name, b.embedder, b.dim, b.created_at, "
             "(SELECT COUNT(*) FROM sources s WHERE s.bank_id = b.id), "
-            f"(SELECT COUNT(*) FROM facts f WHERE f.bank_id = b.id) FROM banks b ORDER BY b.name{self._dialect.bytewise}"
+            "(SELECT COUNT(*) FROM facts f WHERE f.bank_id = b.id) "
+            f"FROM banks b ORDER BY b.name{self._dialect.bytewise}"
         ).fetchall()
         return [BankInfo(r[0], r[1], r[2], _dt(r[3]), int(r[4]), int(r[5])) for r in rows]
 

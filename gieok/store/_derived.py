@@ -98,7 +98,8 @@ class DerivedQueries(StoreQueries):
         return self._observations(sorted(rows, key=lambda r: int(r[0])))
 
     def observations_of_bank(self, bank_id: int, topic: str | None = None) -> list[ObservationRow]:
-        where, params = ("bank_id = ?", (bank_id,)) if topic is None else ("bank_id = ? AND topic = ?", (bank_id, topic))
+        where, params = (("bank_id = ?", (bank_id,)) if topic is None
+                         else ("bank_id = ? AND topic = ?", (bank_id, topic)))
         return self._observations(self._conn().execute(
             f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE {where} ORDER BY id", params).fetchall())
 
@@ -190,7 +191,8 @@ class DerivedQueries(StoreQueries):
             if row:
                 return int(row[0])
         return self._dialect.insert_id(
-            conn, "INSERT INTO jobs (bank_id, kind, payload, run_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+            conn, "INSERT INTO jobs (bank_id, kind, payload, run_after, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
             (bank_id, kind, json.dumps(payload or {}), run_after if run_after is not None else now, now, now))
 
     def claim_job(self, worker: str, now: float, lease: float, kinds: Sequence[str] | None = None,
@@ -205,8 +207,10 @@ class DerivedQueries(StoreQueries):
             filters += " AND bank_id = ?"
             params.append(bank_id)
         row = conn.execute(
-            "SELECT id FROM jobs WHERE ((status = 'queued' AND run_after <= ?) OR (status = 'running' AND claimed_at < ?))"
-            f"{filters} ORDER BY run_after, id LIMIT 1{self._dialect.skip_locked}", (now, now - lease, *params)).fetchone()
+            "SELECT id FROM jobs WHERE ((status = 'queued' AND run_after <= ?) "
+            "OR (status = 'running' AND claimed_at < ?))"
+            f"{filters} ORDER BY run_after, id LIMIT 1{self._dialect.skip_locked}",
+            (now, now - lease, *params)).fetchone()
         if row is None:
             return None
         conn.execute("UPDATE jobs SET status = 'running', claimed_at = ?, claimed_by = ?, attempts = attempts + 1, "
@@ -221,8 +225,8 @@ class DerivedQueries(StoreQueries):
             conn.execute("UPDATE jobs SET status = 'done', last_error = NULL, result = ?, updated_at = ? WHERE id = ?",
                          (json.dumps(result, ensure_ascii=False) if result is not None else None, now, job_id))
         elif retry_at is not None:
-            conn.execute("UPDATE jobs SET status = 'queued', last_error = ?, run_after = ?, updated_at = ? WHERE id = ?",
-                         (error[:500], retry_at, now, job_id))
+            conn.execute("UPDATE jobs SET status = 'queued', last_error = ?, run_after = ?, updated_at = ? "
+                         "WHERE id = ?", (error[:500], retry_at, now, job_id))
         else:
             conn.execute("UPDATE jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?",
                          (error[:500], now, job_id))
@@ -258,7 +262,8 @@ class DerivedQueries(StoreQueries):
         conn.execute("INSERT INTO mental_models (bank_id, name, question, created_at) VALUES (?, ?, ?, ?) "
                      "ON CONFLICT (bank_id, name) DO UPDATE SET question = excluded.question, answer = NULL, "
                      "based_on = '[]', refreshed_at = NULL", (bank_id, name, question, time.time()))
-        return int(conn.execute("SELECT id FROM mental_models WHERE bank_id = ? AND name = ?", (bank_id, name)).fetchone()[0])
+        return int(conn.execute("SELECT id FROM mental_models WHERE bank_id = ? AND name = ?",
+                                (bank_id, name)).fetchone()[0])
 
     def set_mental_model_answer(self, model_id: int, answer: str, based_on: Sequence[str], at: float) -> None:
         self._require_write().execute(

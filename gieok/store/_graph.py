@@ -115,7 +115,8 @@ class GraphQueries(StoreQueries):
 
     def delete_orphan_entities(self, bank_id: int) -> int:
         cur = self._require_write().execute(
-            "DELETE FROM entities WHERE bank_id = ? AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = entities.id)",
+            "DELETE FROM entities WHERE bank_id = ? "
+            "AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = entities.id)",
             (bank_id,),
         )
         return int(cur.rowcount)
@@ -169,7 +170,8 @@ class GraphQueries(StoreQueries):
             [(bank_id, int(a), int(b), t, float(w)) for a, b, t, w in links],
         )
 
-    def links_of(self, fact_ids: Sequence[int], types: Sequence[str] | None = None) -> list[tuple[int, int, str, float]]:
+    def links_of(self, fact_ids: Sequence[int],
+                 types: Sequence[str] | None = None) -> list[tuple[int, int, str, float]]:
         """Links touching ``fact_ids`` in either direction, as (seed, other, type, weight):
         the outgoing ones, then the incoming ones, each ordered by (seed, other, type)."""
         type_filter = ""

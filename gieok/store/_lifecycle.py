@@ -53,7 +53,8 @@ class LifecycleQueries(StoreQueries):
         current = fact_id
         while True:  # back: facts this one superseded, the latest said first
             row = conn.execute("SELECT id FROM facts WHERE superseded_by = ? "
-                               "ORDER BY mentioned_at IS NULL, mentioned_at DESC, id DESC LIMIT 1", (current,)).fetchone()
+                               "ORDER BY mentioned_at IS NULL, mentioned_at DESC, id DESC LIMIT 1",
+                               (current,)).fetchone()
             if row is None or row[0] in seen:
                 break
             current = int(row[0])
@@ -97,7 +98,8 @@ class LifecycleQueries(StoreQueries):
                 f"WHERE id {ids_in} AND archived_at IS NULL", (float(at), *part),
             )
 
-    def decay_rows(self, bank_id: int, after_id: int, limit: int) -> list[tuple[int, str, bool, float | None, float, int, float | None]]:
+    def decay_rows(self, bank_id: int, after_id: int,
+                   limit: int) -> list[tuple[int, str, bool, float | None, float, int, float | None]]:
         """(id, decay_class, pinned, mentioned_at, created_at, recall_count, last_recalled_at) of unarchived facts."""
         rows = self._conn().execute(
             "SELECT id, decay_class, pinned, mentioned_at, created_at, recall_count, last_recalled_at FROM facts "
@@ -152,8 +154,8 @@ class LifecycleQueries(StoreQueries):
         conn = self._conn()
         rows: list[Any] = []
         if message_id is not None:
-            rows += conn.execute("SELECT id, source_id, external_id FROM messages WHERE bank_id = ? AND external_id = ?",
-                                 (bank_id, message_id)).fetchall()
+            rows += conn.execute("SELECT id, source_id, external_id FROM messages "
+                                 "WHERE bank_id = ? AND external_id = ?", (bank_id, message_id)).fetchall()
         if before_iso is not None:
             # message timestamps are stored as ISO 8601; compare them as instants
             instant = self._dialect.instant
@@ -231,7 +233,8 @@ class LifecycleQueries(StoreQueries):
             conn.execute(f"DELETE FROM facts WHERE id {ids_in}", part)
         counts["facts"] = len(ids)
         counts["jobs"] = self._drop_jobs_naming(conn, bank_id, set(ids))
-        counts["mental_models"] = self._clear_models_citing(conn, bank_id, {fact_memory_id(i) for i in ids} | dropped_observations)
+        counts["mental_models"] = self._clear_models_citing(conn, bank_id,
+                                                            {fact_memory_id(i) for i in ids} | dropped_observations)
         # the evidence: cut the erased facts' text out of chunks, messages and documents
         by_chunk: dict[int, list[str]] = {}
         by_source: dict[int, list[str]] = {}
@@ -316,8 +319,8 @@ class LifecycleQueries(StoreQueries):
             "SELECT id, based_on FROM mental_models WHERE bank_id = ? AND answer IS NOT NULL ORDER BY id", (bank_id,)
         ).fetchall():
             if set(self._dialect.from_json(based_on)) & memory_ids:
-                conn.execute("UPDATE mental_models SET answer = NULL, based_on = '[]', refreshed_at = NULL WHERE id = ?",
-                             (model_id,))
+                conn.execute("UPDATE mental_models SET answer = NULL, based_on = '[]', refreshed_at = NULL "
+                             "WHERE id = ?", (model_id,))
                 cleared += 1
         return cleared
 

@@ -145,8 +145,9 @@ class SearchIndexes(StoreQueries):
         if single:
             params["single_terms"], params["single_ids"] = single, single_ids
             parts.append(
-                "SELECT q.phrase, t.fact_id, t.field, t.tf FROM unnest(%(single_terms)s::text[], %(single_ids)s::integer[]) "
-                "AS q(term, phrase) JOIN fact_terms t ON t.bank_id = %(bank)s AND t.term = q.term")
+                "SELECT q.phrase, t.fact_id, t.field, t.tf "
+                "FROM unnest(%(single_terms)s::text[], %(single_ids)s::integer[]) AS q(term, phrase) "
+                "JOIN fact_terms t ON t.bank_id = %(bank)s AND t.term = q.term")
         for i, phrase in enumerate(phrases):
             if len(phrase) > 1:
                 parts.append(self._phrase_hits(i, phrase, params))

@@ -14,7 +14,6 @@ from ._atoms import Atom, Pick, Rule, clock_in, date_in, fixed, narrowing, rule,
 from ._ranges import Grain, day_span, month_span, safe_date, year_span
 
 
-
 def _where(m: re.Match[str]) -> tuple[int, int]:
     return m.start(), m.end()
 
