@@ -3,6 +3,10 @@
 >>> from gieok import Memory
 """
 
+from gieok._threads import configure_threads
+
+configure_threads()  # before numpy, OpenBLAS and the e5 engine load: see gieok/_threads.py
+
 from gieok.defense import RedactionPolicy, redact
 from gieok.engine.forget import ErasureProof, ForgetResult
 from gieok.engine.reflect import Reflection

@@ -223,7 +223,7 @@ class Memory:
         _jobs.queue_maintenance(self.engine, rows, optional_epoch(now, "now"))
         return self.run_jobs(bank=bank, now=now)
 
-    def run_jobs(self, *, bank: str | None = None, limit: int | None = None,
+    def run_jobs(self, bank: str | None = None, *, limit: int | None = None,
                  now: TimeLike | None = None) -> list[dict[str, Any]]:
         """Run queued background jobs (consolidation, decay, purge, mental-model refresh)."""
         bank_id = self.engine.bank(bank).bank.id if bank is not None else None

@@ -81,6 +81,9 @@ SETTINGS: tuple[Setting, ...] = (
             "at retain, give each reply a second vector with the message it answers (better recall; "
             "about twice the embedding work for a conversation)"),
     Setting("supersede", True, bool, "at retain, detect statements that update older ones and close the old version"),
+    Setting("threads", 0, int,
+            "threads of the e5 engine (OpenMP); 0 = the cores this process may use, at most 4. Read when gieok is "
+            "imported (set GIEOK_THREADS, or OMP_NUM_THREADS, before); idle threads sleep (OMP_WAIT_POLICY=PASSIVE)"),
     Setting("server_max_body_bytes", 4_194_304, int,
             "the largest request body `gieok serve` accepts (bytes); a larger one gets 413 and nothing is stored"),
 )

@@ -106,8 +106,9 @@ def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool
         click.echo("no jobs")
     for j in rows:
         error = f"  last error: {j['last_error']}" if j["last_error"] else ""
+        done = "  " + ", ".join(f"{k} {v}" for k, v in j["result"].items()) if j.get("result") else ""
         click.echo(f"{j['id']:>5}  {j['bank']}  {j['kind']:<14} {j['status']:<8} attempts {j['attempts']}"
-                   f"  facts {j['facts']}  updated {j['updated_at']}{error}")
+                   f"  facts {j['facts']}{done}  updated {j['updated_at']}{error}")
 
 
 @click.command()

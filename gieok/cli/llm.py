@@ -36,7 +36,8 @@ def llm(ctx: click.Context, bank: str, provider: str | None, model: str | None, 
         echo_json(usage)
         return
     limit = f"${usage['spend_limit_usd']:.4f}" if usage["spend_limit_usd"] else "none"
-    click.echo(f"{bank}: spent ${usage['spent_usd']:.4f} (ceiling {limit})")
+    using = "offline (no LLM)" if usage["offline"] else f"{usage['provider']} / {usage['model']}"
+    click.echo(f"{bank}: {using}; spent ${usage['spent_usd']:.4f} (ceiling {limit})")
     for r in usage["rows"]:
         click.echo(f"  {r['day']}  {r['operation']:<12} {r['provider']}/{r['model']}  {r['calls']} calls  "
                    f"{r['input_tokens']} in / {r['output_tokens']} out  ${r['cost_usd']:.4f}")

@@ -17,9 +17,36 @@ __all__ = ["register"]
 
 
 def register(cli: click.Group) -> None:
-    """Add retain, recall, banks, sources, show and delete-bank to ``cli``."""
-    for command in (retain, recall, banks, sources, show, delete_bank):
+    """Add retain, recall, banks, sources, entities, show and delete-bank to ``cli``."""
+    for command in (retain, recall, banks, sources, entities, show, delete_bank):
         cli.add_command(command)
+
+
+# binary formats people hand to `gieok retain`, by their first bytes
+_BINARY_FORMATS = ((b"%PDF", "a PDF"), (b"PK\x03\x04", "a zip archive (docx, xlsx, ...)"),
+                   (b"\xd0\xcf\x11\xe0", "an old Office file"), (b"\x89PNG", "a PNG image"),
+                   (b"\xff\xd8\xff", "a JPEG image"))
+
+
+def _read_text_file(path: Path) -> str:
+    """The file's UTF-8 text, or a FileFormatError that says what to do instead."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileFormatError(f"{path}: no such file; give a text, JSON or JSONL file, or - for stdin") from None
+    except IsADirectoryError:
+        raise FileFormatError(f"{path}: is a folder; give one file (or retain its files one by one)") from None
+    except PermissionError:
+        raise FileFormatError(f"{path}: cannot be read (permission denied)") from None
+    for magic, kind in _BINARY_FORMATS:
+        if data.startswith(magic):
+            raise FileFormatError(f"{path}: is {kind}, which gieok does not read yet: extract its text first "
+                                  f"(e.g. `pdftotext {path.name} -` for a PDF) and retain the text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FileFormatError(f"{path}: not UTF-8 text (a binary file, or another encoding: convert it with "
+                              "`iconv -t UTF-8`)") from None
 
 
 def _read_messages(raw: str, name: str) -> list[dict[str, Any]]:
@@ -56,10 +83,7 @@ def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id:
         raw, name = sys.stdin.read(), "<stdin>"
     else:
         path = Path(file)
-        try:
-            raw, name = path.read_text(encoding="utf-8"), path.name
-        except UnicodeDecodeError:
-            raise FileFormatError(f"{file}: not UTF-8 text") from None
+        raw, name = _read_text_file(path), path.name
         if document_id is None and (as_text or path.suffix not in (".json", ".jsonl")):
             document_id = path.name
     is_messages = not as_text and (name.endswith((".json", ".jsonl")) or raw.lstrip().startswith(("[", "{")))
@@ -145,6 +169,24 @@ def sources(ctx: click.Context, bank: str, as_json: bool) -> None:
         return
     for s in rows:
         click.echo(f"{s.id}\t{s.kind}\t{s.updated_at.isoformat()}")
+
+
+@click.command()
+@click.argument("bank")
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+@click.pass_context
+def entities(ctx: click.Context, bank: str, as_json: bool) -> None:
+    """List the people, places and things BANK knows, most named first (names `forget --entity` takes)."""
+    rows = open_memory(ctx).entities(bank)
+    if as_json:
+        echo_json([{"name": e.name, "kind": e.kind, "aliases": e.aliases, "facts": e.facts,
+                    "last_seen": e.last_seen.isoformat() if e.last_seen else None} for e in rows])
+        return
+    if not rows:
+        click.echo(f"{bank} knows no names yet")
+    for e in rows:
+        aka = f"  (also {', '.join(e.aliases)})" if e.aliases else ""
+        click.echo(f"{e.name}\t{e.kind}\t{e.facts} facts{aka}")
 
 
 @click.command()

@@ -45,7 +45,9 @@ def get_memory(ctx: BankContext, memory_id: str) -> RecalledMemory:
     facts = ctx.store.get_facts(ctx.bank.id, [ref.number]) if ref is not None else []
     if not facts:
         raise MemoryNotFoundError(memory_id)
-    return fact_to_memory(facts[0], 0.0, {})
+    memory = fact_to_memory(facts[0], 0.0, {})
+    add_versions(ctx.store, [memory])  # which version replaced it, and what it replaced
+    return memory
 
 
 def history(ctx: BankContext, memory_id: str) -> list[RecalledMemory]:
@@ -94,7 +96,11 @@ def configure_llm(engine: Engine, bank: str, **changes: Any) -> dict[str, Any]:
 
 
 def llm_usage(ctx: BankContext) -> dict[str, Any]:
-    return {"bank": ctx.bank.name, "spent_usd": ctx.store.llm_spend(ctx.bank.id), "spend_limit_usd": ctx.spend_limit,
+    """Which LLM the bank uses (provider, model; none: offline) and what it spent."""
+    llm = ctx.engine.llm_for(ctx.bank)
+    return {"bank": ctx.bank.name, "provider": getattr(llm, "provider", None) if llm else None,
+            "model": getattr(llm, "model", None) if llm else None, "offline": llm is None,
+            "spent_usd": ctx.store.llm_spend(ctx.bank.id), "spend_limit_usd": ctx.spend_limit,
             "rows": ctx.store.llm_usage(ctx.bank.id)}
 
 

@@ -95,7 +95,9 @@ def run_pending(engine: Engine, *, limit: int | None = None, bank_id: int | None
 def job_to_dict(job: Any, bank_name: str | None) -> dict[str, Any]:
     return {
         "id": job.id, "bank": bank_name, "kind": job.kind, "status": job.status, "attempts": job.attempts,
-        "facts": len(job.payload.get("fact_ids", [])),
+        # the facts a job names, or once done the facts it processed (consolidation and decay report them)
+        "facts": len(job.payload.get("fact_ids", [])) or int((job.result or {}).get("facts", 0)),
+        "result": job.result,
         "run_after": from_epoch(job.run_after).isoformat() if job.run_after else None,  # type: ignore[union-attr]
         "last_error": job.last_error,
         "created_at": from_epoch(job.created_at).isoformat(),  # type: ignore[union-attr]

@@ -210,10 +210,9 @@ def recall(ctx: BankContext, query: str, *, max_tokens: int | None = None, limit
     restarts the decay clock of what it returns (``refresh_on_recall``)."""
     if not isinstance(query, str) or not query.strip():
         raise InputError("query is empty: ask something")
-    if max_tokens is not None and max_tokens <= 0:
-        raise InputError("max_tokens must be positive")
-    if limit is not None and limit <= 0:
-        raise InputError("limit must be positive")
+    for name, value in (("max_tokens", max_tokens), ("limit", limit)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
+            raise InputError(f"{name} must be a positive whole number, e.g. {name}=10 (got {value!r})")
     when = to_datetime(now, "now") if now is not None else datetime.now(timezone.utc)
     then = to_datetime(as_of, "as_of") if as_of is not None else None
     result = _rank(ctx, query, now=when, max_tokens=max_tokens, limit=limit, explain=explain, as_of=then)
