@@ -41,7 +41,7 @@ def _problem(response: httpx.Response, status: int) -> dict[str, Any]:
 
 def test_retain_recall_reflect_forget_over_http(server: tuple[str, Memory]) -> None:
     url, mem = server
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=60) as http:
         retained = http.post("/v1/banks/민지/retain", json={"messages": CHAT, "document_id": "chat-1"})
         assert retained.status_code == 200 and retained.json()["facts_added"] == 2
         found = http.post("/v1/banks/민지/recall", json={"query": "땅콩 과자 먹어도 돼?", "limit": 3}).json()
@@ -68,7 +68,7 @@ def test_retain_recall_reflect_forget_over_http(server: tuple[str, Memory]) -> N
 
 def test_async_retain_is_accepted_and_finished_by_the_worker(server: tuple[str, Memory]) -> None:
     url, _ = server
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=60) as http:
         accepted = http.post("/v1/banks/alice/retain", json={"messages": CHAT, "async": True})
         assert accepted.status_code == 202
         op_id = accepted.json()["operation_id"]
@@ -83,7 +83,7 @@ def test_typed_errors_become_problem_json_and_store_nothing(server: tuple[str, M
     url, mem = server
     mem.retain("k", messages=CHAT[:1])
     before = [(b.name, b.sources, b.facts) for b in mem.banks()]
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=60) as http:
         assert "retain" in _problem(http.post("/v1/banks/nobody/recall", json={"query": "x"}), 404)["detail"]
         _problem(http.get("/v1/banks/k/memories/f-999"), 404)
         bad = _problem(http.post("/v1/banks/k/retain", json={"messages": [{"id": "x", "text": "  "}]}), 422)
@@ -117,7 +117,7 @@ def test_an_unexpected_error_is_a_500_without_a_traceback(server: tuple[str, Mem
         raise RuntimeError("secret internals /home/x/gieok.db")
 
     monkeypatch.setattr(mem, "banks", broken)
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=60) as http:
         body = _problem(http.get("/v1/banks"), 500)
         assert "secret internals" not in json.dumps(body)
 
@@ -132,7 +132,7 @@ def test_keys_keep_banks_apart(server: tuple[str, Memory]) -> None:
     import time
 
     time.sleep(2.1)  # the server looks for keys every 2 s: now they are in force
-    with httpx.Client(base_url=url) as anon, \
+    with httpx.Client(base_url=url, timeout=60) as anon, \
             httpx.Client(base_url=url, headers={"Authorization": f"Bearer {alice_key}"}) as alice, \
             httpx.Client(base_url=url, headers={"Authorization": f"Bearer {reader_key}"}) as reader, \
             httpx.Client(base_url=url, headers={"Authorization": f"Bearer {admin_key}"}) as admin:
@@ -160,7 +160,7 @@ def test_keys_keep_banks_apart(server: tuple[str, Memory]) -> None:
 
 def test_health_metrics_and_openapi(server: tuple[str, Memory]) -> None:
     url, mem = server
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=60) as http:
         health = http.get("/health").json()
         assert health["status"] == "ok" and health["worker"] is True and health["keys_required"] is False
         http.post("/v1/banks/nobody/recall", json={"query": "x"})
@@ -184,7 +184,8 @@ def test_memory_defense_holds_over_http(db_path: str, fake_embedder: object) -> 
     secret_key = "sk-proj-" + "Q7w9E2r4T6y8U1i3" * 3
     rrn = "900101-1234568"
     mem = Memory(db_path, embedder="fake")
-    with mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url, httpx.Client(base_url=url) as http:
+    app = create_app(mem, mcp=False, poll_seconds=0.05)
+    with mem, serving(app) as url, httpx.Client(base_url=url, timeout=60) as http:
         said = [{"id": "d1", "speaker": "민수", "text": f"배포 키는 {secret_key} 이고 내 주민번호는 {rrn} 이야."},
                 {"id": "d2", "speaker": "Minsu", "text": f"Also keep {secret_key} for the staging deploy."}]
         assert http.post("/v1/banks/민수/retain", json={"messages": said}).json()["redactions"] >= 3

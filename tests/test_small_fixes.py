@@ -15,7 +15,8 @@ from gieok.cli import cli
 
 def test_get_says_which_version_replaced_a_memory(mem: Memory) -> None:
     mem.retain("u", messages=[
-        {"id": "a", "speaker": "user", "text": "I work at Samsung as a data engineer.", "timestamp": "2026-01-05T09:00:00Z"},
+        {"id": "a", "speaker": "user", "text": "I work at Samsung as a data engineer.",
+         "timestamp": "2026-01-05T09:00:00Z"},
         {"id": "b", "speaker": "user", "text": "Big news: I left Samsung and joined Kakao last week.",
          "timestamp": "2026-03-05T09:00:00Z"}])
     versions = [m for m in mem.recall("u", "Samsung Kakao work").memories]

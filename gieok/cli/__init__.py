@@ -36,7 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "gieok.cli.reflection",  # reflect, models, observations
     "gieok.cli.llm",         # llm
     "gieok.cli.demo",        # demo
-    "gieok.server.cli",      # serve, keys
+    "gieok.server.cli",      # serve, mcp, keys
 )
 
 

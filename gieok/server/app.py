@@ -11,7 +11,7 @@ was started without it.
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request, Response
@@ -70,20 +70,26 @@ class _Gate:
 
 
 def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = True, mcp: bool = True,
-               max_body_bytes: int | None = None, poll_seconds: float = 1.0) -> FastAPI:
+               max_body_bytes: int | None = None, poll_seconds: float = 1.0, host: str = "127.0.0.1") -> FastAPI:
     """The ASGI app serving ``memory``. ``require_keys`` refuses requests without a valid key even
     while no key exists; ``worker`` runs queued jobs (submitted retains, consolidation, decay) in a
-    background thread; ``mcp`` serves the MCP tools at ``/mcp``."""
+    background thread; ``mcp`` serves the MCP tools at ``/mcp`` (``host``, the interface served, decides
+    whether MCP refuses requests naming another Host, against DNS rebinding on loopback)."""
     gate = _Gate(memory, require_keys)
     metrics = Metrics()
     runner = Worker(memory, poll_seconds=poll_seconds) if worker else None
+
+    mcp_running: list[Callable[[], AbstractAsyncContextManager[None]]] = []
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if runner is not None:
             runner.start()
         try:
-            yield
+            async with AsyncExitStack() as stack:
+                for running in mcp_running:
+                    await stack.enter_async_context(running())
+                yield
         finally:
             if runner is not None:
                 runner.stop()
@@ -208,5 +214,5 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     if mcp:
         from gieok.server.mcp import mount_mcp  # the MCP SDK is needed only here
 
-        mount_mcp(app, memory, authenticate=gate.principal)
+        mcp_running.append(mount_mcp(app, memory, authenticate=gate.principal, host=host))
     return app

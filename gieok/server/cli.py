@@ -1,4 +1,4 @@
-"""``gieok serve`` (the HTTP API, with MCP at /mcp) and ``gieok keys`` (create, list, revoke).
+"""``gieok serve`` (the HTTP API, with MCP at /mcp), ``gieok mcp`` (MCP over stdio) and ``gieok keys``.
 
 Registered from :data:`gieok.cli.COMMAND_MODULES`; like every command module it takes its helpers
 from :mod:`gieok.cli._common` and calls the engine, never the store.
@@ -22,8 +22,9 @@ log = logging.getLogger("gieok.server")
 
 
 def register(cli: click.Group) -> None:
-    """Add serve and keys to ``cli``."""
+    """Add serve, mcp and keys to ``cli``."""
     cli.add_command(serve)
+    cli.add_command(mcp)
     cli.add_command(keys)
 
 
@@ -72,9 +73,24 @@ def serve(ctx: click.Context, host: str, port: int, insecure_no_auth: bool, no_w
     if not in_force:
         log.warning("no API keys: every bank is open to anyone who can reach %s:%s "
                     "(`gieok keys create` turns keys on)", host, port)
-    application = app.create_app(memory, worker=not no_worker, mcp=not no_mcp)
+    application = app.create_app(memory, worker=not no_worker, mcp=not no_mcp, host=host)
     click.echo(f"gieok serving {memory.path} on http://{host}:{port} (docs at /docs)", err=True)
     uvicorn.run(application, host=host, port=port, log_level=log_level)
+
+
+@click.command()
+@store_options
+@click.option("--bank", default=None, help="the one bank the tools use (they then take no bank argument)")
+@click.pass_context
+def mcp(ctx: click.Context, bank: str | None) -> None:
+    """Serve the memory as MCP tools over stdio (for Claude Desktop, Claude Code, Cursor)."""
+    try:
+        from gieok.server import mcp as _mcp
+    except ImportError as exc:
+        raise click.ClickException(f"MCP needs the server extra ({exc.name} is missing): "
+                                   "pip install 'gieok[server]'") from None
+    logging.basicConfig(level=logging.WARNING)  # stdout is the protocol: logs go to stderr only
+    _mcp.run_stdio(open_memory(ctx), bank=bank)
 
 
 @click.group()

@@ -1,0 +1,234 @@
+"""MCP: the memory as tools an agent calls (Claude Desktop, Claude Code, Cursor, any MCP client).
+
+One tool set, two transports: ``gieok mcp`` speaks stdio to the client that launched it, and
+``gieok serve`` answers streamable HTTP at ``/mcp`` beside the HTTP API. Every tool is one
+:class:`gieok.Memory` call, exactly like an HTTP route. Over HTTP the caller's key decides which banks
+the tools see (``Authorization: Bearer …``, the same keys as ``/v1``); over stdio the caller is the
+local user who owns the file. With a fixed bank (``gieok mcp --bank notes``) the tools take no bank
+argument, so an agent cannot wander into another bank.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import ToolAnnotations
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from gieok import __version__
+from gieok.engine import keys as _keys
+from gieok.engine.context import check_bank_name
+from gieok.engine.keys import Principal
+from gieok.errors import GieokError
+from gieok.memory import Memory
+
+__all__ = ["build_mcp", "mount_mcp", "run_stdio"]
+
+log = logging.getLogger("gieok.server")
+
+Authenticate = Callable[[str | None], Principal]
+
+_INSTRUCTIONS = (
+    "gieok is your long-term memory. Call `recall` before answering anything that may depend on what "
+    "the user told you earlier; call `retain` with what the user says that is worth keeping (facts about "
+    "them, decisions, documents); call `reflect` for a direct answer with quotes, which says plainly when "
+    "the memory does not know. `forget` erases for real. Memories carry ids (f-12, o-3) for `get_memory` "
+    "and `history`.")
+_READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+_ERASE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+_PRINCIPAL = "gieok.principal"  # where the HTTP mount leaves the authenticated caller in the ASGI scope
+
+
+def _plain(value: Any) -> Any:
+    """A record as JSON-ready data (the same shape the HTTP API returns)."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    from pydantic_core import to_jsonable_python
+
+    return to_jsonable_python(value)
+
+
+class _Tools:
+    """The tool bodies: check the caller, make one Memory call, turn a typed error into a tool error
+    whose message (which says how to fix it) reaches the agent."""
+
+    def __init__(self, memory: Memory, authenticate: Authenticate | None, fixed_bank: str | None) -> None:
+        self.memory, self.authenticate, self.fixed_bank = memory, authenticate, fixed_bank
+
+    def caller(self, ctx: Context) -> Principal:
+        if self.authenticate is None:  # stdio: the local user who launched us owns the file
+            return Principal("write", frozenset({self.fixed_bank})) if self.fixed_bank else _keys.OPEN
+        request = ctx.request_context.request
+        scope = getattr(request, "scope", None) or {}
+        if _PRINCIPAL in scope:
+            principal: Principal = scope[_PRINCIPAL]
+            return principal
+        headers = getattr(request, "headers", None)
+        return self.authenticate(headers.get("authorization") if headers is not None else None)
+
+    def call(self, ctx: Context, bank: str | None, need: str, fn: Callable[[], Any]) -> Any:
+        try:
+            who = self.caller(ctx)
+            who.require(bank, need)
+            return _plain(fn())
+        except GieokError as exc:
+            raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+
+    def one(self, ctx: Context, bank: str, need: str, fn: Callable[[], Any]) -> dict[str, Any]:
+        result: dict[str, Any] = self.call(ctx, bank, need, fn)
+        return result
+
+    def many(self, ctx: Context, bank: str | None, need: str, key: str, fn: Callable[[], Any]) -> dict[str, Any]:
+        return {key: self.call(ctx, bank, need, fn)}
+
+    # each method's signature is the tool's input schema; its docstring is what the agent reads
+    def retain(self, ctx: Context, bank: str, text: str | None = None, messages: list[dict[str, Any]] | None = None,
+               document_id: str | None = None, timestamp: str | None = None) -> dict[str, Any]:
+        """Keep something in long-term memory: either `messages` (a conversation: each {"speaker",
+        "text", optional "id", "timestamp"}) or `text` (a note or document; give `document_id` to update
+        it later). Stored verbatim with extracted facts; secrets are redacted first. Returns how many
+        facts were added and the source id to cite or forget."""
+        return self.one(ctx, bank, "write", lambda: self.memory.retain(
+            bank, messages, text=text, document_id=document_id, timestamp=timestamp))
+
+    def recall(self, ctx: Context, bank: str, query: str, max_tokens: int | None = 1500, limit: int | None = None,
+               now: str | None = None, as_of: str | None = None) -> dict[str, Any]:
+        """Find the memories a question needs, best first, within `max_tokens`. Each memory has its
+        text, when it was true (valid_from / valid_to), its source and its id. `now` anchors relative
+        times in the query ("last Friday", "지난주"); `as_of` answers as the memory stood on that date."""
+        return self.one(ctx, bank, "read", lambda: self.memory.recall(
+            bank, query, max_tokens=max_tokens, limit=limit, now=now, as_of=as_of))
+
+    def reflect(self, ctx: Context, bank: str, question: str, now: str | None = None) -> dict[str, Any]:
+        """Answer a question only from memory, with quotes verified against the memories they cite.
+        When the memory does not hold the answer it says so (answered: false) instead of guessing."""
+        return self.one(ctx, bank, "read", lambda: self.memory.reflect(bank, question, now=now))
+
+    def forget(self, ctx: Context, bank: str, source_id: str | None = None, memory_id: str | None = None,
+               entity: str | None = None, before: str | None = None, verify: bool = True) -> dict[str, Any]:
+        """Erase for real (not hide): everything that came from a source (`source_id`), one memory
+        (`memory_id`), everything about a person or thing (`entity`), or everything older than `before`.
+        Give exactly one. With `verify` the result carries a proof that no trace is left."""
+        return self.one(ctx, bank, "write", lambda: self.memory.forget(
+            bank, source_id=source_id, memory_id=memory_id, entity=entity, before=before, verify=verify))
+
+    def list_banks(self, ctx: Context) -> dict[str, Any]:
+        """The memory banks you may use, with how many facts and sources each holds."""
+        def visible() -> list[Any]:
+            who = self.caller(ctx)
+            return [b for b in self.memory.banks() if who.sees(b.name)]
+        return self.many(ctx, None, "read", "banks", visible)
+
+    def get_memory(self, ctx: Context, bank: str, memory_id: str) -> dict[str, Any]:
+        """One memory by id (a fact f-12 or an observation o-3), with its source and validity."""
+        return self.one(ctx, bank, "read", lambda: self.memory.get(bank, memory_id))
+
+    def history(self, ctx: Context, bank: str, memory_id: str) -> dict[str, Any]:
+        """Every version of the statement `memory_id` belongs to, oldest first, with which version
+        replaced which and when: how a fact changed over time."""
+        return self.many(ctx, bank, "read", "versions", lambda: self.memory.history(bank, memory_id))
+
+    def sources(self, ctx: Context, bank: str) -> dict[str, Any]:
+        """Every source (conversation or document) kept in the bank, with its id for `forget`."""
+        return self.many(ctx, bank, "read", "sources", lambda: self.memory.sources(bank))
+
+
+_TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
+    ("retain", _WRITE), ("recall", _READ), ("reflect", _READ), ("forget", _ERASE),
+    ("list_banks", _READ), ("get_memory", _READ), ("history", _READ), ("sources", _READ))
+
+
+def _with_bank(method: Callable[..., Any], bank: str | None) -> Callable[..., Any]:
+    """``method`` as a tool: with a fixed bank the ``bank`` parameter leaves the schema and is filled in."""
+    if bank is None or "bank" not in inspect.signature(method).parameters:
+        return method
+
+    @functools.wraps(method)
+    def fixed(*args: Any, **kwargs: Any) -> Any:
+        return method(*args, bank=bank, **kwargs)
+
+    signature = inspect.signature(method, eval_str=True)  # the SDK reads the return type from it
+    fixed.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[p for name, p in signature.parameters.items() if name != "bank"])
+    return fixed
+
+
+def build_mcp(memory: Memory, *, bank: str | None = None, authenticate: Authenticate | None = None) -> MCPServer:
+    """The MCP server over ``memory``. ``bank`` fixes the bank every tool uses (the tools then take no
+    bank argument); ``authenticate`` turns an ``Authorization`` header into the caller (HTTP only)."""
+    if bank is not None:
+        check_bank_name(bank)
+    server: MCPServer = MCPServer(name="gieok", version=__version__, instructions=_INSTRUCTIONS, log_level="WARNING")
+    tools = _Tools(memory, authenticate, bank)
+    for name, hints in _TOOLS:
+        fn = _with_bank(getattr(tools, name), bank)
+        server.add_tool(fn, name=name, description=inspect.getdoc(fn), annotations=hints)
+    return server
+
+
+def run_stdio(memory: Memory, *, bank: str | None = None) -> None:
+    """Serve the tools over stdin/stdout until the client closes them (what ``gieok mcp`` runs)."""
+    import anyio
+
+    anyio.run(build_mcp(memory, bank=bank).run_stdio_async)
+
+
+class _Authenticated:
+    """The streamable HTTP endpoint behind the API's keys: a request the key does not let in gets the
+    same problem+json 401 as ``/v1``; one let in carries its caller to the tools."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager, authenticate: Authenticate) -> None:
+        self.manager, self.authenticate = manager, authenticate
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from starlette.datastructures import Headers
+
+        from gieok.server.errors import problem, status_of
+
+        try:
+            principal = self.authenticate(Headers(scope=scope).get("authorization"))
+        except GieokError as exc:
+            status, kind = status_of(exc)
+            await problem(status, kind, str(exc), error=type(exc).__name__)(scope, receive, send)
+            return
+        await self.manager.handle_request({**scope, _PRINCIPAL: principal}, receive, send)
+
+
+def mount_mcp(app: Any, memory: Memory, *, bank: str | None = None, authenticate: Authenticate | None = None,
+              host: str = "127.0.0.1") -> Callable[[], AbstractAsyncContextManager[None]]:
+    """Serve the tools at ``/mcp`` of ``app`` (streamable HTTP, stateless, JSON answers). Returns the
+    context manager the app's lifespan must hold open while serving. On a loopback ``host`` requests
+    whose Host/Origin name another site are refused (DNS rebinding)."""
+    server = build_mcp(memory, bank=bank, authenticate=authenticate or _open)
+    loopback = host in ("127.0.0.1", "localhost", "::1")
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=loopback,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "testserver"] if loopback else [],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"] if loopback else [])
+    server.streamable_http_app(stateless_http=True, json_response=True, transport_security=security,
+                               max_request_body_size=int(memory.settings.server_max_body_bytes), host=host)
+    manager = server.session_manager
+    app.router.routes.append(Route("/mcp", endpoint=_Authenticated(manager, authenticate or _open),
+                                   methods=["GET", "POST", "DELETE"]))
+
+    def running() -> AbstractAsyncContextManager[None]:
+        return manager.run()
+
+    return running
+
+
+def _open(_authorization: str | None) -> Principal:
+    return _keys.OPEN
