@@ -99,9 +99,13 @@ def llm_usage(ctx: BankContext) -> dict[str, Any]:
 
 
 def delete_bank(engine: Engine, bank: str) -> dict[str, int]:
-    """Delete the bank whatever embedder made it (deleting needs no vectors); returns the counts."""
+    """Delete the bank whatever embedder made it (deleting needs no vectors); returns the counts.
+    The write-ahead log is checkpointed after, as by ``forget``: the bytes leave the file now."""
     row = engine.store.get_bank(bank)
     if row is None:
         raise BankNotFoundError(bank)
     with engine.store.write():
-        return engine.store.delete_bank(row.id)
+        counts = engine.store.delete_bank(row.id)
+    engine.store.checkpoint()
+    return counts
+
