@@ -20,6 +20,7 @@ import pytest
 
 import gieok.engine.forget as forget_module
 from gieok import Memory
+from gieok.providers.llms import ScriptedLLM
 from gieok.text.terms import keyword_terms
 
 TESTS = Path(__file__).resolve().parent
@@ -295,3 +296,55 @@ def test_the_keyword_index_keeps_no_erased_term_once_a_bank_is_emptied(mem: Memo
     blocks = b"".join(bytes(r[0]) for r in mem.store._conn().execute("SELECT block FROM fts_bank_1_data") if r[0])
     assert len(terms) > 400 and sorted(t for t in terms if t.encode("utf-8") in blocks) == []
 
+
+# -- 5. a failed retain leaves no new, empty bank -------------------------------------------------------
+
+FAILING = [pytest.param("내일 부산에서 민지를 만나", id="korean"),
+           pytest.param("Tomorrow I meet Jo in Leeds", id="english")]
+
+
+def _broken_embedder(fake_embedder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(texts: list[str], kind: str) -> Any:
+        raise RuntimeError("the embedder fell over")
+
+    monkeypatch.setattr(fake_embedder, "embed_batch", fail)
+
+
+@pytest.mark.parametrize("text", FAILING)
+def test_a_failed_retain_into_a_new_bank_leaves_no_bank(db_path: str, fake_embedder: Any,
+                                                        monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    # the LLM fails in a way extraction cannot fall back from (a provider bug, not an LLMError)
+    llm = ScriptedLLM([RuntimeError("provider bug")])
+    with Memory(db_path, embedder="fake", llm=llm) as mem:
+        with pytest.raises(RuntimeError, match="provider bug"):
+            mem.retain("fresh", messages=[{"id": "m1", "speaker": "alice", "text": text}])
+        assert [b.name for b in mem.banks()] == []
+        _broken_embedder(fake_embedder, monkeypatch)  # or the embedder fails after the LLM answered nothing
+        with pytest.raises(RuntimeError, match="fell over"):
+            mem.retain("fresh", messages=[{"id": "m1", "speaker": "alice", "text": text}])
+        assert [b.name for b in mem.banks()] == []
+
+
+@pytest.mark.parametrize("text", FAILING)
+def test_a_failed_retain_that_paid_for_llm_calls_keeps_the_spend(db_path: str, fake_embedder: Any,
+                                                                 monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    llm = ScriptedLLM([{"facts": [{"text": text, "kind": "world"}]}])  # answered and metered
+    _broken_embedder(fake_embedder, monkeypatch)  # then the retain fails
+    with Memory(db_path, embedder="fake", llm=llm) as mem:
+        with pytest.raises(RuntimeError, match="fell over"):
+            mem.retain("fresh", messages=[{"id": "m1", "speaker": "alice", "text": text}])
+        assert len(llm.requests) == 1
+        assert [b.name for b in mem.banks()] == ["fresh"] and mem.banks()[0].facts == 0
+        assert mem.llm_usage("fresh")["rows"] and mem.sources("fresh") == []
+
+
+@pytest.mark.parametrize("text", FAILING)
+def test_a_failed_retain_into_an_existing_empty_bank_keeps_the_bank(db_path: str, fake_embedder: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    text: str) -> None:
+    llm = ScriptedLLM([RuntimeError("provider bug")])
+    with Memory(db_path, embedder="fake", llm=llm) as mem:
+        mem.configure_llm("kept", spend_limit_usd=5.0)  # an empty bank the caller made on purpose
+        with pytest.raises(RuntimeError):
+            mem.retain("kept", messages=[{"id": "m1", "speaker": "alice", "text": text}])
+        assert [b.name for b in mem.banks()] == ["kept"]
