@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf clean
+.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-erasure clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,7 +37,10 @@ bench-reflect: $(STAMP)
 bench-perf: $(STAMP)
 	$(BIN)/python bench/perf.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf
+bench-erasure: $(STAMP)
+	$(BIN)/python bench/erasure.py
+
+bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-erasure
 
 clean:
 	rm -rf $(VENV) build *.egg-info
