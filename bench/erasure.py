@@ -322,6 +322,7 @@ def main() -> None:
     table.add_row("… after the next run_jobs (observations rebuilt)",
                   f"{len(result['plain_tables_after_jobs'])} of {n}")
     table.add_row("left in file + -wal + -shm after delete_bank", f"{len(result['delete_bank_file'])} of {n}")
+    table.add_row("left in file + -wal + -shm after forget(verify=True)", f"{len(result['verify_file'])} of {n}")
     table.add_row("proofs clean (forget, verify=True)", f"{result['proofs_clean']} of {result['proofs']}")
     table.add_row("planted leaks the proof reported, at the right table",
                   f"{len(result['planted_caught'])} of {n}")
@@ -332,7 +333,7 @@ def main() -> None:
         table.add_row("sweep: proofs clean over real sessions (no false alarm)", f"{s['clean']} of {s['sessions']}")
         table.add_row("sweep: seconds per forget with proof", f"{s['seconds_per_forget']:.2f}")
     console.print(table)
-    for key in ("plain_file", "plain_tables", "plain_tables_after_jobs", "delete_bank_file"):
+    for key in ("plain_file", "plain_tables", "plain_tables_after_jobs", "delete_bank_file", "verify_file"):
         if result[key]:
             console.print(f"[red]{key}[/red]: {', '.join(result[key])}")
     if result["planted_missed"]:
