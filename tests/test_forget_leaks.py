@@ -243,12 +243,17 @@ os._exit(0)
 """
 
 
-@pytest.mark.parametrize(("op", "how"), [("forget", "sigkill"), ("forget", "os_exit"), ("delete_bank", "sigkill")])
-@pytest.mark.parametrize(("text", "markers"), [
-    pytest.param("내 금고 비밀번호 힌트는 쥐라기호랑이칠칠, 박서연 대리만 알아", ["쥐라기호랑이칠칠", "박서연"],
-                 id="korean"),
-    pytest.param("My vault hint is Zebraquartz Marigoldia, only Quillon Vantrell knows",
-                 ["Zebraquartz", "Marigoldia", "Vantrell"], id="english"),
+KO_VAULT = ("내 금고 비밀번호 힌트는 쥐라기호랑이칠칠, 박서연 대리만 알아", ["쥐라기호랑이칠칠", "박서연"])
+EN_VAULT = ("My vault hint is Zebraquartz Marigoldia, only Quillon Vantrell knows",
+            ["Zebraquartz", "Marigoldia", "Vantrell"])
+
+
+# each case starts a Python that loads Kiwi (~6 s): both languages, both ways to die, both operations
+@pytest.mark.parametrize(("text", "markers", "op", "how"), [
+    pytest.param(*KO_VAULT, "forget", "sigkill", id="korean-forget-sigkill"),
+    pytest.param(*EN_VAULT, "forget", "sigkill", id="english-forget-sigkill"),
+    pytest.param(*EN_VAULT, "forget", "os_exit", id="english-forget-os_exit"),
+    pytest.param(*KO_VAULT, "delete_bank", "sigkill", id="korean-delete_bank-sigkill"),
 ])
 def test_a_plain_forget_leaves_nothing_in_the_file_or_wal_even_if_killed_at_once(tmp_path: Path, op: str, how: str,
                                                                                  text: str, markers: list[str]) -> None:
