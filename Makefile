@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load clean
+.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,7 +40,10 @@ bench-perf: $(STAMP)
 bench-load: $(STAMP)
 	$(BIN)/python bench/load.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load
+bench-erasure: $(STAMP)
+	$(BIN)/python bench/erasure.py
+
+bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure
 
 clean:
 	rm -rf $(VENV) build *.egg-info

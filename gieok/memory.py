@@ -157,15 +157,19 @@ class Memory:
     # -- forgetting --------------------------------------------------------------------------
     def forget(self, bank: str, *, source_id: str | None = None, memory_id: str | None = None,
                entity: str | None = None, before: TimeLike | None = None, verify: bool = False) -> _forget.ForgetResult:
-        """Erase for real: facts, index rows, vectors, links, mentions, observations, queued jobs and the
-        verbatim evidence they came from. ``source_id`` is a ``document_id``/conversation id or a message
-        id given on retain. ``verify=True`` also proves it (see :meth:`verify_erased`)."""
+        """Erase for real: facts, index rows, vectors, links, mentions, what the entity graph learned
+        from them, observations and answers resting on them, queued jobs and the verbatim evidence they
+        came from; the WAL is checkpointed before it returns. ``source_id`` is a ``document_id``/
+        conversation id or a message id given on retain. ``verify=True`` also proves it: every form the
+        engine derived (words, index terms, names and keys, any case, JSON-escaped) that nothing
+        remaining still says is looked for in every table and the file's bytes."""
         return _forget.forget(self.engine.bank(bank), source_id=source_id, memory_id=memory_id, entity=entity,
                               before=before, verify=verify)
 
     def verify_erased(self, texts: Sequence[str] | str, *, deep: bool = True) -> _forget.ErasureProof:
-        """Prove that ``texts`` are nowhere in the database: no table, no FTS index or shadow table, no
-        vector table and (``deep``: after a checkpoint and VACUUM) not in the file's bytes."""
+        """Prove that ``texts`` are nowhere in the database — as written, lower-cased, capitalised or
+        JSON-escaped: no table, no FTS index or shadow table, no vector table and (``deep``: after a
+        checkpoint and VACUUM) not in the file's bytes."""
         return _forget.verify_erased(self.engine.store, [texts] if isinstance(texts, str) else list(texts), deep=deep)
 
     def delete_bank(self, bank: str) -> dict[str, int]:

@@ -133,3 +133,46 @@ def test_background_jobs_and_bank_deletion(pg_mem: Memory) -> None:
     counts = pg_mem.delete_bank("alice")
     assert counts["facts"] == 4 and pg_mem.banks() == []
     assert pg_mem.verify_erased(["나 땅콩 알레르기 있어", "My sister Hana lives in Toronto"]).clean
+
+
+def test_erased_names_history_and_a_planted_leak_on_postgres(pg_mem: Memory,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import gieok.engine.forget as forget_module
+
+    pg_mem.retain("b", messages=[
+        {"id": "k1", "speaker": "alice", "text": "민지는 요즘 테니스를 배워", "timestamp": "2026-03-01T10:00:00+09:00"},
+        {"id": "k2", "speaker": "alice", "text": "I met Caroline at the gym on Sunday",
+         "timestamp": "2026-03-01T10:01:00+09:00"},
+    ], document_id="keep")
+    pg_mem.retain("b", messages=[
+        {"id": "e1", "speaker": "alice", "text": "김민지 팀장은 Caroline Brightwater랑 속초 등대에서 만났어",
+         "timestamp": "2026-03-02T10:00:00+09:00"},
+    ], document_id="erase")
+    pg_mem.run_jobs()
+    markers = ["김민지", "속초", "등대", "Brightwater"]
+    result = pg_mem.forget("b", source_id="erase", verify=True)
+    assert result.proof is not None and result.proof.clean, result.proof
+    assert pg_mem.verify_erased(markers, deep=False).clean  # every table, any case, JSON escapes too
+    assert sorted(e.name for e in pg_mem.entities("b")) == ["Caroline", "민지"]
+    # a superseded version quoted in an observation's history
+    pg_mem.retain("b", messages=[{"id": "v1", "speaker": "bob", "text": "The Zorblax report deadline is Friday",
+                                  "timestamp": "2026-04-01T09:00:00+00:00"}])
+    pg_mem.run_jobs()
+    pg_mem.retain("b", messages=[{"id": "v2", "speaker": "bob",
+                                  "text": "Actually the Zorblax report deadline moved to Monday",
+                                  "timestamp": "2026-04-02T09:00:00+00:00"}])
+    pg_mem.run_jobs()
+    assert not pg_mem.verify_erased("Friday", deep=False).clean
+    old = pg_mem.history("b", pg_mem.recall("b", "Zorblax deadline Monday").memories[0].id)[0]
+    real = forget_module.prove_erased
+
+    def planted_first(store: PostgresStore, forms: list[object], **kwargs: object) -> object:
+        with store.write():
+            store._require_write().execute(
+                "INSERT INTO context_degrees (bank_id, key, degree) SELECT id, 'friday', 1 FROM banks")
+        return real(store, forms, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(forget_module, "prove_erased", planted_first)
+    result = pg_mem.forget("b", memory_id=old.id, verify=True)
+    assert result.proof is not None and not result.proof.clean
+    assert {f["table"] for f in result.proof.found} == {"context_degrees"}  # only the planted row

@@ -42,6 +42,28 @@ def test_consolidation_creates_then_updates_one_observation_per_topic(mem: Memor
     assert "테니스" in again[0].text and len(again[0].based_on) == 3
 
 
+def test_observation_history_says_what_each_earlier_text_rested_on(mem: Memory) -> None:
+    # erasing one of those facts must find the earlier text that quoted it (see test_forget_leaks)
+    _minji(mem)
+    mem.run_jobs()
+    first = next(o for o in mem.observations("b") if o.text.startswith("김민지"))
+    _say(mem, "b", "k3", "user", "김민지 팀장은 요즘 테니스도 배워", "2026-03-05T10:00:00+09:00")
+    mem.run_jobs()
+    bank = mem.store.get_bank("b")
+    assert bank is not None
+    entry = mem.store.get_observations(bank.id, [int(first.id[2:])])[0].history[-1]
+    assert entry["previous"] == first.text and entry["based_on"] == sorted(int(i[2:]) for i in first.based_on)
+
+
+def test_a_trimmed_history_keeps_the_lineage_of_what_it_drops() -> None:
+    from gieok.engine.consolidate import HISTORY, _trimmed
+
+    history = [{"added": [i], "based_on": [100 + i], "previous": str(i)} for i in range(HISTORY + 3)]
+    kept = _trimmed(history)
+    assert len(kept) == HISTORY and kept[-1] == history[-1]
+    assert {0, 1, 2, 100, 101, 102, 103} <= set(kept[0]["based_on"])
+
+
 def test_an_older_statement_never_overwrites_a_newer_belief(mem: Memory) -> None:
     _say(mem, "v", "n2", "user", "The report deadline moved to Monday", "2026-04-02T09:00:00+00:00")
     mem.run_jobs()

@@ -503,6 +503,60 @@ def test_entities_mentions_and_links(store: AnyStore) -> None:
     assert store.context_degrees(bank, ["alice", "bob"]) == {"bob": 1}
 
 
+def test_what_erasure_takes_back_from_the_graph(store: AnyStore) -> None:
+    c = _conversation(store)
+    bank, f = c["bank"], c["facts"]
+    with store.write():
+        minji = store.save_entity(bank, None, "김민지", "person", ["민지"], ["팀장"], {"hana": 2, "#work": 1}, 10.0,
+                                  ["김민지", "민지", "surname:김"])
+        hana = store.save_entity(bank, None, "Hana", "person", [], [], {"김민지": 2}, None, ["hana"])
+        store.add_mentions(f[0], [(minji, "김민지 팀장"), (hana, "Hana")])
+        store.add_mentions(f[1], [(minji, "민지")])
+        store.bump_context_degrees(bank, ["hana", "hana", "김민지", "#work"])
+    assert store.mention_rows([f[1], f[0]]) == sorted([(f[0], minji, "김민지 팀장"), (f[0], hana, "Hana"),
+                                                        (f[1], minji, "민지")])
+    assert store.mention_rows([]) == []
+    assert [e.id for e in store.entities_by_ids(bank, [hana, minji, 10_000])] == sorted([minji, hana])
+    assert store.entities_by_ids(bank + 1, [minji]) == []
+    with store.write():
+        store.set_entity_keys(bank, minji, ["민지", "민지"])
+        store.adjust_context_degrees(bank, {"hana": -1, "김민지": -1, "#work": 0})
+    assert store.entities_by_keys(bank, ["김민지", "surname:김"]) == []
+    assert [e.id for e in store.entities_by_keys(bank, ["민지"])] == [minji]
+    assert store.context_degrees(bank, ["hana", "김민지", "#work"]) == {"hana": 1, "#work": 1}
+    assert store.context_degree_keys(bank) == ["#work", "hana"]
+    with store.write():
+        store.delete_context_degrees(bank, ["hana", "nobody"])
+    assert store.context_degree_keys(bank) == ["#work"]
+
+
+def test_evidence_is_what_was_given_and_empty_banks_can_go(store: AnyStore) -> None:
+    c = _conversation(store)
+    with store.write():
+        store.save_entity(c["bank"], None, "Quillon Vantrell", "person", [], [], {}, None, ["quillon vantrell"])
+        store.enqueue_job(c["bank"], "retain", {"messages": [{"text": "대기 중인 메시지"}]}, unique=False)
+        model = store.save_mental_model(c["bank"], "food", "음식 취향은?")
+        store.set_mental_model_answer(model, "김치찌개", ["f-1"], 1.0)
+        empty = store.create_bank("empty", "fake", 4)
+        configured = store.create_bank("configured", "fake", 4)
+        store.set_bank_config(configured.id, {"llm": {"enabled": False}})
+    said = "\n".join(store.evidence_texts(c["bank"]))
+    assert all(t in said for t in c["texts"]) and "대기 중인 메시지" in said and "음식 취향은?" in said
+    assert "Quillon" not in said and "김치찌개" not in said  # derived: an entity, an answer
+    assert "world" in said and "retain" in said  # the store's own words: a fact kind, a job kind
+    assert "empty" not in "\n".join(store.evidence_texts(c["bank"])).split()
+    assert "empty" in "\n".join(store.evidence_texts(None))
+    with store.write():
+        assert store.clear_model_answers([model]) == 1
+        assert store.delete_bank_if_empty(c["bank"]) is False
+        assert store.delete_bank_if_empty(configured.id) is False
+        assert store.delete_bank_if_empty(empty.id) is True
+        assert store.delete_bank_if_empty(empty.id) is False
+    assert store.mental_models(c["bank"])[0].answer is None
+    assert [b.name for b in store.list_banks()] == ["alice", "configured"]
+    assert store.checkpoint() is True
+
+
 def test_facts_in_range(store: AnyStore) -> None:
     with store.write():
         b = store.create_bank("a", "fake", 4)

@@ -17,7 +17,7 @@ from gieok.ids import parse_memory_id
 from gieok.records import EntityInfo, RecalledMemory, SourceInfo
 
 __all__ = ["source", "entities", "get_memory", "history", "observations", "set_redaction_policy", "configure_llm",
-           "llm_usage", "delete_bank"]
+           "llm_usage", "delete_bank", "discard_if_empty"]
 
 
 def source(ctx: BankContext, source_id: str) -> SourceInfo:
@@ -105,9 +105,25 @@ def llm_usage(ctx: BankContext) -> dict[str, Any]:
 
 
 def delete_bank(engine: Engine, bank: str) -> dict[str, int]:
-    """Delete the bank whatever embedder made it (deleting needs no vectors); returns the counts."""
+    """Delete the bank whatever embedder made it (deleting needs no vectors); returns the counts.
+    The write-ahead log is checkpointed after, as by ``forget``: the bytes leave the file now."""
     row = engine.store.get_bank(bank)
     if row is None:
         raise BankNotFoundError(bank)
     with engine.store.write():
-        return engine.store.delete_bank(row.id)
+        counts = engine.store.delete_bank(row.id)
+    engine.store.checkpoint()
+    return counts
+
+
+def discard_if_empty(engine: Engine, bank: str) -> bool:
+    """Delete ``bank`` if nothing was ever written into it (a failed retain's new bank; one holding
+    metered LLM spend is kept). Never raises: the caller is already reporting a failure."""
+    try:
+        row = engine.store.get_bank(bank)
+        if row is None:
+            return False
+        with engine.store.write():
+            return engine.store.delete_bank_if_empty(row.id)
+    except Exception:  # the retain's own exception is the one to report; the bank just stays
+        return False

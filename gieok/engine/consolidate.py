@@ -38,6 +38,7 @@ __all__ = ["run_consolidation", "BATCH", "MAX_STATEMENTS"]
 
 BATCH = 64
 MAX_STATEMENTS = 8
+HISTORY = 20  # earlier texts an observation keeps
 _SCHEMA = {
     "type": "object",
     "properties": {"text": {"type": "string"}, "fact_ids": {"type": "array", "items": {"type": "integer"}}},
@@ -107,6 +108,17 @@ def _llm_text(ctx: JobContext, llm: Any, topic: str, previous: Any, support: Seq
     return f"{topic}: {text}" if not text.startswith(topic) else text, cited
 
 
+def _trimmed(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last HISTORY entries; the facts the dropped ones rested on move to the oldest kept one,
+    because an LLM's rewrite may still carry them."""
+    if len(history) <= HISTORY:
+        return history
+    dropped, kept = history[:-HISTORY], history[-HISTORY:]
+    lineage = {int(i) for e in dropped for i in [*e.get("based_on", []), *e.get("added", [])]}
+    kept[0] = {**kept[0], "based_on": sorted(lineage | {int(i) for i in kept[0].get("based_on", [])})}
+    return kept
+
+
 def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_ids: list[int]) -> int:
     store, bank = ctx.store, ctx.bank
     existing = store.observations_of_bank(bank.id, topic=topic)
@@ -125,8 +137,11 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_i
         believed = max(believed, previous.believed_at)  # the belief time never moves back
     history = list(previous.history if previous else [])
     if previous is not None and previous.text != text:
-        history.append({"at": ctx.now, "added": sorted(new_ids), "previous": previous.text[:1000]})
-    history = history[-20:]
+        # based_on: what the previous text was built on, so erasing one of those facts finds the
+        # text that quoted it here (gieok.store._lifecycle drops the observation)
+        history.append({"at": ctx.now, "added": sorted(new_ids), "based_on": sorted(previous.fact_ids),
+                        "previous": previous.text[:1000]})
+    history = _trimmed(history)
     vector = ctx.embedder.embed([text], "document")[0]
     with store.write():
         store.save_observation(bank.id, previous.id if previous else None, entity_id=entity_id, topic=topic,

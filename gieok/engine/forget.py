@@ -1,13 +1,22 @@
 """Erasure with proof: hard delete with cascade, then a check that nothing of it is left.
 
 ``forget`` selects facts (by source, message, memory, entity or time), and the store deletes them
-with everything derived from them (see gieok.store._lifecycle). Two derived things need the
-engine: the facts of the message right after an erased one carry that message as context (a second
-vector and keyword terms), which they lose; and the names of erased entities
-are scrubbed from the co-occurrence counts of the entities that remain.
+with everything derived from them (see gieok.store._lifecycle): index rows, vectors, mentions,
+links, the verbatim evidence, observations resting on them (their history included), mental-model
+answers citing them, queued jobs naming them and the payloads of the retains that wrote them. The
+engine takes back what needs it: the facts of the message right after an erased one carry that
+message as context (a second vector and keyword terms), which they lose; the entity graph gives
+back the names, titles, keys and counts the erased facts added (:mod:`gieok.engine._forget_entities`);
+and any observation or mental-model answer still spelling an erased form is dropped. The write
+ahead log is then checkpointed, so on SQLite the bytes are gone from the file and its ``-wal`` when
+``forget`` returns, even if the process is killed right after.
 
-``verify_erased`` is the proof: the erased texts must appear in no table (FTS and vector shadow
-tables included) and, after a WAL checkpoint and VACUUM, not in the bytes of the database file.
+The proof (``verify=True``) looks for every form the engine derives from the erased text — the text
+itself, its words, its keyword terms as the index stores them (stems, morphemes), and the names,
+keys and titles of its entities, each lower-cased, capitalised and JSON-escaped — except the forms
+what remains still spells (:mod:`gieok.engine._erased_forms`), in every table (FTS and vector
+shadow tables and FTS term lists included) and, after a VACUUM, in the bytes of the database file.
+The name given to ``forget(entity=...)`` is looked for even if a remaining text still spells it.
 The proof reports where something was found by table and column, never the text itself.
 """
 
@@ -19,27 +28,42 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gieok.engine._erased_forms import (
+    Form,
+    erased_forms,
+    name_forms,
+    needles,
+    squash,
+    still_indexed,
+    unsupported,
+)
+from gieok.engine._forget_entities import apply_undo, plan_undo
 from gieok.engine._time import TimeLike, to_datetime
 from gieok.engine.context import BankContext
-from gieok.entities import candidate_keys, entity_keys
+from gieok.entities import candidate_keys
 from gieok.errors import EntityNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
 from gieok.store.protocol import BankRow, Store
 
-__all__ = ["ForgetResult", "ErasureProof", "forget", "verify_erased", "EntityNotFoundError"]
+__all__ = ["ForgetResult", "ErasureProof", "forget", "verify_erased", "prove_erased", "EntityNotFoundError"]
 
 
 @dataclass
 class ErasureProof:
-    """Where erased text was still found (table and column, or the file); empty means clean."""
+    """Where erased text was still found (table and column, or the file); empty means clean.
+
+    Each finding names the probed form by its index (``text``) and kind (``form``: text, word, term,
+    name or key), never by its text; ``probed`` is how many forms were looked for."""
 
     clean: bool
     checked: list[str]
     found: list[dict[str, Any]] = field(default_factory=list)
     vacuumed: bool = False
+    probed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"clean": self.clean, "checked": self.checked, "found": self.found, "vacuumed": self.vacuumed}
+        return {"clean": self.clean, "checked": self.checked, "found": self.found, "vacuumed": self.vacuumed,
+                "probed": self.probed}
 
 
 @dataclass
@@ -50,20 +74,21 @@ class ForgetResult:
     memory_ids: list[str]
     contexts_cleared: int = 0  # replies to an erased message that lost it as context
     proof: ErasureProof | None = None
+    checkpointed: bool = True  # the write-ahead log was copied into the file and truncated
 
     def to_dict(self) -> dict[str, Any]:
         return {"bank": self.bank, "selector": self.selector, "erased": self.erased, "memory_ids": self.memory_ids,
-                "contexts_cleared": self.contexts_cleared, "proof": self.proof.to_dict() if self.proof else None}
+                "contexts_cleared": self.contexts_cleared, "proof": self.proof.to_dict() if self.proof else None,
+                "checkpointed": self.checkpointed}
 
 
 def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
             before: float | None, before_iso: str | None,
-            ) -> tuple[list[int], list[int], list[int], list[str], list[int]]:
-    """(fact ids, message rows, source rows, entity keys to scrub, observation ids)."""
+            ) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(fact ids, message rows, source rows, observation ids)."""
     facts: set[int] = set()
     messages: list[int] = []
     sources: list[int] = []
-    keys: list[str] = []
     observations: list[int] = []
     if source_id is not None:
         row = store.get_source_row(bank.id, source_id)
@@ -91,12 +116,10 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
         if not entity_rows:
             raise EntityNotFoundError(entity)
         facts |= set(store.fact_ids_where(bank.id, entity_ids=[r.id for r in entity_rows]))
-        for r in entity_rows:
-            keys += entity_keys(r.canonical_name, r.aliases)
     if before is not None:
         facts |= set(store.fact_ids_where(bank.id, before=before))
         messages += [r[0] for r in store.message_rows_where(bank.id, before_iso=before_iso)]
-    return sorted(facts), sorted(set(messages)), sources, keys, observations
+    return sorted(facts), sorted(set(messages)), sources, observations
 
 
 def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | None = None,
@@ -108,26 +131,29 @@ def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | N
     if all(v is None for v in (source_id, memory_id, entity, before)):
         raise InputError("forget needs one of source_id=, memory_id=, entity= or before= (nothing was deleted)")
     before_dt = to_datetime(before, "before") if before is not None else None
-    # the erased texts live only in this call, to prove the erasure: never stored, never returned
-    result, probes = _erase(ctx.store, ctx.bank, source_id, memory_id, entity,
-                    before_dt.timestamp() if before_dt else None, before_dt.isoformat() if before_dt else None,
-                    ctx.engine.fingerprint_key)
+    # the erased forms live only in this call, to prove the erasure: never stored, never returned
+    result, leaked = _erase(ctx.store, ctx.bank, source_id, memory_id, entity,
+                            before_dt.timestamp() if before_dt else None, before_dt.isoformat() if before_dt else None,
+                            ctx.engine.fingerprint_key)
+    result.checkpointed = ctx.store.checkpoint()
     if verify:
-        result.proof = verify_erased(ctx.store, probes) if probes else ErasureProof(clean=True, checked=[])
+        # a form another bank still spells is no leak of this one; the name forgotten always is one
+        others = [b.id for b in ctx.store.bank_rows() if b.id != ctx.bank.id]
+        probed = still_indexed(ctx.store, others, unsupported(leaked, ctx.store.evidence_texts(None)))
+        forced = [f for f in name_forms(entity) if f.kind == "name"] if entity is not None else []
+        result.proof = prove_erased(ctx.store, list({f.text: f for f in [*probed, *forced]}.values()))
     return result
 
 
 def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
            before: float | None, before_iso: str | None,
-           fingerprint_key: bytes | None) -> tuple[ForgetResult, list[str]]:
-    fact_ids, message_rows, source_rows, keys, observations = _select(
+           fingerprint_key: bytes | None) -> tuple[ForgetResult, list[Form]]:
+    fact_ids, message_rows, source_rows, observations = _select(
         store, bank, source_id, memory_id, entity, before, before_iso)
     facts = store.get_facts(bank.id, fact_ids)
-    probes = [f.text for f in facts] + store.message_texts(message_rows) + store.source_texts(source_rows)
-    if entity is not None:
-        probes.append(entity)
-    # very short texts ("ok", "ㅋㅋ") are everywhere and identify nobody: they are not probed
-    probes = [p for p in dict.fromkeys(p.strip() for p in probes) if len(p) >= 8]
+    texts = [f.text for f in facts] + store.message_texts(message_rows) + store.source_texts(source_rows)
+    undo = plan_undo(store, bank, facts)  # Kiwi: before the write lock
+    forms = erased_forms(texts, [*undo.names, *([entity] if entity is not None else [])])
     # the messages the erased facts came from: the fact after each was embedded with it as context
     touched_messages = set(message_rows)
     for f in facts:
@@ -136,19 +162,28 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
     dependents = [i for i in store.following_message_facts(sorted(touched_messages)) if i not in set(fact_ids)]
     with store.write():
         erased = store.erase_facts(bank.id, bank.dim, fact_ids, message_rows, source_rows)
+        rebuilt = erased.get("observations", 0)  # observations that rested on erased facts
         for obs in observations:
             erased["observations"] = erased.get("observations", 0) + store.delete_observations(bank.id, [obs])
-        store.scrub_context_keys(bank.id, keys)
+        # what the bank still says, after the delete: forms it no longer spells are leaks wherever they are
+        leaked = still_indexed(store, [bank.id], unsupported(forms, store.evidence_texts(bank.id)))
+        unspelled = {f.text for f in leaked}
+        erased["entities_rewritten"] = apply_undo(store, bank, undo, unspelled)
         cleared = _drop_context(store, bank, dependents)
+        dropped, models = _drop_derived_quoting(store, bank, leaked)
+        erased["observations"] = erased.get("observations", 0) + dropped
+        erased["mental_models"] = erased.get("mental_models", 0) + models
+        if rebuilt + dropped:  # their remaining facts are consolidated again, without what went
+            store.enqueue_job(bank.id, "consolidate")
         store.compact_indexes(bank.id)
-        digest = hmac.new(fingerprint_key or b"gieok", "\x00".join(sorted(probes)).encode("utf-8"),
+        digest = hmac.new(fingerprint_key or b"gieok", "\x00".join(sorted(t.strip() for t in texts)).encode("utf-8"),
                           hashlib.sha256).hexdigest()[:32]
         store.add_audit([{"bank": bank.name, "operation": "forget", "source_id": source_id,
                           "item_id": memory_id, "type": "erase", "fingerprint": digest, "action": "deleted",
                           "count": erased["facts"]}])
     selector = {k: str(v) for k, v in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity),
                                         ("before", before_iso)) if v is not None}
-    return ForgetResult(bank.name, selector, erased, [fact_memory_id(i) for i in fact_ids], cleared, None), probes
+    return ForgetResult(bank.name, selector, erased, [fact_memory_id(i) for i in fact_ids], cleared, None), leaked
 
 
 def _drop_context(store: Store, bank: BankRow, fact_ids: Sequence[int]) -> int:
@@ -158,20 +193,58 @@ def _drop_context(store: Store, bank: BankRow, fact_ids: Sequence[int]) -> int:
     return len(fact_ids)
 
 
-def verify_erased(store: Store, texts: Sequence[str], *, deep: bool = True) -> ErasureProof:
-    """Prove ``texts`` are gone: no table, FTS or vector shadow table holds them, and (``deep``) after
-    a checkpoint and VACUUM, neither do the bytes of the database file."""
-    needles = [t for t in dict.fromkeys(t.strip() for t in texts) if t]
-    if not needles:
-        raise InputError("verify_erased needs the texts to look for (e.g. the result of forget)")
-    index = {n: i for i, n in enumerate(needles)}
-    found = [{"text": index[hit["needle"]], "table": hit["table"], "column": hit["column"], "rows": hit["rows"]}
-             for hit in store.scan_for(needles)]
+def _drop_derived_quoting(store: Store, bank: BankRow, leaked: Sequence[Form]) -> tuple[int, int]:
+    """Observations (topic, text, history) and mental-model answers that still spell an erased form
+    no evidence supports — a topic named by a name only the erased message gave, an LLM's rewrite
+    that kept a quote — go: observations are rebuilt from their remaining facts by the next
+    consolidation, answers by the next refresh. Returns (observations, answers) dropped."""
+    spelled = [squash(f.text) for f in leaked if squash(f.text)]
+    if not spelled:
+        return 0, 0
+
+    def quotes(*texts: str) -> bool:
+        said = squash(" ".join(texts))
+        return any(s in said for s in spelled)
+
+    doomed = [o.id for o in store.observations_of_bank(bank.id)
+              if quotes(o.topic, o.text, *(str(entry.get("previous", "")) for entry in o.history))]
+    dropped = store.delete_observations(bank.id, doomed) if doomed else 0
+    stale = [m.id for m in store.mental_models(bank.id) if m.answer and quotes(m.answer)]
+    return dropped, store.clear_model_answers(stale) if stale else 0
+
+
+def prove_erased(store: Store, forms: Sequence[Form], *, deep: bool = True) -> ErasureProof:
+    """Look for every spelling of ``forms`` (see :func:`gieok.engine._erased_forms.needles`) in every
+    table and, ``deep``, after a checkpoint and VACUUM, in the bytes of the database file."""
+    owner: dict[str, int] = {}
+    for i, form in enumerate(forms):
+        for needle in needles(form.text):
+            owner.setdefault(needle, i)
+    found: dict[tuple[int, str | None, str | None], dict[str, Any]] = {}
+    for hit in store.scan_for(list(owner)):
+        i = owner[hit["needle"]]
+        key = (i, hit["table"], hit["column"])
+        entry = found.setdefault(key, {"text": i, "form": forms[i].kind, "table": hit["table"],
+                                       "column": hit["column"], "rows": 0})
+        entry["rows"] = max(entry["rows"], hit["rows"])
     checked = ["tables", "fts", "vectors"]
     if deep:
         store.vacuum()
     if deep and store.file_backed:
         checked.append("file")
-        found += [{"text": index[n], "table": None, "column": None, "file": store.path}
-                  for n in store.file_contains(needles)]
-    return ErasureProof(clean=not found, checked=checked, found=found, vacuumed=deep)
+        for needle in store.file_contains(list(owner)):
+            i = owner[needle]
+            found.setdefault((i, None, None), {"text": i, "form": forms[i].kind, "table": None, "column": None,
+                                                "file": store.path})
+    return ErasureProof(clean=not found, checked=checked, found=list(found.values()), vacuumed=deep,
+                        probed=len(forms))
+
+
+def verify_erased(store: Store, texts: Sequence[str], *, deep: bool = True) -> ErasureProof:
+    """Prove ``texts`` are gone: no table, FTS or vector shadow table holds them (as given,
+    lower-cased, capitalised or JSON-escaped), and (``deep``) after a checkpoint and VACUUM, neither
+    do the bytes of the database file."""
+    given = [t for t in dict.fromkeys(t.strip() for t in texts) if t]
+    if not given:
+        raise InputError("verify_erased needs the texts to look for (e.g. the result of forget)")
+    return prove_erased(store, [Form(t, "text", squash(t)) for t in given], deep=deep)

@@ -13,7 +13,10 @@
 
 One exception to "all in one": when the bank is new and an LLM will extract its facts, the bank row
 is written first, because the LLM's spend is metered against the bank as the calls are made (a
-spend that happened is recorded even if the retain then fails). An empty bank holds no half-retain.
+spend that happened is recorded even if the retain then fails). If the call then fails, the bank it
+created is deleted again unless something was written into it meanwhile — and metered spend counts:
+a bank whose failed first retain already paid for LLM calls is kept, holding only that spend, so
+``llm_usage`` and the spend ceiling stay true (``delete_bank`` removes it).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from gieok.engine._retain_plan import (
     plan_messages,
 )
 from gieok.engine._time import TimeLike, optional_epoch, to_datetime
+from gieok.engine.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
 from gieok.engine.versions import supersede_new_facts
@@ -123,7 +127,19 @@ def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
 def write_screened(engine: Engine, screened: Screened, options: FactOptions = NO_OVERRIDES, *,
                    progress: Progress = None, on_total: Callable[[int], None] | None = None,
                    audit_operation: str = "retain") -> RetainResult:
-    """Steps 3 and 4: plan outside the write lock, then write everything in one transaction."""
+    """Steps 3 and 4: plan outside the write lock, then write everything in one transaction. A call
+    that fails leaves no new, empty bank behind (see the module docstring)."""
+    new_bank = engine.find_bank(screened.bank) is None
+    try:
+        return _plan_and_write(engine, screened, options, progress, on_total, audit_operation)
+    except BaseException:
+        if new_bank:
+            discard_if_empty(engine, screened.bank)
+        raise
+
+
+def _plan_and_write(engine: Engine, screened: Screened, options: FactOptions, progress: Progress,
+                    on_total: Callable[[int], None] | None, audit_operation: str) -> RetainResult:
     bank, redacted, source_id = screened.bank, screened.redacted, screened.source_id
     row = engine.find_bank(bank)
     # 3. plan, outside the write lock

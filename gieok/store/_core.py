@@ -104,6 +104,19 @@ class CoreQueries(StoreQueries):
         conn.execute("DELETE FROM banks WHERE id = ?", (bank_id,))  # cascades to the rest
         return counts
 
+    def delete_bank_if_empty(self, bank_id: int) -> bool:
+        """Delete the bank only when nothing was ever written into it: no source, fact, entity,
+        job, observation, mental model, metered LLM spend or configuration. True when it went."""
+        conn = self._require_write()
+        row = conn.execute("SELECT config FROM banks WHERE id = ?", (bank_id,)).fetchone()
+        if row is None or self._dialect.from_json(row[0]):
+            return False
+        for table in ("sources", "facts", "entities", "jobs", "observations", "mental_models", "llm_usage"):
+            if conn.execute(f"SELECT 1 FROM {table} WHERE bank_id = ? LIMIT 1", (bank_id,)).fetchone():
+                return False
+        self.delete_bank(bank_id)
+        return True
+
     def bank_config(self, bank_id: int) -> dict[str, Any]:
         row = self._conn().execute("SELECT config FROM banks WHERE id = ?", (bank_id,)).fetchone()
         return dict(self._dialect.from_json(row[0])) if row else {}

@@ -121,6 +121,52 @@ class GraphQueries(StoreQueries):
         )
         return int(cur.rowcount)
 
+    def entities_by_ids(self, bank_id: int, entity_ids: Sequence[int]) -> list[EntityRow]:
+        found: dict[int, EntityRow] = {}
+        load = self._dialect.from_json
+        for ids_in, part in self._dialect.in_parts(entity_ids):
+            for r in self._conn().execute(
+                "SELECT id, canonical_name, kind, aliases, titles, cooccurring, last_seen FROM entities "
+                f"WHERE bank_id = ? AND id {ids_in}", (bank_id, *part),
+            ):
+                found[int(r[0])] = EntityRow(int(r[0]), r[1], r[2], load(r[3]), load(r[4]), load(r[5]), r[6])
+        return [found[i] for i in sorted(found)]
+
+    def set_entity_keys(self, bank_id: int, entity_id: int, keys: Sequence[str]) -> None:
+        """Replace the entity's index keys with ``keys`` (``save_entity`` only ever adds keys)."""
+        conn = self._require_write()
+        conn.execute("DELETE FROM entity_keys WHERE entity_id = ?", (entity_id,))
+        conn.executemany(
+            "INSERT INTO entity_keys (bank_id, key, entity_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            [(bank_id, key, entity_id) for key in dict.fromkeys(keys)],
+        )
+
+    def mention_rows(self, fact_ids: Sequence[int]) -> list[tuple[int, int, str]]:
+        """(fact id, entity id, surface) of the facts' resolved mentions, by fact then entity."""
+        out: list[tuple[int, int, str]] = []
+        for ids_in, part in self._dialect.in_parts(fact_ids):
+            out += [(int(f), int(e), str(s)) for f, e, s in self._conn().execute(
+                f"SELECT fact_id, entity_id, surface FROM mentions WHERE fact_id {ids_in} "
+                "ORDER BY fact_id, entity_id", part)]
+        return sorted(out)
+
+    def adjust_context_degrees(self, bank_id: int, deltas: dict[str, int]) -> None:
+        """Add ``deltas`` (negative to take facts back) to the keys' degrees; a degree left at 0 or
+        below is deleted with its key."""
+        conn = self._require_write()
+        conn.executemany("UPDATE context_degrees SET degree = degree + ? WHERE bank_id = ? AND key = ?",
+                         [(int(d), bank_id, key) for key, d in deltas.items() if d])
+        conn.execute("DELETE FROM context_degrees WHERE bank_id = ? AND degree <= 0", (bank_id,))
+
+    def delete_context_degrees(self, bank_id: int, keys: Sequence[str]) -> None:
+        for keys_in, part in self._dialect.in_parts(keys, text=True):
+            self._require_write().execute(
+                f"DELETE FROM context_degrees WHERE bank_id = ? AND key {keys_in}", (bank_id, *part))
+
+    def context_degree_keys(self, bank_id: int) -> list[str]:
+        return [str(r[0]) for r in self._conn().execute(
+            f"SELECT key FROM context_degrees WHERE bank_id = ? ORDER BY key{self._dialect.bytewise}", (bank_id,))]
+
     def entities_of_facts(self, fact_ids: Sequence[int]) -> dict[int, list[int]]:
         out: dict[int, list[int]] = {}
         for ids_in, part in self._dialect.in_parts(fact_ids):

@@ -16,7 +16,7 @@ rewrites its tables and scans them (:mod:`gieok.store._pg_lifecycle`).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gieok.ids import fact_memory_id, observation_memory_id
@@ -25,6 +25,22 @@ from gieok.store._dialect import StoreQueries
 __all__ = ["ERASED", "LifecycleQueries"]
 
 ERASED = "[erased]"
+
+
+# columns whose values the store or engine chooses (never the caller's text)
+_OWN_WORD_COLUMNS = (("schema_migrations", "name"), ("banks", "embedder"), ("sources", "kind"), ("facts", "kind"),
+                     ("facts", "decay_class"), ("meta", "key"), ("audit_log", "operation"), ("audit_log", "type"),
+                     ("audit_log", "action"), ("entities", "kind"), ("links", "type"), ("jobs", "kind"),
+                     ("jobs", "status"), ("jobs", "claimed_by"), ("llm_usage", "operation"),
+                     ("llm_usage", "provider"), ("llm_usage", "model"), ("api_keys", "role"))
+
+
+def _json_keys(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(map(str, value)) | {k for v in value.values() for k in _json_keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in _json_keys(v)}
+    return set()
 
 
 def _cut(text: str, pieces: Sequence[str]) -> str:
@@ -213,18 +229,23 @@ class LifecycleQueries(StoreQueries):
                 f"SELECT id, source_id, chunk_id, text FROM facts WHERE bank_id = ? AND id {ids_in} ORDER BY id",
                 (bank_id, *part)).fetchall()
         ids = [int(f[0]) for f in facts]
-        dropped_observations: set[str] = set()
+        touched_sources = self._source_external_ids(
+            conn, {int(f[1]) for f in facts} | {int(s) for s in source_rows}
+            | {int(r[0]) for row_id in message_rows
+               for r in conn.execute("SELECT source_id FROM messages WHERE id = ?", (row_id,))})
+        whole_sources = self._source_external_ids(conn, {int(s) for s in source_rows})
+        # observations built on an erased fact go too (their text quotes it, or was rewritten from a
+        # text that did); the rest of their support is queued for consolidation again
+        obs: set[int] = self._observations_resting_on(conn, bank_id, set(ids), [str(f[3]) for f in facts])
         for ids_in, part in in_parts(ids):
-            # observations built on an erased fact go too (their text quotes it); the rest of their
-            # support is queued for consolidation again
-            obs = [int(r[0]) for r in conn.execute(
-                f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id {ids_in} ORDER BY observation_id",
-                part)]
-            dropped_observations |= {observation_memory_id(o) for o in obs}
-            for obs_in, obs_part in in_parts(obs):
-                conn.execute("UPDATE facts SET consolidated_at = NULL WHERE id IN "
-                             f"(SELECT fact_id FROM observation_facts WHERE observation_id {obs_in})", obs_part)
-                counts["observations"] += conn.execute(f"DELETE FROM observations WHERE id {obs_in}", obs_part).rowcount
+            obs |= {int(r[0]) for r in conn.execute(
+                f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id {ids_in}", part)}
+        dropped_observations = {observation_memory_id(o) for o in obs}
+        for obs_in, obs_part in in_parts(sorted(obs)):
+            conn.execute("UPDATE facts SET consolidated_at = NULL WHERE id IN "
+                         f"(SELECT fact_id FROM observation_facts WHERE observation_id {obs_in})", obs_part)
+            counts["observations"] += conn.execute(f"DELETE FROM observations WHERE id {obs_in}", obs_part).rowcount
+        for ids_in, part in in_parts(ids):
             counts["versions_reopened"] += conn.execute(
                 "UPDATE facts SET valid_to = NULL, superseded_by = NULL, supersede_reason = NULL "
                 f"WHERE superseded_by {ids_in}", part).rowcount
@@ -233,6 +254,7 @@ class LifecycleQueries(StoreQueries):
             conn.execute(f"DELETE FROM facts WHERE id {ids_in}", part)
         counts["facts"] = len(ids)
         counts["jobs"] = self._drop_jobs_naming(conn, bank_id, set(ids))
+        counts["jobs"] += self._drop_retain_payloads(conn, bank_id, touched_sources, whole_sources)
         counts["mental_models"] = self._clear_models_citing(conn, bank_id,
                                                             {fact_memory_id(i) for i in ids} | dropped_observations)
         # the evidence: cut the erased facts' text out of chunks, messages and documents
@@ -290,6 +312,52 @@ class LifecycleQueries(StoreQueries):
         conn.execute("UPDATE chunks SET text = ? WHERE id = ?", (cut, chunk_id))
         return 0
 
+    def _source_external_ids(self, conn: Any, source_rows: set[int]) -> set[str]:
+        out: set[str] = set()
+        for ids_in, part in self._dialect.in_parts(sorted(source_rows)):
+            out |= {str(r[0]) for r in conn.execute(f"SELECT external_id FROM sources WHERE id {ids_in}", part)}
+        return out
+
+    def _observations_resting_on(self, conn: Any, bank_id: int, fact_ids: set[int], texts: list[str]) -> set[int]:
+        """Observations whose history rests on an erased fact: an earlier text was built on it
+        (``based_on``) or rewritten with it (``added``); for entries written before ``based_on`` was
+        kept, an earlier text that quotes it."""
+        if not fact_ids:
+            return set()
+        quoted = [" ".join(t.split()) for t in texts if t.strip()]
+        out: set[int] = set()
+        for observation_id, raw in conn.execute(
+                "SELECT id, history FROM observations WHERE bank_id = ? ORDER BY id", (bank_id,)).fetchall():
+            for entry in self._dialect.from_json(raw):
+                named = {int(i) for i in [*entry.get("based_on", []), *entry.get("added", [])]}
+                previous = " ".join(str(entry.get("previous", "")).split())
+                if named & fact_ids or ("based_on" not in entry and any(q in previous for q in quoted)):
+                    out.add(int(observation_id))
+                    break
+        return out
+
+    def _drop_retain_payloads(self, conn: Any, bank_id: int, touched: set[str], whole: set[str]) -> int:
+        """A retain job's payload is a copy of the messages or document it wrote. Done or failed
+        ones for a source the erasure touched lose it; queued ones for a source erased whole are
+        dropped (they would write it back)."""
+        changed = 0
+        if not touched:
+            return 0
+        for job_id, status, raw in conn.execute(
+                "SELECT id, status, payload FROM jobs WHERE bank_id = ? AND kind = 'retain' ORDER BY id",
+                (bank_id,)).fetchall():
+            source = self._dialect.from_json(raw).get("source_id")
+            if source not in touched:
+                continue
+            if status in ("done", "failed"):
+                conn.execute("UPDATE jobs SET payload = ? WHERE id = ?",
+                             (json.dumps({"source_id": source, "erased": True}), job_id))
+                changed += 1
+            elif status == "queued" and source in whole:
+                conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+                changed += 1
+        return changed
+
     def _drop_jobs_naming(self, conn: Any, bank_id: int, fact_ids: set[int]) -> int:
         if not fact_ids:
             return 0
@@ -323,6 +391,74 @@ class LifecycleQueries(StoreQueries):
                              "WHERE id = ?", (model_id,))
                 cleared += 1
         return cleared
+
+    def clear_model_answers(self, model_ids: Sequence[int]) -> int:
+        conn = self._require_write()
+        cleared = 0
+        for ids_in, part in self._dialect.in_parts(model_ids):
+            cleared += conn.execute("UPDATE mental_models SET answer = NULL, based_on = '[]', refreshed_at = NULL "
+                                    f"WHERE id {ids_in}", part).rowcount
+        return int(cleared)
+
+    def evidence_texts(self, bank_id: int | None = None) -> Iterator[str]:
+        """Everything the store keeps as it was given, of one bank or (None) of all: fact, message,
+        chunk and document texts, speakers, metadata, the caller's ids, mental-model questions,
+        queued retains, bank and key names. What an erasure leaves legitimately; the erasure
+        proof does not count a form these still spell as a leak (see gieok.engine._erased_forms)."""
+        scoped = "bank_id = ?" if bank_id is not None else "1 = 1"
+        params: tuple[Any, ...] = (bank_id,) if bank_id is not None else ()
+        json_columns = {"metadata", "payload", "result"}
+        tables = (("facts", ("text", "speaker"), ""), ("messages", ("text", "speaker", "external_id"), ""),
+                  ("chunks", ("text",), ""), ("sources", ("content", "external_id", "metadata"), ""),
+                  ("mental_models", ("name", "question"), ""),
+                  ("jobs", ("payload", "result"), " AND status IN ('queued', 'running')"))
+        for table, columns, extra in tables:
+            after = 0
+            while True:  # keyset pages: nothing held open between them
+                rows = self._conn().execute(
+                    f"SELECT id, {', '.join(columns)} FROM {table} WHERE {scoped}{extra} AND id > ? "
+                    "ORDER BY id LIMIT 2000", (*params, after)).fetchall()
+                for row in rows:
+                    for column, value in zip(columns, row[1:]):
+                        if value is None:
+                            continue
+                        if column in json_columns:
+                            decoded = self._dialect.from_json(value)
+                            value = json.dumps(decoded, ensure_ascii=False)
+                        yield str(value)
+                if len(rows) < 2000:
+                    break
+                after = int(rows[-1][0])
+        audit_scope = "bank IN (SELECT name FROM banks WHERE id = ?)" if bank_id is not None else "1 = 1"
+        for row in self._conn().execute(f"SELECT bank, source_id, item_id FROM audit_log WHERE {audit_scope}",
+                                        params).fetchall():
+            yield " ".join(str(v) for v in row if v is not None)
+        names = (self._conn().execute("SELECT name FROM banks WHERE id = ?", params) if bank_id is not None
+                 else self._conn().execute("SELECT name FROM banks UNION ALL SELECT name FROM api_keys "
+                                           "WHERE name IS NOT NULL"))
+        for (name,) in names.fetchall():
+            yield str(name)
+        yield from self._own_words()
+
+    def _own_words(self) -> Iterator[str]:
+        """The words the store writes itself: its schema, the values of its enumerated columns
+        (kinds, statuses, operations, model ids) and the keys of its JSON records. A text that said
+        "experience" or "previous" is not leaking through ``facts.kind`` or a history record."""
+        conn = self._conn()
+        for table, column in _OWN_WORD_COLUMNS:
+            yield " ".join(str(r[0]) for r in conn.execute(
+                f"SELECT DISTINCT {column} FROM {table} WHERE {column} IS NOT NULL").fetchall())
+        keys: set[str] = set()
+        for table, column in (("observations", "history"), ("jobs", "payload"), ("jobs", "result"),
+                              ("banks", "config")):
+            for (raw,) in conn.execute(f"SELECT {column} FROM {table} WHERE {column} IS NOT NULL"):
+                keys |= _json_keys(self._dialect.from_json(raw))
+        yield " ".join(sorted(keys))
+        yield from self._schema_words()
+
+    def _schema_words(self) -> Iterator[str]:
+        """The store's own schema and bookkeeping, where they are stored beside the data (SQLite)."""
+        return iter(())
 
     def scrub_context_keys(self, bank_id: int, keys: Sequence[str]) -> None:
         """Remove names of erased entities from other entities' co-occurrence counts."""

@@ -13,7 +13,7 @@ not the raw files (WAL retention and backups are the operator's erasure policy).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -69,6 +69,17 @@ class PgErasureProof:
                 if n:
                     found.append({"needle": needle, "table": table, "column": column, "rows": int(n)})
         return found
+
+    def _schema_words(self) -> Iterator[str]:
+        """Names of the schema's tables and columns, and the keyword table's field names."""
+        conn = self._conn()
+        yield " ".join(f"{t} {c}" for t, c, _typ in self._scanned_columns(conn))
+        yield " ".join(str(r[0]) for r in conn.execute("SELECT DISTINCT field FROM fact_terms").fetchall())
+
+    def checkpoint(self) -> bool:
+        """Nothing this process can do: the server's write-ahead log is recycled by the server
+        (see the module docstring and the README on what VACUUM removes). Always True."""
+        return True
 
     def vacuum(self) -> None:
         """``VACUUM (FULL)`` every table of the schema: rewritten without dead rows, so erased text is

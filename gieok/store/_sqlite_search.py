@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from gieok.store._connect import sqlite_module
 from gieok.store._dialect import VECTOR_VIEWS, StoreQueries, check_view
 
 __all__ = ["SQLiteIndexes", "fts_table", "vec_table", "create_vector_tables"]
@@ -54,6 +55,10 @@ class SQLiteIndexes(StoreQueries):
     def _create_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
         conn.execute(f"CREATE VIRTUAL TABLE {fts_table(bank_id)} USING fts5(terms, context, "
                      "tokenize='unicode61 remove_diacritics 0')")
+        try:  # a deleted row's entries leave the index at once (SQLite 3.42+; see compact_indexes)
+            conn.execute(f"INSERT INTO {fts_table(bank_id)} ({fts_table(bank_id)}, rank) VALUES ('secure-delete', 1)")
+        except sqlite_module().OperationalError:  # older SQLite: compact_indexes rebuilds after each erasure
+            pass
         create_vector_tables(conn, dim)
 
     def _drop_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
@@ -85,9 +90,23 @@ class SQLiteIndexes(StoreQueries):
         conn.execute(f"DELETE FROM {vec_table(dim, 'context')} WHERE rowid = ?", (fact_id,))
 
     def compact_indexes(self, bank_id: int) -> None:
-        """Merge the bank's FTS segments so deleted terms leave the index, not just get masked."""
+        """Make deleted terms leave the bank's FTS index, not just get masked. FTS5 records a delete
+        as a tombstone beside the entry it hides, and merging segments drops the pair only when the
+        result is the oldest segment — a bank whose deletes were merged into one segment keeps both,
+        and ``optimize`` then has nothing to merge. ``secure-delete`` (SQLite 3.42+, kept in the
+        table's config) removes an entry when its row goes, and one ``rebuild`` clears what earlier
+        deletes left; without secure-delete, each erasure rebuilds."""
         table = fts_table(bank_id)
-        self._require_write().execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+        conn = self._require_write()
+        secure = conn.execute(f"SELECT v FROM {table}_config WHERE k = 'secure-delete'").fetchone()
+        if secure is None or not int(secure[0]):
+            try:
+                conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('secure-delete', 1)")
+            except sqlite_module().OperationalError:  # before SQLite 3.42: no secure-delete, every erasure rebuilds
+                conn.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
+                return
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")  # what earlier deletes left
+        conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
 
     # -- channels ----------------------------------------------------------------------------
     def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
