@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -47,10 +47,13 @@ class FactOptions:
     importance: float | None = None
     pinned: bool | None = None
     expires_at: float | None = None
+    document: bool = False  # facts of a document: reference text, class "document" unless overridden
 
     def apply(self, fact: NewFact) -> NewFact:
         cls = classify_memory(fact.text, fact.speaker)
         fact.decay_class, fact.importance, fact.pinned = cls.decay_class, cls.importance, cls.decay_class == "pinned"
+        if self.document and not fact.pinned:
+            fact.decay_class = "document"
         if self.pinned is not None:
             fact.pinned = self.pinned
             unpinned = fact.decay_class if fact.decay_class != "pinned" else "stable"
@@ -73,6 +76,11 @@ class PlannedChunk:
     message: Message | None = None
     keep_chunk_id: int | None = None  # an unchanged stored chunk that is kept as it is
     fact_ids: list[int] = field(default_factory=list)
+
+
+def is_system(speaker: str | None) -> bool:
+    """A system prompt's speaker (``{"role": "system"}``)."""
+    return speaker is not None and speaker.strip().casefold() in ("system", "developer")
 
 
 def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[Message]:
@@ -182,7 +190,7 @@ def _llm_facts(llm: Any, planned: list[PlannedChunk], options: FactOptions) -> l
     """Replace the planned chunks' deterministic facts by the LLM's narrative facts; returns their
     causal links. When the LLM fails the deterministic facts stay (and there are no links)."""
     items = [SourceItem(c.message.id, c.message.speaker, c.message.text, c.message.timestamp)
-             for c in planned if c.message is not None]
+             for c in planned if c.message is not None and not is_system(c.message.speaker)]
     if not items:
         return []
     try:
@@ -195,7 +203,7 @@ def _llm_facts(llm: Any, planned: list[PlannedChunk], options: FactOptions) -> l
     order: list[tuple[PlannedChunk, int]] = []
     for fact in extracted:
         owner = by_message.get(fact.message_ids[0]) if fact.message_ids else None
-        owner = owner or planned[0]
+        owner = owner or next(c for c in planned if c.message is not None and not is_system(c.message.speaker))
         message = owner.message
         assert message is not None
         owner.facts.append(_fact_from_extracted(fact, message.speaker, message.timestamp, options))
@@ -269,7 +277,8 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
         if old is not None:
             changed.add(m.id)
         chunk = PlannedChunk(content_sha(m.speaker, m.timestamp, m.text), m.text, [m.id], message=m)
-        for a, b in facts_from_text(m.text, settings.max_fact_chars):
+        # a system prompt instructs the assistant; it is kept in the source, it is not a memory
+        for a, b in ([] if is_system(m.speaker) else facts_from_text(m.text, settings.max_fact_chars)):
             # only a reply gets context: a message continuing the same speaker's turn stands on its own
             context = f"{previous.speaker}: {previous.text}" if previous and previous.speaker != m.speaker else None
             chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
@@ -286,6 +295,7 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
 def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedder: Embedder, text: str,
                   document_id: str, timestamp: str | None, metadata: dict[str, Any], options: FactOptions,
                   llm: Any, progress: Progress = None, on_total: Callable[[int], None] | None = None) -> Plan:
+    options = replace(options, document=True)
     row = store.get_source_row(bank.id, document_id) if bank is not None else None
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {document_id!r} is a conversation; retain the document under another id")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -34,6 +35,7 @@ from gieok.engine.fusion import rrf_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.errors import ConfigError, InputError, RerankerUnavailableError
 from gieok.ids import fact_memory_id, fact_number
+from gieok.lifecycle import classify_memory
 from gieok.providers.rerankers import Reranker
 from gieok.records import ChannelHit, FactRow, Recall, RecalledMemory
 from gieok.settings import Settings
@@ -54,7 +56,8 @@ _VAGUE_PRESENT = frozenset({"요즘", "요새", "최근", "최근에", "근래",
 # "원래 언제로 잡혀 있었어?" / "what was it originally?" ask for a version that was since replaced
 _ASKS_FOR_HISTORY = re.compile(
     r"원래|처음에|처음엔|처음 ?잡|예전에|예전엔|전에는|이전에|바뀌기 ?전|"
-    r"\b(?:originally|at first|initially|used to|previously|before (?:it|that|the) (?:was )?(?:changed|moved))\b",
+    r"\b(?:originally|at first|initially|used to|use to|previously|"
+    r"before (?:it|that|the) (?:was )?(?:changed|moved))\b",
     re.IGNORECASE,
 )
 
@@ -156,6 +159,46 @@ def _multipliers(fact: FactRow, now_ts: float, time_range: tuple[float, float] |
     if fact.strength < 1.0:  # decayed memories sink a little; archiving, not this, removes them
         out["strength"] = 0.9 + 0.1 * fact.strength
     return out
+
+
+def decay_verdict(fact: FactRow) -> dict[str, Any]:
+    """Why a fact fades as it does: its class, importance and strength now, and the classifier's reason
+    (or that the class was given on retain, or that it is part of a document)."""
+    verdict = classify_memory(fact.text, fact.speaker)
+    if fact.decay_class == "document":
+        reason = "part of a document: reference text does not fade"
+    elif fact.decay_class == verdict.decay_class:
+        reason = verdict.reason
+    else:
+        reason = f"set on retain (the classifier says {verdict.decay_class}: {verdict.reason})"
+    return {"class": fact.decay_class, "importance": fact.importance, "strength": fact.strength,
+            "pinned": fact.pinned, "reason": reason}
+
+
+def replacements_first(scored: list[_Scored], replaced: Callable[[FactRow], bool]) -> list[_Scored]:
+    """Where a replaced version and what replaced it are both candidates, the replacement ranks just
+    above it: "I work at Samsung" keeps its strong match on "Where do I work?", yet the answer is the
+    later "I left Samsung and joined Kakao". Its score is lifted, with the lift as the ``replaces``
+    multiplier. (A question about the past keeps plain scores: recall does not call this then.)"""
+    at = {c.item[0].id: i for i, c in enumerate(scored) if isinstance(c.item, tuple)}
+    for _ in range(4):  # a chain A → B → C settles in as many passes as it has links
+        moved = False
+        for candidate in list(scored):
+            if not isinstance(candidate.item, tuple):
+                continue
+            fact = candidate.item[0]
+            j = at.get(fact.superseded_by) if fact.superseded_by is not None and replaced(fact) else None
+            if j is None or scored[j].score > candidate.score:
+                continue
+            newer = scored[j]
+            lift = candidate.score * 1.0001 / newer.score if newer.score > 0 else 1.0
+            multipliers = newer.item[3]
+            multipliers["replaces"] = multipliers.get("replaces", 1.0) * lift
+            scored[j] = newer._replace(score=newer.score * lift if newer.score > 0 else candidate.score * 1.0001)
+            moved = True
+        if not moved:
+            break
+    return sorted(scored, key=lambda c: -c.score)
 
 
 def _rerank(reranker: Reranker, query: str, memories: list[RecalledMemory], top: int,
@@ -280,6 +323,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
         scored += [_Scored(m.score, m.tokens, m)
                    for m in _observations(store, bank, query_vector, keyword_terms(query), settings, explain)]
     scored.sort(key=lambda c: -c.score)
+    if not history:
+        scored = replacements_first(scored, lambda fact: _replaced(fact, now_ts, as_of_ts))
 
     def build(candidate: _Scored) -> RecalledMemory:
         if isinstance(candidate.item, RecalledMemory):
@@ -292,6 +337,7 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
                 "fused": fused_score,
                 "multipliers": multipliers,
                 "time_range": [from_epoch(t).isoformat() for t in time_range] if time_range else None,  # type: ignore[union-attr]
+             "decay": decay_verdict(fact),
             }
         return memory
 

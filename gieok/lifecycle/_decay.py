@@ -8,6 +8,9 @@
 * **stable** (0.5-0.8): preferences, work, relationships, where one lives, diet. Half-life a year.
 * **transient** (0.1-0.4): plans and schedules (0.4), one-off events (0.3), moods (0.2), small
   talk and acknowledgements (0.1). Half-life two weeks.
+* **document**: every fact of a retained document (``retain(text=...)``) — a refund policy is not a
+  passing remark. Never decays; the classifier's importance is kept for ranking. A caller who wants a
+  document to fade passes ``decay_class`` (or ``ttl``) on retain.
 
 When several cues fire the strongest class wins: pinned over stable over transient, so "내일 당뇨
 때문에 병원 가" stays pinned health information. Weak stable cues (a relative or a workplace merely
@@ -45,11 +48,12 @@ __all__ = [
     "should_archive",
 ]
 
-DECAY_CLASSES: tuple[DecayClass, ...] = ("pinned", "stable", "transient")
+DECAY_CLASSES: tuple[str, ...] = ("pinned", "stable", "transient", "document")
 STABLE_HALF_LIFE_DAYS = 365.0
 TRANSIENT_HALF_LIFE_DAYS = 14.0
 HALF_LIFE_DAYS: dict[str, float] = {
     "pinned": math.inf,
+    "document": math.inf,  # reference text (a retained document) does not fade unless the caller says so
     "stable": STABLE_HALF_LIFE_DAYS,
     "transient": TRANSIENT_HALF_LIFE_DAYS,
 }

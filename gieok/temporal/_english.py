@@ -215,9 +215,23 @@ def _relative_unit(m: re.Match[str], text: str) -> Atom:
     return standalone(_where(m), _GRAINS[unit], unit_from_now(unit, offset))
 
 
-def _weekend(m: re.Match[str], text: str) -> Atom:
+_PAST = re.compile(r"\b(?:did|was|were|had|went|got|came|saw|made|took|spent|\w{2,}ed)\b", _I)
+_SENTENCE_END = re.compile(r"[.?!\n]")
+
+
+def _said_in_the_past(text: str, m: re.Match[str]) -> bool:
+    """A past-tense verb in the sentence around ``m`` ("what did we do on the weekend")."""
+    starts = [e.end() for e in _SENTENCE_END.finditer(text, 0, m.start())]
+    end = _SENTENCE_END.search(text, m.end())
+    sentence = text[starts[-1] if starts else 0: end.start() if end else len(text)]
+    return _PAST.search(sentence.replace(m.group(0), " ")) is not None
+
+
+def _weekend(m: re.Match[str], text: str) -> Atom | None:
     direction = _words(m.group(1) or "")
     if not direction:
+        if not m.group(0).lower().startswith("over") and not _said_in_the_past(text, m):
+            return None  # "What do you do on the weekend?": a habit, not last weekend
         return narrowing(_where(m), Grain.WEEKEND, weekend_in, Grain.WEEK, Pick.PAST, NO_GRACE)
     offset = {"last": -1, "past": -1, "this past": -1, "this": 0, "next": 1, "coming": 0,
               "this coming": 0}[direction]

@@ -160,9 +160,27 @@ def _weekday(m: re.Match[str], text: str) -> Atom | None:
     return narrowing(_where(m), Grain.DAY, weekday_in(weekday), Grain.WEEK, pick, NO_GRACE)
 
 
-def _weekend(m: re.Match[str], text: str) -> Atom:
+_HABIT_BEFORE = re.compile(r"(?:매주?|평소에?|보통|항상|늘|주로)\s*$")
+_CLAUSE_END = re.compile(r"[.?!。？！\n]")
+_JONG_SS = 20  # ㅆ as a final consonant: 했, 갔, 었, 봤 … mark the past tense
+
+
+def _past_tense(clause: str) -> bool:
+    """A past-tense predicate in ``clause``: a syllable ending in ㅆ other than 있 (있어 is the present)
+    and 겠 (a guess or the future)."""
+    return any("가" <= ch <= "힣" and (ord(ch) - 0xAC00) % 28 == _JONG_SS and ch not in "있겠" for ch in clause)
+
+
+def _weekend(m: re.Match[str], text: str) -> Atom | None:
     if m.group(1):
         return standalone(_where(m), Grain.WEEKEND, weekend_from_now(_WEEK_OFFSET[m.group(1)]))
+    end = _CLAUSE_END.search(text, m.end())
+    rest = text[m.end(): end.start() if end else len(text)]
+    if rest.startswith("마다") or _HABIT_BEFORE.search(text, max(0, m.start() - 6), m.start()):
+        return None  # 주말마다 / 매주 주말 / 보통 주말에: a habit, not one weekend
+    predicate = re.sub(r"^(?:에는|에도|에|엔|은|는|이|가|을|를|도|까지|동안)", "", rest).strip()
+    if predicate and not _past_tense(predicate):
+        return None  # "주말에 무슨 운동 해?": the present tense of a habit (or a plan), not last weekend
     return narrowing(_where(m), Grain.WEEKEND, weekend_in, Grain.WEEK, Pick.PAST, NO_GRACE)
 
 
