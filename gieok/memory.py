@@ -170,7 +170,7 @@ class Memory:
         """Prove that ``texts`` are nowhere in the database — as written, lower-cased, capitalised or
         JSON-escaped: no table, no FTS index or shadow table, no vector table and (``deep``: after a
         checkpoint and VACUUM) not in the file's bytes."""
-        return _forget.verify_erased(self.engine.store, [texts] if isinstance(texts, str) else list(texts), deep=deep)
+        return _forget.verify_erased(self.engine.store, [texts] if isinstance(texts, str) else texts, deep=deep)
 
     def delete_bank(self, bank: str) -> dict[str, int]:
         """Delete a bank and everything in it; returns how many rows of each kind went."""

@@ -21,8 +21,9 @@ import numpy as np
 
 from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine._time import to_datetime
+from gieok.engine._validate import check_encodable
 from gieok.engine.linking import FactMentions, find_mentions
-from gieok.errors import ExtractionError, InvalidMessageError, LLMError, SpendLimitError
+from gieok.errors import ExtractionError, InputError, InvalidMessageError, LLMError, SpendLimitError
 from gieok.extract import SourceItem, chunk_document, extract_facts, facts_from_text
 from gieok.lifecycle import classify_memory
 from gieok.providers.embedders import Embedder
@@ -101,6 +102,8 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
         speaker = raw.get("speaker", raw.get("role")) or "user"
         if not isinstance(speaker, str):
             raise InvalidMessageError(f"message #{i}: 'speaker' must be a string")
+        _check_encodable(text, f"message #{i} text")
+        _check_encodable(speaker, f"message #{i} speaker")
         timestamp = raw.get("timestamp")
         if timestamp is not None:
             try:
@@ -115,10 +118,18 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
         if message_id in seen:
             raise InvalidMessageError(f"message id {message_id!r} appears twice in one retain call")
         seen.add(message_id)
+        _check_encodable(message_id, f"message #{i} id")
         out.append(Message(message_id, speaker, text, timestamp))
     if not out:
         raise InvalidMessageError("messages is empty: give at least one message")
     return out
+
+
+def _check_encodable(value: str, what: str) -> None:
+    try:
+        check_encodable(value, what)
+    except InputError as exc:
+        raise InvalidMessageError(str(exc)) from None
 
 
 def _embed_text(text: str, speaker: str | None, context: str | None = None) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from gieok.defense import RedactionPolicy
 from gieok.engine._time import from_epoch
+from gieok.engine._validate import check_name
 from gieok.engine.context import BankContext, Engine
 from gieok.engine.observations import observation_memory
 from gieok.engine.recall import add_versions, fact_to_memory
@@ -21,6 +22,7 @@ __all__ = ["source", "entities", "get_memory", "history", "observations", "set_r
 
 
 def source(ctx: BankContext, source_id: str) -> SourceInfo:
+    check_name(source_id, "source_id", "'chat-1' (a document_id or conversation id from `sources`)")
     found = ctx.store.get_source(ctx.bank.id, ctx.bank.name, source_id)
     if found is None:
         raise SourceNotFoundError(source_id)

@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from gieok.defense import RedactionPolicy
+from gieok.engine._validate import check_encodable
 from gieok.engine.llm_calls import MeteredLLM, spend_limit
 from gieok.errors import BankNotFoundError, ConfigError, EmbedderMismatchError, InputError
 from gieok.providers import create as create_provider
@@ -35,7 +36,7 @@ __all__ = ["Engine", "BankContext", "JobContext", "RecallMarks", "check_bank_nam
 def check_bank_name(name: object) -> str:
     if not isinstance(name, str) or not name.strip():
         raise InputError("bank must be a non-empty string, e.g. 'alice'")
-    return name
+    return check_encodable(name, "bank")
 
 
 def reranker_from_settings(settings: Settings) -> Reranker | None:

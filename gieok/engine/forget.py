@@ -39,6 +39,7 @@ from gieok.engine._erased_forms import (
 )
 from gieok.engine._forget_entities import apply_undo, plan_undo
 from gieok.engine._time import TimeLike, to_datetime
+from gieok.engine._validate import check_encodable
 from gieok.engine.context import BankContext
 from gieok.entities import candidate_keys
 from gieok.errors import EntityNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
@@ -244,7 +245,11 @@ def verify_erased(store: Store, texts: Sequence[str], *, deep: bool = True) -> E
     """Prove ``texts`` are gone: no table, FTS or vector shadow table holds them (as given,
     lower-cased, capitalised or JSON-escaped), and (``deep``) after a checkpoint and VACUUM, neither
     do the bytes of the database file."""
-    given = [t for t in dict.fromkeys(t.strip() for t in texts) if t]
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+        raise InputError("verify_erased needs a list of texts to look for, e.g. ['김민지', 'the codeword']")
+    if not all(isinstance(t, str) for t in texts):
+        raise InputError("verify_erased looks for texts: every item must be a string")
+    given = [check_encodable(t, "a text to look for") for t in dict.fromkeys(t.strip() for t in texts) if t]
     if not given:
         raise InputError("verify_erased needs the texts to look for (e.g. the result of forget)")
     return prove_erased(store, [Form(t, "text", squash(t)) for t in given], deep=deep)

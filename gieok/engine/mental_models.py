@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gieok.engine._time import from_epoch
+from gieok.engine._validate import check_name
 from gieok.engine.context import BankContext
 from gieok.errors import InputError, NotFoundError
 
@@ -28,6 +29,7 @@ def add_mental_model(ctx: BankContext, name: str, question: str) -> None:
 
 
 def mental_model(ctx: BankContext, name: str) -> dict[str, Any]:
+    check_name(name, "the mental model's name", "'travel plans'")
     for model in ctx.store.mental_models(ctx.bank.id):
         if model.name == name.strip():
             return _as_dict(model)
@@ -40,6 +42,7 @@ def mental_models(ctx: BankContext) -> list[dict[str, Any]]:
 
 
 def delete_mental_model(ctx: BankContext, name: str) -> None:
+    check_name(name, "the mental model's name", "'travel plans'")
     with ctx.store.write():
         if not ctx.store.delete_mental_model(ctx.bank.id, name):
             raise NotFoundError(f"no mental model {name!r} in bank {ctx.bank.name!r}")

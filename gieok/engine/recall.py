@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from gieok.engine._time import TimeLike, from_epoch, to_datetime
+from gieok.engine._validate import check_encodable
 from gieok.engine.budget import fill_budget
 from gieok.engine.channels import (
     RELEVANCE_POOL,
@@ -253,6 +254,7 @@ def recall(ctx: BankContext, query: str, *, max_tokens: int | None = None, limit
     restarts the decay clock of what it returns (``refresh_on_recall``)."""
     if not isinstance(query, str) or not query.strip():
         raise InputError("query is empty: ask something")
+    check_encodable(query, "query")
     for name, value in (("max_tokens", max_tokens), ("limit", limit)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
             raise InputError(f"{name} must be a positive whole number, e.g. {name}=10 (got {value!r})")

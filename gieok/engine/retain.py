@@ -38,6 +38,7 @@ from gieok.engine._retain_plan import (
     plan_messages,
 )
 from gieok.engine._time import TimeLike, optional_epoch, to_datetime
+from gieok.engine._validate import check_encodable, check_metadata, check_number
 from gieok.engine.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
@@ -61,11 +62,11 @@ def fact_options(decay_class: str | None = None, importance: float | None = None
     """The caller's lifecycle overrides for every fact of one call, checked."""
     if decay_class is not None and decay_class not in DECAY_CLASSES:
         raise InputError(f"decay_class {decay_class!r} is unknown: use one of {', '.join(DECAY_CLASSES)}")
-    if importance is not None and not 0.0 <= float(importance) <= 1.0:
-        raise InputError("importance must be between 0 and 1")
+    if importance is not None:
+        check_number(importance, "importance", low=0.0, high=1.0, example="importance=0.8")
     if ttl is not None and expires_at is not None:
         raise InputError("give ttl= (seconds from now) or expires_at=, not both")
-    if ttl is not None and (not isinstance(ttl, (int, float)) or ttl <= 0):
+    if ttl is not None and check_number(ttl, "ttl", example="ttl=86400 for a day") <= 0:
         raise InputError("ttl must be a positive number of seconds, e.g. ttl=86400 for a day")
     expiry = datetime.now(timezone.utc).timestamp() + float(ttl) if ttl is not None else \
         optional_epoch(expires_at, "expires_at")
@@ -92,9 +93,10 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
         raise InputError("retain needs exactly one of messages=[...] or text='...'")
     if document_id is not None and (not isinstance(document_id, str) or not document_id.strip()):
         raise InputError("document_id must be a non-empty string")
+    if document_id is not None:
+        check_encodable(document_id, "document_id")
     check_bank_name(bank)
-    if metadata is not None and not isinstance(metadata, Mapping):
-        raise InputError("metadata must be an object of names to values")
+    metadata = check_metadata(metadata) if metadata is not None else None
     default_ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
     policy = engine.redaction_policy(bank)
     if messages is not None:
@@ -105,6 +107,7 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     else:
         if not isinstance(text, str) or not text.strip():
             raise InputError("text is empty: give the document's text")
+        check_encodable(text, "text")
         source_id = document_id or "doc-" + content_sha(text)[:16]
         redacted = defense.redact_document(text, source_id, metadata or {}, policy)
     if redacted.blocked:

@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from gieok.errors import ConfigError
 from gieok.store._connect import open_connection, sqlite_module
 from gieok.store._core import CoreQueries
 from gieok.store._derived import DerivedQueries
@@ -51,6 +52,7 @@ class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, Lifecycle
 
     def __init__(self, path: str) -> None:
         self.path = str(path)
+        _check_path(self.path)
         self._memory = self.path == ":memory:" or self.path.startswith("file::memory:")
         self.file_backed = not self._memory
         self._readers_share_writer = self._memory  # each connection to :memory: is a new database
@@ -170,3 +172,22 @@ class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, Lifecycle
                     blobs.append(handle.read())
         terms = "\x00".join(t for ts in self._index_terms().values() for t in ts)
         return [n for n in needles if any(n.encode("utf-8") in blob for blob in blobs) and n not in terms]
+
+
+def _check_path(path: str) -> None:
+    """Refuse, with the fix, a path SQLite could not open as a gieok database: a folder, a file in a
+    folder that does not exist, or an existing file that is not an SQLite database."""
+    if path == ":memory:" or path.startswith("file:"):
+        return
+    if os.path.isdir(path) or path.endswith(("/", os.sep)):
+        raise ConfigError(f"{path!r} is a folder: give the database file inside it, e.g. "
+                          f"{os.path.join(path, 'memories.db')!r}")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ConfigError(f"the folder {parent!r} does not exist: create it (mkdir -p {parent}) or pick another path")
+    if os.path.isfile(path) and os.path.getsize(path) > 0:
+        with open(path, "rb") as handle:
+            header = handle.read(16)
+        if header != b"SQLite format 3\x00":
+            raise ConfigError(f"{path!r} is not a gieok database (it is not an SQLite file): pick a new file name "
+                              "for the memory, e.g. memories.db")
