@@ -40,6 +40,7 @@ from gieok.errors import (
     RerankerUnavailableError,
     SourceNotFoundError,
     SpendLimitError,
+    StoreBusyError,
     StoreError,
     UnknownProviderError,
 )
@@ -106,6 +107,7 @@ __all__ = [
     "SourceInfo",
     "SourceNotFoundError",
     "SpendLimitError",
+    "StoreBusyError",
     "StoreError",
     "TimeMention",
     "UnknownProviderError",

@@ -34,7 +34,8 @@
     ├── RerankerError                 the reranker answered, but not with usable scores
     │   └── RerankerUnavailableError  the reranker did not answer after every retry
     └── StoreError                    the database cannot do what gieok needs
-        └── MissingExtensionError     FTS5 or sqlite-vec is unavailable
+        ├── MissingExtensionError     FTS5 or sqlite-vec is unavailable
+        └── StoreBusyError            another writer held the write lock too long: retry
 
 Every class is importable from :mod:`gieok`; the modules that raise them import them from here (the
 old homes, ``gieok.providers.llms`` and friends, still re-export them). LLMRateLimitError and
@@ -79,6 +80,7 @@ __all__ = [
     "RerankerUnavailableError",
     "SourceNotFoundError",
     "SpendLimitError",
+    "StoreBusyError",
     "StoreError",
     "UnknownProviderError",
 ]
@@ -284,3 +286,8 @@ class StoreError(GieokError):
 
 class MissingExtensionError(StoreError):
     pass
+
+
+class StoreBusyError(StoreError):
+    """Another writer held the database's write lock too long (or kept changing what a retain was
+    about to write). Nothing of this call was written: retry it."""

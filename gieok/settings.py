@@ -58,6 +58,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("default_limit", 20, int, "memories returned by recall when neither limit nor max_tokens is given"),
     Setting("max_fact_chars", 600, int, "a message longer than this is split into sentence-group facts"),
     Setting("chunk_chars", 1500, int, "target size of a document chunk, in characters"),
+    Setting("max_retain_chars", 2_000_000, int,
+            "a message or document longer than this (characters) is refused up front: split it or raise this"),
     Setting("observation_weight", 1.0, float,
             "RRF weight of consolidated observations in recall (0 leaves them out)"),
     Setting("observation_candidates", 3, int, "at most this many observations compete in one recall"),

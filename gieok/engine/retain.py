@@ -43,7 +43,7 @@ from gieok.engine.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
 from gieok.engine.versions import supersede_new_facts
-from gieok.errors import InputError, InvalidMessageError
+from gieok.errors import InputError, InvalidMessageError, StoreBusyError
 from gieok.lifecycle import DECAY_CLASSES
 from gieok.records import Message, NewFact, RetainResult
 from gieok.store.protocol import BankRow, Store
@@ -98,6 +98,7 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     check_bank_name(bank)
     metadata = check_metadata(metadata) if metadata is not None else None
     default_ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
+    _check_size(engine, messages, text)
     policy = engine.redaction_policy(bank)
     if messages is not None:
         normalized = [m if m.timestamp or default_ts is None else Message(m.id, m.speaker, m.text, default_ts)
@@ -115,6 +116,18 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
             _audit(engine.store, bank, "retain-refused", source_id, redacted)
         defense.check_blocked(redacted)
     return Screened(bank, "conversation" if messages is not None else "document", source_id, redacted, default_ts)
+
+
+def _check_size(engine: Engine, messages: Any, text: Any) -> None:
+    """Refuse, before any work, a message or document above ``max_retain_chars``."""
+    limit = int(engine.settings.max_retain_chars)
+    sizes = [len(text)] if isinstance(text, str) else \
+        [len(m.get("text") or "") if isinstance(m, Mapping) else len(getattr(m, "text", "") or "")
+         for m in (messages if isinstance(messages, Sequence) and not isinstance(messages, str) else [])]
+    if sizes and max(sizes) > limit:
+        raise InputError(f"a {'document' if isinstance(text, str) else 'message'} of {max(sizes):,} characters is over "
+                         f"max_retain_chars ({limit:,}): split it into smaller documents or messages, or raise the "
+                         "setting (Memory(..., max_retain_chars=...))")
 
 
 def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
@@ -141,8 +154,24 @@ def write_screened(engine: Engine, screened: Screened, options: FactOptions = NO
         raise
 
 
+_REPLANS = 3  # a retain planned against what another writer changed meanwhile is planned again
+
+
 def _plan_and_write(engine: Engine, screened: Screened, options: FactOptions, progress: Progress,
                     on_total: Callable[[int], None] | None, audit_operation: str) -> RetainResult:
+    for attempt in range(_REPLANS + 1):
+        result = _try_plan_and_write(engine, screened, options, progress if attempt == 0 else None,
+                                     on_total if attempt == 0 else None, audit_operation)
+        if result is not None:
+            return result
+    raise StoreBusyError(f"bank {screened.bank!r}: other writers kept changing source {screened.source_id!r} "
+                         f"while this retain was planned ({_REPLANS + 1} tries); retry it")
+
+
+def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions, progress: Progress,
+                        on_total: Callable[[int], None] | None, audit_operation: str) -> RetainResult | None:
+    """Plan outside the write lock, then write in one transaction; None when another writer changed
+    the messages or chunks the plan was made against (nothing is written then: plan again)."""
     bank, redacted, source_id = screened.bank, screened.redacted, screened.source_id
     row = engine.find_bank(bank)
     # 3. plan, outside the write lock
@@ -162,12 +191,25 @@ def _plan_and_write(engine: Engine, screened: Screened, options: FactOptions, pr
         # inside the transaction: a bank a concurrent retain made meanwhile, with another embedder,
         # is refused (EmbedderMismatchError), never mixed
         ctx = engine.bank_for_write(bank)
+        if not _plan_still_holds(store, ctx.bank, plan):
+            return None  # the transaction wrote nothing; leaving it rolls nothing back
         result = _write_conversation(ctx, plan) if plan.kind == "conversation" else _write_document(ctx, plan)
         _audit(store, bank, audit_operation, source_id, redacted)
         if result.facts_added:
             store.enqueue_job(ctx.bank.id, "consolidate")
     return RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
                         result.chunks_total, result.chunks_skipped, redactions=redacted.count)
+
+
+def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
+    """Did no other writer, between planning and the write lock, store the messages this plan adds
+    (two processes retaining the same message id) or change the document's chunks?"""
+    if plan.kind == "conversation":
+        return store.existing_messages(bank.id, [m.id for m in plan.messages]) == plan.existing
+    row = store.get_source_row(bank.id, plan.source_id)
+    stored = {c.id for c in store.chunks_of(row[0])} if row is not None else set()
+    planned = set(plan.removed_chunks) | {c.keep_chunk_id for c in plan.chunks if c.keep_chunk_id is not None}
+    return stored == planned
 
 
 # -- retain in the background -----------------------------------------------------------------

@@ -29,6 +29,7 @@ from gieok.errors import (
     PermissionDeniedError,
     RerankerUnavailableError,
     SpendLimitError,
+    StoreBusyError,
 )
 
 __all__ = ["STATUS", "install_error_handlers", "problem", "status_of"]
@@ -46,6 +47,7 @@ STATUS: tuple[tuple[type[GieokError], int, str], ...] = (
     (ConfigError, 422, "invalid-configuration"),
     (EmbedderMismatchError, 409, "embedder-mismatch"),
     (SpendLimitError, 429, "spend-limit"),
+    (StoreBusyError, 503, "store-busy"),
     (LLMRateLimitError, 503, "llm-unavailable"),
     (LLMUnavailableError, 503, "llm-unavailable"),
     (RerankerUnavailableError, 503, "reranker-unavailable"),

@@ -12,7 +12,9 @@ from typing import Any
 
 from gieok.errors import MissingExtensionError
 
-__all__ = ["sqlite_module", "open_connection"]
+__all__ = ["BUSY_TIMEOUT_S", "sqlite_module", "open_connection"]
+
+BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another process's write lock before StoreBusyError
 
 
 def sqlite_module() -> ModuleType:
@@ -31,7 +33,7 @@ def sqlite_module() -> ModuleType:
 
 def open_connection(path: str, *, check_same_thread: bool = False) -> Any:
     mod = sqlite_module()
-    conn = mod.connect(path, isolation_level=None, check_same_thread=check_same_thread, timeout=30.0)
+    conn = mod.connect(path, isolation_level=None, check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT_S)
     try:
         import sqlite_vec
 
@@ -53,7 +55,7 @@ def open_connection(path: str, *, check_same_thread: bool = False) -> Any:
             f"SQLite {mod.sqlite_version} was built without FTS5; install `pysqlite3-binary`"
         ) from exc
     conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     # freed pages are zeroed, so erased text does not linger in the file (see engine.forget)
     conn.execute("PRAGMA secure_delete = ON")
     return conn

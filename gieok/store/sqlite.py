@@ -16,8 +16,8 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from gieok.errors import ConfigError
-from gieok.store._connect import open_connection, sqlite_module
+from gieok.errors import ConfigError, StoreBusyError
+from gieok.store._connect import BUSY_TIMEOUT_S, open_connection, sqlite_module
 from gieok.store._core import CoreQueries
 from gieok.store._derived import DerivedQueries
 from gieok.store._dialect import Dialect
@@ -74,7 +74,15 @@ class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, Lifecycle
 
     def _begin(self) -> Any:
         self._check_open()
-        self._writer.execute("BEGIN IMMEDIATE")
+        try:
+            self._writer.execute("BEGIN IMMEDIATE")
+        except sqlite_module().OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreBusyError(
+                    f"{self.path}: another process held the write lock for over {BUSY_TIMEOUT_S:g} s (a long "
+                    "retain or a maintenance pass); nothing of this call was written: retry it, or run the "
+                    "writers through one `gieok serve`") from None
+            raise
         return self._writer
 
     def _close_writer(self) -> None:
