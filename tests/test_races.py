@@ -5,10 +5,10 @@ get the write lock gets a typed StoreBusyError with nothing written. Korean and 
 from __future__ import annotations
 
 import multiprocessing as mp
-import sqlite3
 from pathlib import Path
 
 import pytest
+from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 
 from gieok import Memory, StoreBusyError
 
@@ -26,7 +26,13 @@ def _retain_twice(path: str, start: mp.synchronize.Barrier, errors: mp.Queue) ->
     embedder = FakeEmbedder()
     registry.register("embedder", "fake", lambda: embedder, replace=True)
     try:
-        with Memory(path, embedder="fake") as mem:
+        if path.endswith(".db"):
+            mem = Memory(path, embedder="fake")
+        else:
+            from gieok.store.postgres import PostgresStore
+
+            mem = Memory(store=PostgresStore(path), embedder="fake")
+        with mem:
             start.wait(30)
             for _ in range(3):
                 mem.retain("shared", CHAT, document_id="chat")
@@ -34,8 +40,10 @@ def _retain_twice(path: str, start: mp.synchronize.Barrier, errors: mp.Queue) ->
         errors.put(f"{type(exc).__name__}: {exc}")
 
 
-def test_two_processes_retaining_the_same_ids_behave_like_one_after_the_other(tmp_path: Path) -> None:
-    path = str(tmp_path / "race.db")
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_two_processes_retaining_the_same_ids_behave_like_one_after_the_other(
+        tmp_path: Path, backend: str, request: pytest.FixtureRequest, fake_embedder: object) -> None:
+    path = str(tmp_path / "race.db") if backend == "sqlite" else request.getfixturevalue("pg_dsn_factory")()
     ctx = mp.get_context("spawn")
     start, errors = ctx.Barrier(2), ctx.Queue()
     workers = [ctx.Process(target=_retain_twice, args=(path, start, errors)) for _ in range(2)]
@@ -46,14 +54,15 @@ def test_two_processes_retaining_the_same_ids_behave_like_one_after_the_other(tm
     problems = [errors.get() for _ in range(errors.qsize())] if not errors.empty() else []
     assert not problems, problems
     assert all(w.exitcode == 0 for w in workers)
-    conn = sqlite3.connect(path)
-    try:
-        messages = conn.execute("SELECT count(*), count(DISTINCT external_id) FROM messages").fetchone()
-        facts = conn.execute("SELECT count(*) FROM facts").fetchone()[0]
-    finally:
-        conn.close()
-    assert messages == (len(CHAT), len(CHAT))
-    assert facts == len(CHAT)
+    mem = Memory(path, embedder="fake") if backend == "sqlite" else None
+    if mem is None:
+        from gieok.store.postgres import PostgresStore
+
+        mem = Memory(store=PostgresStore(path), embedder="fake")
+    with mem:
+        kept = mem.source("shared", "chat").messages
+        assert sorted(m.id for m in kept) == sorted(m["id"] for m in CHAT)  # each once
+        assert [(b.name, b.facts) for b in mem.banks()] == [("shared", len(CHAT))]
 
 
 def test_a_writer_that_cannot_get_the_lock_gets_store_busy(tmp_path: Path, fake_embedder: object,

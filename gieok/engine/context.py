@@ -166,6 +166,7 @@ class Engine:
         if row is None:
             embedder = self.embedder()
             with self.store.write():
+                self.store.lock_bank(name)  # two processes creating one bank: the second finds the first's
                 row = self.store.get_bank(name) or self.store.create_bank(name, embedder.model_id, embedder.dim)
         return self.context(row)
 

@@ -191,6 +191,7 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
         # inside the transaction: a bank a concurrent retain made meanwhile, with another embedder,
         # is refused (EmbedderMismatchError), never mixed
         ctx = engine.bank_for_write(bank)
+        store.lock_bank(ctx.bank.id)
         if not _plan_still_holds(store, ctx.bank, plan):
             return None  # the transaction wrote nothing; leaving it rolls nothing back
         result = _write_conversation(ctx, plan) if plan.kind == "conversation" else _write_document(ctx, plan)

@@ -38,6 +38,8 @@ from gieok.store._write_path import WritePath
 
 __all__ = ["PostgresStore"]
 
+_BANK_LOCKS = 0x6769  # the advisory-lock namespace of gieok's per-bank write locks ('gi')
+
 
 class PostgresStore(WritePath, SearchIndexes, PgErasureProof, CoreQueries, GraphQueries, LifecycleQueries,
                     DerivedQueries, KeyQueries):
@@ -71,6 +73,16 @@ class PostgresStore(WritePath, SearchIndexes, PgErasureProof, CoreQueries, Graph
             self._writer.close()
             self._writer = connect(self._dsn)
         return self._writer
+
+    def lock_bank(self, bank: int | str) -> None:
+        """Until this transaction ends, other processes' writes that lock the bank (by id, or by name
+        while creating it) wait: PostgreSQL writers run side by side, and a retain's check of what is
+        stored must not race another's."""
+        conn = self._writer_connection()
+        if isinstance(bank, str):
+            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_BANK_LOCKS + 1, bank))
+        else:
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_BANK_LOCKS, int(bank)))
 
     def _begin(self) -> Any:
         conn = self._writer_connection()

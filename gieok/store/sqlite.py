@@ -72,6 +72,9 @@ class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, Lifecycle
     def _open_reader(self) -> Any:
         return open_connection(self.path)
 
+    def lock_bank(self, bank: int | str) -> None:
+        """Nothing to do: BEGIN IMMEDIATE already made this the file's only writer."""
+
     def _begin(self) -> Any:
         self._check_open()
         try:
