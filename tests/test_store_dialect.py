@@ -13,7 +13,7 @@ _SHARED = {"gieok.store._write_path", "gieok.store._core", "gieok.store._graph",
 # FTS5 and sqlite-vec against BM25 in SQL and pgvector; the erasure proof over a file against tables, and
 # making erased bytes leave the file (a WAL checkpoint) against a server's own WAL
 _OWN = {"keyword_search", "vector_search", "vectors_sample", "vectors_of", "clear_fact_context", "compact_indexes",
-        "scan_for", "vacuum", "file_contains", "checkpoint"}
+        "scan_for", "vacuum", "file_contains", "checkpoint", "lock_bank"}
 
 
 def test_placeholders_become_psycopg_marks_outside_quotes_only() -> None:
