@@ -98,3 +98,36 @@ def test_a_message_over_the_size_limit_is_refused_up_front(tmp_path: Path, fake_
             mem.retain("b", text="word " * 300)
         assert mem.banks() == []
         assert mem.retain("b", [{"speaker": "Minji", "text": "short and fine, 짧아서 괜찮아"}]).facts_added == 1
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_a_consolidation_racing_another_makes_one_observation_per_topic(
+        mem: Memory, monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
+    """While one run renders a topic's text, another run writes the same topic (issue #13, item 12):
+    the first starts again from what the other wrote instead of adding a second observation."""
+    import gieok.engine.consolidate as consolidate
+
+    said = {"ko": ["민지는 판교에서 일해.", "민지는 고양이 두부를 키워."],
+            "en": ["Minji works in Pangyo.", "Minji has a cat named Dubu."]}[lang]
+    mem.retain("b", [{"id": f"c{i}", "speaker": "user", "text": t} for i, t in enumerate(said)])
+    render, raced = consolidate._render, []
+
+    def render_while_another_writes(topic: str, facts: object) -> str:
+        text = render(topic, facts)  # type: ignore[arg-type]
+        if not raced:
+            raced.append(topic)
+            store, bank = mem.engine.store, mem.engine.find_bank("b")
+            assert bank is not None
+            with store.write():  # the other worker's observation of the same topic
+                store.save_observation(bank.id, None, entity_id=None, topic=topic, text=f"{topic}: (the other run)",
+                                       fact_ids=[], history=[], believed_at=None,
+                                       embedding=mem.engine.embedder().embed([topic], "document")[0],
+                                       terms=(), tokens=3)
+        return text
+
+    monkeypatch.setattr(consolidate, "_render", render_while_another_writes)
+    mem.run_jobs("b")
+    assert raced
+    topics = [o.text.split(":", 1)[0] for o in mem.observations("b")]
+    assert len(topics) == len(set(topics)), topics
+    assert any("(the other run)" not in o.text and raced[0] in o.text for o in mem.observations("b"))

@@ -119,10 +119,12 @@ def _trimmed(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_ids: list[int]) -> int:
+def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_ids: list[int],
+                       tries: int = 3) -> int:
     store, bank = ctx.store, ctx.bank
     existing = store.observations_of_bank(bank.id, topic=topic)
     previous = existing[0] if existing else None
+    seen = _version(previous)
     support_ids = sorted(set(previous.fact_ids if previous else []) | set(new_ids))
     support = [f for f in store.get_facts(bank.id, support_ids) if f.valid_to is None and f.archived_at is None]
     if not support:
@@ -144,11 +146,26 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_i
     history = _trimmed(history)
     vector = ctx.embedder.embed([text], "document")[0]
     with store.write():
-        store.save_observation(bank.id, previous.id if previous else None, entity_id=entity_id, topic=topic,
-                               text=text, fact_ids=sorted(set(cited) | set(new_ids) & {f.id for f in support}),
-                               history=history, believed_at=believed, embedding=vector,
-                               terms=keyword_terms(text), tokens=count_tokens(text))
+        # another consolidation (a second worker, a maintain run) may have written this topic while
+        # the text was made: start again from what it wrote, never a second observation of one topic
+        store.lock_bank(bank.id)
+        now_there = store.observations_of_bank(bank.id, topic=topic)
+        if _version(now_there[0] if now_there else None) != seen and tries > 0:
+            raced = True
+        else:
+            raced = False
+            store.save_observation(bank.id, previous.id if previous else None, entity_id=entity_id, topic=topic,
+                                   text=text, fact_ids=sorted(set(cited) | set(new_ids) & {f.id for f in support}),
+                                   history=history, believed_at=believed, embedding=vector,
+                                   terms=keyword_terms(text), tokens=count_tokens(text))
+    if raced:
+        return _consolidate_topic(ctx, entity_id, topic, new_ids, tries - 1)
     return 1
+
+
+def _version(observation: Any) -> tuple[Any, ...] | None:
+    """What a concurrent writer would have changed about a topic's observation."""
+    return None if observation is None else (observation.id, observation.text, tuple(observation.fact_ids))
 
 
 def _consolidate(ctx: JobContext, fact_ids: list[int]) -> dict[str, int]:
