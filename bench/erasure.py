@@ -34,7 +34,6 @@ whichever proof function that checkout's ``forget`` calls).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
 import json
 import shutil
@@ -47,20 +46,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 if importlib.util.find_spec("gieok") is None:  # runnable from a checkout without installing the package
     sys.path.insert(0, str(HERE.parent))
 
+from _hash_embedder import hash_embedder  # noqa: E402
 from _locomo_data import load  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 import gieok.engine.forget as forget_module  # noqa: E402
 from gieok import Memory  # noqa: E402
-from gieok.providers import Embedder, register  # noqa: E402
 from gieok.text.terms import keyword_terms  # noqa: E402
 
 FAKE_EMBEDDER = "erasure-fake-hash"
@@ -103,22 +100,6 @@ MODELS = [("minji", "민지는 어떤 사람이야?"), ("caroline", "Who is Caro
 MARKERS = ["김민지", "박서연", "속초", "해무리", "쥐라기호랑이칠칠", "윤하람",
            "Brightwater", "Okonkwo", "Tintagel", "Zebraquartz", "Marigoldia", "Pemberly"]
 ERASED = [s for s, erased, _ in SESSIONS if erased] + [SUBMITTED[0]]
-
-
-class HashEmbedder(Embedder):
-    """Bag of gieok keyword terms hashed into 256 dimensions: fast, deterministic, lexical only."""
-
-    model_id = FAKE_EMBEDDER
-    dim = 256
-
-    def embed_batch(self, texts: list[str], kind: str) -> np.ndarray:  # type: ignore[override]
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for term in keyword_terms(text) or (text,):
-                h = int.from_bytes(hashlib.sha256(term.encode("utf-8")).digest()[:4], "little")
-                out[i, h % (self.dim - 1)] += 1.0
-            out[i, -1] = 0.01
-        return out
 
 
 # -- what is left ----------------------------------------------------------------------------------
@@ -295,8 +276,7 @@ def main() -> None:
     console = Console(stderr=args.json)
     embedder = args.embedder
     if args.fake:
-        register("embedder", FAKE_EMBEDDER, HashEmbedder, replace=True)
-        embedder = FAKE_EMBEDDER
+        embedder = hash_embedder(FAKE_EMBEDDER)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         base = str(workdir / "base.db")

@@ -25,7 +25,6 @@ it has no notion of time, so it sees every version whatever ``as_of`` is.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import tempfile
@@ -37,19 +36,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _hash_embedder import hash_embedder
 from _locomo_data import Conversation, Turn
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
 from gieok import Memory
-from gieok.providers import Embedder, register
-from gieok.text.terms import keyword_terms
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "knowledge_update.json"
 K = 5
@@ -147,23 +143,6 @@ def load(path: str | Path) -> list[KUConversation]:
                 q.later_evidence = [t for t in versions.get(q.fact, []) if when[t] > cutoff]
         out.append(KUConversation(sample["sample_id"], language, sessions, questions))
     return out
-
-
-# -- a fast deterministic embedder for --fake ------------------------------------------------------
-class HashEmbedder(Embedder):
-    """Bag of gieok keyword terms hashed into 256 dimensions: fast, deterministic, lexical only."""
-
-    model_id = FAKE_EMBEDDER
-    dim = 256
-
-    def embed_batch(self, texts: list[str], kind: str) -> np.ndarray:  # type: ignore[override]
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for term in keyword_terms(text) or (text,):
-                h = int.from_bytes(hashlib.sha256(term.encode("utf-8")).digest()[:4], "little")
-                out[i, h % (self.dim - 1)] += 1.0
-            out[i, -1] = 0.01  # never the zero vector
-        return out
 
 
 # -- scoring -------------------------------------------------------------------------------------
@@ -297,8 +276,7 @@ def main() -> None:
     console = Console(stderr=args.json)
     embedder: str = args.embedder
     if args.fake:
-        register("embedder", FAKE_EMBEDDER, HashEmbedder, replace=True)
-        embedder = FAKE_EMBEDDER
+        embedder = hash_embedder(FAKE_EMBEDDER)
     conversations = [c for c in load(args.data) if args.lang in (None, c.language)][: args.limit_conversations]
     questions = [q for c in conversations for q in c.questions]
     n_turns = sum(len(c.turns) for c in conversations)
