@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler clean
+.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,7 +46,10 @@ bench-erasure: $(STAMP)
 bench-filler: $(STAMP)
 	$(BIN)/python bench/filler.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler
+bench-serve: $(STAMP)
+	$(BIN)/python bench/serve.py
+
+bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve
 
 clean:
 	rm -rf $(VENV) build *.egg-info

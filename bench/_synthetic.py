@@ -235,7 +235,7 @@ class SyntheticText:
             tries += 1
             if q not in avoid:
                 seen[q] = None
-            elif tries > 100 * n:
+            if tries > 100 * n:  # fewer distinct questions than asked for (~570 from the templates)
                 break
         # templates alone cannot make enough distinct questions: add a varying detail
         while len(seen) < n:
