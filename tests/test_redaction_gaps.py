@@ -65,3 +65,55 @@ def test_spellings_are_redacted_in_the_callers_text(text: str, value: str, type_
 ])
 def test_normalising_does_not_invent_findings(text: str) -> None:
     assert redact(text).spans == ()
+
+
+# --------------------------------------------------------------------------- 8. over-redaction
+def _luhn(body: str) -> str:
+    from gieok.defense import _validators as v
+
+    return next(body + d for d in "0123456789" if v.luhn_ok(body + d))
+
+
+ORDER_NUMBERS = [
+    "주문번호 4000123412341234 배송 시작했어요",
+    "주문번호: 4111-1111-1111-1111 확인 부탁드려요",
+    "주문 번호는 5500 0000 0000 0004 입니다",
+    "송장번호 4111111111111111 로 조회해 보세요",
+    "운송장 번호: 3530111333300000",
+    "예약번호 5105105105105100 으로 체크인",
+    "order no. 4111111111111111 shipped today",
+    "Order #4111 1111 1111 1111 was refunded",
+    "tracking number: 5555555555554444",
+    "Tracking 4012888888881881 is out for delivery",
+    "invoice no 6011111111111117 is overdue",
+    "booking reference 3566002020360505 confirmed",
+    "국민은행 지점코드 123-456789-01 으로 방문",
+    "은행 지점 코드는 123-456789-01 입니다",
+    "Shinhan bank branch code 123-456789-01",
+    "주문번호 9001011234567 배송 완료",
+    "order 900101-1234567 shipped",
+]
+
+
+@pytest.mark.parametrize("text", ORDER_NUMBERS)
+def test_reference_numbers_after_their_label_are_not_redacted(text: str) -> None:
+    assert redact(text).spans == ()
+
+
+@pytest.mark.parametrize("body", ["6" + "1234567" * 2, "5" + "9" * 7 + "1234567", "6912345612345678"[:15]])
+def test_only_prefixes_issuers_use_make_a_card(body: str) -> None:
+    number = _luhn(body)
+    assert redact(f"번호 {number} 참고").spans == ()
+    assert redact(f"ref {number} noted").spans == ()
+
+
+@pytest.mark.parametrize(("text", "value", "type_name"), [
+    ("카드번호 4111111111111111 결제", "4111111111111111", "credit_card"),
+    ("결제 카드 4111 1111 1111 1111 로", "4111 1111 1111 1111", "credit_card"),
+    ("주문번호 A-1, 카드 4111 1111 1111 1111", "4111 1111 1111 1111", "credit_card"),
+    ("my card is 5555555555554444, order 123", "5555555555554444", "credit_card"),
+    ("계좌 123-456789-01 로 보내", "123-456789-01", "bank_account"),
+    ("주민번호 9001011234567", "9001011234567", "kr_rrn"),
+])
+def test_the_nearest_label_decides(text: str, value: str, type_name: str) -> None:
+    _only_span(text, value, type_name)
