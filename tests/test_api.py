@@ -23,7 +23,8 @@ def test_public_names_are_pinned() -> None:
         "LLMAuthError", "LLMConfigError", "LLMError", "LLMOutputError", "LLMRateLimitError", "LLMRequestError",
         "LLMUnavailableError", "Memory", "MemoryNotFoundError", "Message", "MissingExtensionError",
         "NotFoundError", "Recall", "RecalledMemory", "RedactionPolicy", "Reflection", "RerankerError",
-        "RerankerUnavailableError", "SpendLimitError", "RetainResult", "SourceInfo", "SourceNotFoundError",
+        "RerankerUnavailableError", "SensitiveIdError", "SpendLimitError", "RetainResult", "SourceInfo",
+        "SourceNotFoundError",
         "StoreError", "TimeMention", "UnknownProviderError", "__version__", "find_time_expressions",
         "parse_time_range", "redact",
     ])

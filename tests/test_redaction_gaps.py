@@ -5,8 +5,12 @@ Every case here was stored verbatim (or redacted wrongly) before; Korean and Eng
 
 from __future__ import annotations
 
+import glob
+from pathlib import Path
+
 import pytest
 
+from gieok import Memory, SensitiveIdError
 from gieok.defense import redact
 
 
@@ -117,3 +121,82 @@ def test_only_prefixes_issuers_use_make_a_card(body: str) -> None:
 ])
 def test_the_nearest_label_decides(text: str, value: str, type_name: str) -> None:
     _only_span(text, value, type_name)
+
+
+# --------------------------------------------------------------------------- 6. every stored string
+EMAIL, PHONE, RRN, TOKEN = "kim.minji@example.com", "010-9876-5432", "900101-1234568", "ghp_" + "k3Y7" * 9
+
+
+def _file_bytes(db_path: str) -> bytes:
+    return b"".join(Path(p).read_bytes() for p in glob.glob(db_path + "*"))
+
+
+def _nowhere(mem: Memory, db_path: str, *values: str) -> None:
+    shown = repr(mem.banks()) + "".join(repr(mem.sources(b.name)) for b in mem.banks())
+    shown += "".join(repr(mem.source(b.name, s.id)) for b in mem.banks() for s in mem.sources(b.name))
+    shown += "".join(repr(mem.audit_log(b.name)) for b in mem.banks())
+    raw = _file_bytes(db_path)
+    for value in values:
+        assert value not in shown, value
+        assert value.encode() not in raw, value
+
+
+@pytest.mark.parametrize(("speaker", "value"), [(EMAIL, EMAIL), (f"민지 {PHONE}", PHONE), ("김민지", None)])
+def test_a_speaker_is_redacted(mem: Memory, db_path: str, speaker: str, value: str | None) -> None:
+    mem.retain("alice", messages=[{"id": "m1", "speaker": speaker, "text": "내일 회의는 3시야"}])
+    stored = mem.source("alice", "conversation-m1").messages[0].speaker
+    if value is None:
+        assert stored == speaker
+    else:
+        assert "[REDACTED:" in stored
+        _nowhere(mem, db_path, value)
+        assert any(e["item_id"] == "m1#speaker" for e in mem.audit_log("alice"))
+
+
+@pytest.mark.parametrize(("field", "call", "types"), [
+    ("message #0", {"messages": [{"id": f"m-{PHONE}", "text": "hello"}]}, ["kr_phone"]),
+    ("message #1", {"messages": [{"id": "m1", "text": "hi"}, {"id": EMAIL, "text": "안녕"}]}, ["email"]),
+    ("document_id", {"text": "분기 보고서 초안", "document_id": f"주민-{RRN}"}, ["kr_rrn"]),
+    ("document_id", {"messages": [{"id": "m1", "text": "hi"}], "document_id": f"chat-{TOKEN}"}, ["github_token"]),
+])
+def test_an_id_that_holds_an_identifier_is_refused(mem: Memory, db_path: str, field: str, call: dict,
+                                                    types: list[str]) -> None:
+    with pytest.raises(SensitiveIdError) as raised:
+        mem.retain("alice", **call)
+    assert field in str(raised.value) and raised.value.types == types
+    for value in (PHONE, EMAIL, RRN, TOKEN):
+        assert value not in str(raised.value)
+    assert mem.banks() == []
+    _nowhere(mem, db_path, PHONE, EMAIL, RRN, TOKEN)
+
+
+@pytest.mark.parametrize("bank", [EMAIL, f"user-{PHONE}", f"은행-{RRN}"])
+def test_a_bank_name_that_holds_an_identifier_is_refused(mem: Memory, db_path: str, bank: str) -> None:
+    with pytest.raises(SensitiveIdError, match="bank name"):
+        mem.retain(bank, messages=[{"id": "m1", "text": "hi"}])
+    with pytest.raises(SensitiveIdError):
+        mem.set_redaction_policy(bank, {"default": "redact"})
+    assert mem.banks() == []
+    _nowhere(mem, db_path, bank)
+
+
+def test_a_bank_name_is_checked_with_the_policy(db_path: str, fake_embedder) -> None:
+    with Memory(db_path, embedder="fake", redaction={"email": "allow"}) as mem:
+        mem.retain(EMAIL, messages=[{"id": "m1", "text": "hi"}])
+        assert [b.name for b in mem.banks()] == [EMAIL]
+
+
+def test_metadata_keys_and_numbers_are_redacted(mem: Memory, db_path: str) -> None:
+    mem.retain("alice", text="연락처 정리", document_id="contacts",
+               metadata={EMAIL: "owner", f"또 {EMAIL}": 1, "nested": {f"{PHONE}": "민지"}, "card": 4111111111111111,
+                         "count": 3, "plain": "값"})
+    metadata = mem.source("alice", "contacts").metadata
+    assert metadata["[REDACTED:email]"] == "owner" and metadata["또 [REDACTED:email]"] == 1
+    assert metadata["nested"] == {"[REDACTED:kr_phone]": "민지"}
+    assert metadata["card"] == "[REDACTED:credit_card]" and metadata["count"] == 3 and metadata["plain"] == "값"
+    _nowhere(mem, db_path, EMAIL, PHONE, "4111111111111111")
+
+
+def test_metadata_keys_redacted_alike_keep_both_values(mem: Memory) -> None:
+    mem.retain("alice", text="두 사람", document_id="d", metadata={EMAIL: 1, "lee@example.com": 2})
+    assert mem.source("alice", "d").metadata == {"[REDACTED:email]": 1, "[REDACTED:email] #2": 2}

@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from gieok.defense import RedactionPolicy
+from gieok.engine.defense import check_id
 from gieok.engine.llm_calls import MeteredLLM, spend_limit
 from gieok.errors import BankNotFoundError, ConfigError, EmbedderMismatchError, InputError
 from gieok.providers import create as create_provider
@@ -163,6 +164,8 @@ class Engine:
         """The context of ``name``, created (empty) if it does not exist yet."""
         row = self.find_bank(name)
         if row is None:
+            # a bank name is stored and listed verbatim: one holding an e-mail or a key is refused
+            check_id(name, "the bank name", self.redaction_policy(name))
             embedder = self.embedder()
             with self.store.write():
                 row = self.store.get_bank(name) or self.store.create_bank(name, embedder.model_id, embedder.dim)
