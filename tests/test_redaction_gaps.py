@@ -9,6 +9,7 @@ import glob
 from pathlib import Path
 
 import pytest
+from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 
 from gieok import Memory, SensitiveIdError
 from gieok.defense import redact
@@ -200,3 +201,133 @@ def test_metadata_keys_and_numbers_are_redacted(mem: Memory, db_path: str) -> No
 def test_metadata_keys_redacted_alike_keep_both_values(mem: Memory) -> None:
     mem.retain("alice", text="두 사람", document_id="d", metadata={EMAIL: 1, "lee@example.com": 2})
     assert mem.source("alice", "d").metadata == {"[REDACTED:email]": 1, "[REDACTED:email] #2": 2}
+
+
+# --------------------------------------------------------------------------- 9. the fingerprint key
+LEGACY_KEY = "ab" * 32
+
+
+def _make_legacy(db_path: str) -> None:
+    """A database as main made it: the key in its own meta table, no key file."""
+    import os
+    import sqlite3
+
+    with Memory(db_path, embedder="fake"):
+        pass
+    os.remove(db_path + ".key")
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.execute("INSERT INTO meta (key, value) VALUES ('fingerprint_key', ?)", (LEGACY_KEY,))
+    conn.close()
+
+
+def _meta_key(db_path: str) -> str | None:
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint_key'").fetchone()
+    finally:
+        conn.close()
+    return row[0] if row else None
+
+
+def test_a_new_database_keeps_its_key_beside_it_not_in_it(db_path: str, fake_embedder) -> None:
+    import os
+    import stat
+
+    with Memory(db_path, embedder="fake") as mem:
+        mem.retain("alice", messages=[{"id": "m1", "text": f"토큰 {TOKEN} 전화 {PHONE}"}])
+        key = Path(db_path + ".key").read_text().strip()
+        assert len(key) == 64 and stat.S_IMODE(os.stat(db_path + ".key").st_mode) == 0o600
+        assert _meta_key(db_path) is None
+        mem.store.checkpoint()
+        assert key.encode() not in b"".join(Path(p).read_bytes() for p in glob.glob(db_path + "*")
+                                            if not p.endswith(".key"))
+    with Memory(db_path, embedder="fake") as again:  # the same key next time
+        assert again.engine.fingerprint_key == key.encode()
+
+
+def test_a_legacy_key_moves_out_of_the_database(db_path: str, fake_embedder) -> None:
+    _make_legacy(db_path)
+    with Memory(db_path, embedder="fake") as mem:
+        assert mem.engine.fingerprint_key == LEGACY_KEY.encode()  # old fingerprints keep matching
+        assert _meta_key(db_path) is None
+        assert Path(db_path + ".key").read_text().strip() == LEGACY_KEY
+        files = [p for p in glob.glob(db_path + "*") if not p.endswith(".key")]
+        assert LEGACY_KEY.encode() not in b"".join(Path(p).read_bytes() for p in files)
+
+
+def test_the_key_from_the_environment_wins_and_the_legacy_one_is_dropped(db_path: str, fake_embedder,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+    import hmac
+
+    _make_legacy(db_path)
+    monkeypatch.setenv("GIEOK_FINGERPRINT_KEY", "k" * 40)
+    with Memory(db_path, embedder="fake") as mem:
+        mem.retain("alice", messages=[{"id": "m1", "text": f"토큰 {TOKEN}"}])
+        entry = next(e for e in mem.audit_log("alice") if e["type"] == "github_token")
+        assert entry["fingerprint"] == hmac.new(b"k" * 40, TOKEN.encode(), hashlib.sha256).hexdigest()[:16]
+    assert _meta_key(db_path) is None and not Path(db_path + ".key").exists()
+
+
+def test_a_key_file_setting_and_a_hook(tmp_path: Path, db_path: str, fake_embedder) -> None:
+    import os
+    import stat
+
+    key_file = tmp_path / "secrets" / "gieok.key"
+    key_file.parent.mkdir()
+    with Memory(db_path, embedder="fake", fingerprint_key_file=str(key_file)) as mem:
+        assert mem.engine.fingerprint_key == key_file.read_text().strip().encode()
+    assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600 and not Path(db_path + ".key").exists()
+    with Memory(db_path, embedder="fake", fingerprint_key=lambda: "from-a-kms-0123456789") as mem:
+        assert mem.engine.fingerprint_key == b"from-a-kms-0123456789"
+
+
+def test_a_key_file_others_can_read_is_refused(tmp_path: Path, db_path: str, fake_embedder) -> None:
+    from gieok import ConfigError
+
+    key_file = tmp_path / "open.key"
+    key_file.write_text("z" * 64)
+    key_file.chmod(0o644)
+    with pytest.raises(ConfigError, match="chmod 600"):
+        Memory(db_path, embedder="fake", fingerprint_key_file=str(key_file))
+    with pytest.raises(ConfigError, match="at least 16"):
+        Memory(db_path, embedder="fake", fingerprint_key="short")
+
+
+def test_low_entropy_types_get_no_fingerprint(mem: Memory) -> None:
+    text = (f"전화 {PHONE}, 주민번호 {RRN}, 카드 4111 1111 1111 1111, 국민은행 123456-78-901234, 메일 {EMAIL}, "
+            f"비밀번호: hunter2!, 토큰 {TOKEN}")
+    mem.retain("alice", messages=[{"id": "m1", "text": text}])
+    fingerprints = {e["type"]: e["fingerprint"] for e in mem.audit_log("alice")}
+    assert fingerprints.keys() == {"kr_phone", "kr_rrn", "credit_card", "bank_account", "email", "password",
+                                   "github_token"}
+    assert {t for t, f in fingerprints.items() if f is not None} == {"github_token"}
+
+
+def test_postgres_has_no_key_unless_one_is_configured(pg_dsn_factory, fake_embedder, tmp_path: Path,  # noqa: F811
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from gieok import ConfigError
+    from gieok.store import PostgresStore
+
+    dsn = pg_dsn_factory()
+    with Memory(store=PostgresStore(dsn), embedder="fake") as mem:
+        assert mem.engine.fingerprint_key is None
+        mem.retain("alice", messages=[{"id": "m1", "text": f"토큰 {TOKEN}"}])
+        assert [e["fingerprint"] for e in mem.audit_log("alice")] == [None]
+        with mem.store.write():  # a database main made: the key in meta
+            mem.store._require_write().execute(  # type: ignore[attr-defined]
+                "INSERT INTO meta (key, value) VALUES ('fingerprint_key', ?)", (LEGACY_KEY,))
+    store = PostgresStore(dsn)
+    with pytest.raises(ConfigError, match="GIEOK_FINGERPRINT_KEY_FILE"):
+        Memory(store=store, embedder="fake")
+    store.close()
+    key_file = tmp_path / "pg.key"
+    with Memory(store=PostgresStore(dsn), embedder="fake", fingerprint_key_file=str(key_file)) as mem:
+        assert mem.engine.fingerprint_key == LEGACY_KEY.encode() and mem.store.get_meta("fingerprint_key") is None
+    monkeypatch.setenv("GIEOK_FINGERPRINT_KEY", "e" * 32)
+    with Memory(store=PostgresStore(dsn), embedder="fake") as mem:
+        mem.retain("alice", messages=[{"id": "m2", "text": f"또 토큰 {TOKEN}"}])
+        assert mem.audit_log("alice")[0]["fingerprint"] is not None

@@ -242,8 +242,10 @@ def _spelled_number(group: str, spelled: int) -> bool:
         return spelled >= 2
     if spelled == 0:
         return False
+    # "1공1" (Hangul inside), or "공1공" (mostly Hangul around a few ASCII digits); a number merely
+    # between two Hangul syllables ("사0001013000000사") is not spelled.
     kinds = "".join("h" if c in _HANGUL_DIGIT_VALUES else "a" for c in group)
-    return kinds.strip("h").count("h") > 0 or kinds.strip("a").count("a") > 0
+    return "h" in kinds.strip("h") or (kinds.strip("a").count("a") > 0 and 2 * spelled >= len(group))
 
 
 def _hangul_digits(text: str) -> list[tuple[int, int, str]]:
