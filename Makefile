@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure clean
+.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-redaction clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,7 +43,10 @@ bench-load: $(STAMP)
 bench-erasure: $(STAMP)
 	$(BIN)/python bench/erasure.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure
+bench-redaction: $(STAMP)
+	$(BIN)/python bench/redaction.py
+
+bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-redaction
 
 clean:
 	rm -rf $(VENV) build *.egg-info

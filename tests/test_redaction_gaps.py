@@ -331,3 +331,66 @@ def test_postgres_has_no_key_unless_one_is_configured(pg_dsn_factory, fake_embed
     with Memory(store=PostgresStore(dsn), embedder="fake") as mem:
         mem.retain("alice", messages=[{"id": "m2", "text": f"또 토큰 {TOKEN}"}])
         assert mem.audit_log("alice")[0]["fingerprint"] is not None
+
+
+# --------------------------------------------------------------------------- 7. the property, fuzzed
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from test_redaction import (  # noqa: E402
+    BOUNDARY,
+    FILLER,
+    assert_structure,
+    business_numbers,
+    card_numbers,
+    emails,
+    phone_numbers,
+    provider_keys,
+    registration_numbers,
+    ssns,
+)
+
+DASHES = "-\u2010\u2011\u2012\u2013\u2212\uff0d"
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+
+
+def _wide(char: str) -> str:
+    return chr(ord(char) + 0xFEE0) if "!" <= char <= "~" else char
+
+
+@st.composite
+def disguised(draw: st.DrawFn, value: str, numeric: bool) -> str:
+    """``value`` respelled: some characters full-width, dashes swapped for look-alikes (spaced, for
+    numbers), zero-width characters slipped in."""
+    out = []
+    for i, char in enumerate(value):
+        if char == "-" and numeric:
+            pad = draw(st.sampled_from(["", "", " "]))
+            char = pad + draw(st.sampled_from(DASHES)) + pad
+        elif char == "-":
+            char = draw(st.sampled_from(DASHES[:1] + DASHES[-1:]))
+        elif draw(st.integers(0, 3)) == 0:
+            char = _wide(char)
+        out.append(char)
+        if i + 1 < len(value) and draw(st.integers(0, 7)) == 0:  # inside the value, not after it
+            out.append(draw(st.sampled_from(INVISIBLE)))
+    return "".join(out)
+
+
+@st.composite
+def disguised_secrets(draw: st.DrawFn) -> tuple[str, str, int]:
+    numeric = draw(st.booleans())
+    family = st.one_of(card_numbers(), registration_numbers(), phone_numbers(), business_numbers(), ssns()) \
+        if numeric else st.one_of(emails(), provider_keys())
+    value = draw(disguised(draw(family), numeric))
+    prefix = draw(st.text(alphabet=FILLER, max_size=20)) + draw(st.sampled_from(BOUNDARY.replace("\n", "")))
+    suffix = draw(st.sampled_from(BOUNDARY.replace("\n", ""))) + draw(st.text(alphabet=FILLER, max_size=20))
+    return prefix + value + suffix, value, len(prefix)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(disguised_secrets())
+def test_disguised_secrets_never_survive(sample: tuple[str, str, int]) -> None:
+    text, value, at = sample
+    result = redact(text)
+    assert any(span.start <= at and at + len(value) <= span.end for span in result.spans), (value, result.spans)
+    assert_structure(text, result)
