@@ -24,6 +24,7 @@ def _only_span(text: str, value: str, type_name: str) -> None:
 
 
 # --------------------------------------------------------------------------- 7. spellings that got past
+WIDE_CARD = "４\u200b" + "０" * 14 + "２"  # 4000 0000 0000 0002, full-width, a zero-width space inside
 SPELLINGS = [
     # full-width digits and hyphens
     ("번호는 ０１０-１２３４-５６７８ 로 연락 줘", "０１０-１２３４-５６７８", "kr_phone"),
@@ -56,6 +57,8 @@ SPELLINGS = [
     ("번호는 공일공-일이삼사-오육칠팔 이야", "공일공-일이삼사-오육칠팔", "kr_phone"),
     ("폰번호 공일공 일이삼사 오육칠팔 로 해", "공일공 일이삼사 오육칠팔", "kr_phone"),
     ("주민번호 구공공일공일-일이삼사오육칠", "구공공일공일-일이삼사오육칠", "kr_rrn"),
+    # one Hangul syllable between digits is a word, not a spelling: the card after it stays a card
+    ("메모 0사" + WIDE_CARD + "가", WIDE_CARD, "credit_card"),
 ]
 
 

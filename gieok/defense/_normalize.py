@@ -242,8 +242,11 @@ def _spelled_number(group: str, spelled: int) -> bool:
         return spelled >= 2
     if spelled == 0:
         return False
-    # "1공1" (Hangul inside), or "공1공" (mostly Hangul around a few ASCII digits); a number merely
-    # between two Hangul syllables ("사0001013000000사") is not spelled.
+    # Two or more Hangul digits, inside the number ("010일이삼사5678") or making half of it ("공1공");
+    # one Hangul syllable between digits ("0사4000…", "3사4") or a number merely between two
+    # ("사0001013000000사") is a word touching a number, not a spelling.
+    if spelled < 2:
+        return False
     kinds = "".join("h" if c in _HANGUL_DIGIT_VALUES else "a" for c in group)
     return "h" in kinds.strip("h") or (kinds.strip("a").count("a") > 0 and 2 * spelled >= len(group))
 
