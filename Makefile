@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve clean
+.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,7 +49,10 @@ bench-filler: $(STAMP)
 bench-serve: $(STAMP)
 	$(BIN)/python bench/serve.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve
+bench-redaction: $(STAMP)
+	$(BIN)/python bench/redaction.py
+
+bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction
 
 clean:
 	rm -rf $(VENV) build *.egg-info

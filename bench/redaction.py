@@ -1,9 +1,14 @@
-"""Redaction benchmark: quality on the labelled corpus, throughput on mixed Korean/English text.
+"""Redaction benchmark: quality on two labelled corpora, throughput on mixed Korean/English text.
 
     .venv/bin/python bench/redaction.py [--megabytes 4] [--repeat 3]
 
 Quality: every finding must match a labelled span exactly (same start, end and type) to count as a
-true positive. Throughput: UTF-8 megabytes per second of ``redact`` over generated chat-like text in
+true positive. The regression corpus (tests/data) was written with the detectors; the adversarial one
+(bench/data/redaction_adversarial.jsonl) holds spellings meant to get past them (full-width digits,
+dash and space variants, zero-width characters, Hangul digits, spelled-out e-mails, split keys) and
+ordinary numbers meant to be taken for identifiers (Luhn-valid order and tracking numbers after their
+label, dates, prices, versions, codes); its precision counts every finding in both halves.
+Throughput: UTF-8 megabytes per second of ``redact`` over generated chat-like text in
 which about one message in forty carries a secret, measured both as one large text and as ~2 KB
 chunks (what retain hands over). Everything printed is measured in this run.
 """
@@ -25,6 +30,7 @@ if str(ROOT) not in sys.path:  # runnable from a checkout without installing the
 from gieok.defense import REDACTION_TYPES, redact  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "redaction_corpus.jsonl"
+ADVERSARIAL = ROOT / "bench" / "data" / "redaction_adversarial.jsonl"
 
 KOREAN = [
     "오늘 오후 3시에 디자인 리뷰가 있어요.",
@@ -90,9 +96,12 @@ SECRETS = [
 ]
 
 
-def corpus_quality() -> tuple[dict[str, list[int]], int]:
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def corpus_quality(cases: list[dict]) -> tuple[dict[str, list[int]], int]:
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # tp, fp, fn
-    cases = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
     for case in cases:
         text, cursor, want = case["text"], 0, set()
         for value, type_name in case["expect"]:
@@ -114,6 +123,42 @@ def scores(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     recall = tp / (tp + fn) if tp + fn else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return precision, recall, f1
+
+
+def print_quality(path: Path, title: str) -> list[dict]:
+    cases = load(path)
+    counts, n_cases = corpus_quality(cases)
+    total = [sum(c[i] for c in counts.values()) for i in range(3)]
+    print(f"## {title} ({n_cases} labelled cases, {path.relative_to(ROOT)})\n")
+    print("| type | tp | fp | fn | precision | recall | F1 |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for type_name in [t for t in REDACTION_TYPES if t in counts]:
+        tp, fp, fn = counts[type_name]
+        p, r, f = scores(tp, fp, fn)
+        print(f"| {type_name} | {tp} | {fp} | {fn} | {p:.3f} | {r:.3f} | {f:.3f} |")
+    p, r, f = scores(*total)
+    print(f"| **all** | {total[0]} | {total[1]} | {total[2]} | **{p:.3f}** | **{r:.3f}** | **{f:.3f}** |")
+    return cases
+
+
+def print_adversarial_summary(cases: list[dict]) -> None:
+    """Recall over the spellings, per language, and how many ordinary numbers were left alone."""
+    rows: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])  # (kind, lang) -> [ok, total]
+    for case in cases:
+        one_counts, _ = corpus_quality([case])
+        tp, fp, fn = (sum(c[i] for c in one_counts.values()) for i in range(3))
+        ok = fp == 0 and fn == 0
+        rows[(case["kind"], case["lang"])][0] += ok
+        rows[(case["kind"], case["lang"])][1] += 1
+    print("\n| half | Korean | English |")
+    print("|---|---:|---:|")
+    for kind, label in (("secret", "spellings redacted exactly"), ("ordinary", "ordinary numbers left alone")):
+        cells = [f"{rows[(kind, lang)][0]} / {rows[(kind, lang)][1]}" for lang in ("ko", "en")]
+        print(f"| {label} | {cells[0]} | {cells[1]} |")
+    misses = [case for case in cases if case["kind"] == "secret"
+              and sum(c[2] for c in corpus_quality([case])[0].values())]
+    for case in misses:
+        print(f"- missed ({case['id']}, {case['note']}): {case['text']!r}")
 
 
 def mixed_text(megabytes: float, seed: int = 4) -> list[str]:
@@ -163,17 +208,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
-    counts, n_cases = corpus_quality()
-    total = [sum(c[i] for c in counts.values()) for i in range(3)]
-    print(f"## Redaction quality ({n_cases} labelled cases, {CORPUS.relative_to(ROOT)})\n")
-    print("| type | tp | fp | fn | precision | recall | F1 |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for type_name in [t for t in REDACTION_TYPES if t in counts]:
-        tp, fp, fn = counts[type_name]
-        p, r, f = scores(tp, fp, fn)
-        print(f"| {type_name} | {tp} | {fp} | {fn} | {p:.3f} | {r:.3f} | {f:.3f} |")
-    p, r, f = scores(*total)
-    print(f"| **all** | {total[0]} | {total[1]} | {total[2]} | **{p:.3f}** | **{r:.3f}** | **{f:.3f}** |")
+    print_quality(CORPUS, "Redaction quality")
+    print()
+    adversarial = print_quality(ADVERSARIAL, "Adversarial spellings and ordinary numbers")
+    print_adversarial_summary(adversarial)
 
     messages = mixed_text(args.megabytes)
     blob = "\n".join(messages)

@@ -9,6 +9,7 @@
     │   └── LLMAuthError              (also an LLMError, below)
     ├── InputError                    bad input from the caller, nothing stored (also a ValueError)
     │   ├── InvalidMessageError       a message without text, with a bad timestamp, ...
+    │   ├── SensitiveIdError          an id or bank name that holds a secret or identifier (refused, not redacted)
     │   ├── InvalidTimeError          a time/date string that cannot be read
     │   └── FileFormatError           a file the CLI cannot read as messages or text
     ├── NotFoundError                 (also a LookupError)
@@ -62,6 +63,7 @@ __all__ = [
     "GieokError",
     "InputError",
     "InvalidMessageError",
+    "SensitiveIdError",
     "InvalidTimeError",
     "KeyRequiredError",
     "LLMAuthError",
@@ -107,6 +109,22 @@ class InputError(GieokError, ValueError):
 
 class InvalidMessageError(InputError):
     pass
+
+
+class SensitiveIdError(InputError):
+    """An id (message, document, conversation) or a bank name in which redaction finds a secret or a
+    personal identifier. Ids are stored and printed as given and must stay stable (a re-retain finds
+    its message by id), so they are refused rather than rewritten. The message names the field and
+    the types, never the value."""
+
+    def __init__(self, field: str, types: list[str]):
+        self.field = field
+        self.types = sorted(set(types))
+        super().__init__(
+            f"{field} looks like it contains {', '.join(self.types)}: ids and bank names are stored and shown "
+            "verbatim and must stay stable, so they cannot be redacted; use an opaque id (e.g. 'm-1', "
+            "'doc-2024-q3', 'alice') and put personal data in the text, where it is redacted"
+        )
 
 
 class InvalidTimeError(InputError):

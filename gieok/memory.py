@@ -22,6 +22,7 @@ from gieok.engine import reflect as _reflect
 from gieok.engine import retain as _retain
 from gieok.engine._time import TimeLike, optional_epoch
 from gieok.engine.context import Engine, check_bank_name
+from gieok.engine.fingerprint_key import KeySource
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
@@ -46,10 +47,16 @@ class Memory:
     def __init__(self, path: str = "gieok.db", *, embedder: str | Embedder | None = None,
                  redaction: RedactionPolicy | Mapping[str, str] | None = None,
                  reranker: Reranker | None = None, llm: LLM | None = None, store: Store | None = None,
-                 **settings: Any) -> None:
+                 fingerprint_key: KeySource | None = None, **settings: Any) -> None:
         resolved = resolve_settings(settings)
-        self.engine = Engine(store if store is not None else SQLiteStore(path), resolved, embedder=embedder,
-                             llm=llm, reranker=reranker, redaction=redaction)
+        opened = store if store is not None else SQLiteStore(path)
+        try:
+            self.engine = Engine(opened, resolved, embedder=embedder, llm=llm, reranker=reranker,
+                                 redaction=redaction, fingerprint_key=fingerprint_key)
+        except BaseException:
+            if store is None:  # a store the caller passed is the caller's to close
+                opened.close()
+            raise
         self.path = self.engine.store.path
 
     @property

@@ -86,6 +86,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("threads", 0, int,
             "threads of the e5 engine (OpenMP); 0 = the cores this process may use, at most 4. Read when gieok is "
             "imported (set GIEOK_THREADS, or OMP_NUM_THREADS, before); idle threads sleep (OMP_WAIT_POLICY=PASSIVE)"),
+    Setting("fingerprint_key_file", "", str,
+            "file holding the audit fingerprint key (created, mode 0600, when missing); default: `<database>.key` "
+            "beside a SQLite file, none on PostgreSQL (no fingerprints unless this or GIEOK_FINGERPRINT_KEY is set)"),
     Setting("server_max_body_bytes", 4_194_304, int,
             "the largest request body `gieok serve` accepts (bytes); a larger one gets 413 and nothing is stored"),
 )

@@ -23,8 +23,9 @@ def test_public_names_are_pinned() -> None:
         "LLMAuthError", "LLMConfigError", "LLMError", "LLMOutputError", "LLMRateLimitError", "LLMRequestError",
         "LLMUnavailableError", "Memory", "MemoryNotFoundError", "Message", "MissingExtensionError",
         "NotFoundError", "Recall", "RecalledMemory", "RedactionPolicy", "Reflection", "RerankerError",
-        "RerankerUnavailableError", "SpendLimitError", "RetainResult", "SourceInfo", "SourceNotFoundError",
-        "StoreError", "TimeMention", "UnknownProviderError", "__version__", "find_time_expressions",
+        "RerankerUnavailableError", "SensitiveIdError", "SpendLimitError", "RetainResult", "SourceInfo",
+        "SourceNotFoundError",
+        "StoreBusyError", "StoreError", "TimeMention", "UnknownProviderError", "__version__", "find_time_expressions",
         "parse_time_range", "redact",
     ])
     for name in gieok.__all__:

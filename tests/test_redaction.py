@@ -405,7 +405,7 @@ def test_audit_entries_never_hold_the_value() -> None:
         assert isinstance(entry, AuditEntry)
         assert (entry.type, entry.start, entry.end, entry.action) == (span.type, span.start, span.end, span.action)
         assert entry.length == len(value) == entry.end - entry.start
-        assert re.fullmatch(r"[0-9a-f]{16}", entry.fingerprint)
+        assert entry.fingerprint is None  # identifiers: too few candidates for a fingerprint to hide one
         serialized = json.dumps(entry.to_dict(), ensure_ascii=False) + repr(entry)
         for piece in (value, value.replace("-", ""), value[:6]):
             assert piece not in serialized
@@ -413,10 +413,12 @@ def test_audit_entries_never_hold_the_value() -> None:
 
 
 def test_fingerprints_identify_without_revealing() -> None:
-    first = redact("전화 010-1234-5678").audit[0]
-    again = redact("다시 010-1234-5678 로").audit[0]
-    other = redact("전화 010-1234-5679").audit[0]
-    keyed = redact("전화 010-1234-5678", RedactionPolicy(fingerprint_key=b"per-bank-key")).audit[0]
+    token = "ghp_" + "k3Y7" * 9
+    first = redact(f"토큰 {token}").audit[0]
+    again = redact(f"다시 {token} 로").audit[0]
+    other = redact(f"토큰 {token[:-1]}8").audit[0]
+    keyed = redact(f"토큰 {token}", RedactionPolicy(fingerprint_key=b"per-bank-key")).audit[0]
+    assert first.fingerprint is not None and re.fullmatch(r"[0-9a-f]{16}", first.fingerprint)
     assert first.fingerprint == again.fingerprint
     assert first.fingerprint != other.fingerprint
     assert first.fingerprint != keyed.fingerprint
@@ -483,7 +485,7 @@ def test_empty_and_tiny_inputs() -> None:
 def test_public_api_is_pinned() -> None:
     assert sorted(defense.__all__) == sorted([
         "Action", "AuditEntry", "DEFAULT_POLICY", "REDACTION_ACTIONS", "REDACTION_TYPES", "RedactionPolicy",
-        "RedactionResult", "Span", "enforce", "placeholder", "redact",
+        "RedactionResult", "Span", "UNFINGERPRINTED_TYPES", "enforce", "placeholder", "redact",
     ])
     assert Span(0, 1, "email", "redact").type == "email"
     assert defense.placeholder("jwt") == "[REDACTED:jwt]"

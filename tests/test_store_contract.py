@@ -128,11 +128,11 @@ def test_migrating_an_empty_database_gives_the_schema(open_store: Callable[[], A
         assert store._conn().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     else:
         assert {"keyword_docs", "fact_terms", "keyword_stats", "fact_vectors"} <= _tables(store)
-    key = store.get_meta("fingerprint_key")
-    assert key and len(key) == 64
+    # the audit fingerprint key lives outside the database (gieok.engine.fingerprint_key)
+    assert store.get_meta("fingerprint_key") is None
     store.close()
     again = open_store()  # reopening applies nothing twice
-    assert again.get_meta("fingerprint_key") == key
+    assert again.get_meta("fingerprint_key") is None
 
 
 def test_bm25_statistics_are_per_bank(store: AnyStore) -> None:
@@ -888,7 +888,7 @@ def test_postgres_migrations_run_once_when_processes_start_together(pg_dsn_facto
         assert errors == [] and len(stores) == 4
         rows = stores[0]._conn().execute("SELECT name FROM schema_migrations ORDER BY name").fetchall()
         assert [r[0] for r in rows] == [name for name, _ in PG_MIGRATIONS]
-        assert len({s.get_meta("fingerprint_key") for s in stores}) == 1
+        assert {s.get_meta("fingerprint_key") for s in stores} == {None}
     finally:
         for s in stores:
             s.close()

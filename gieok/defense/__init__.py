@@ -10,12 +10,21 @@ Retain calls :func:`redact` on every item before it is chunked, extracted, embed
 
 Design, in one breath: each type is a detector (a substring trigger plus a compiled pattern plus an
 arithmetic or context check), detectors run in priority order and the most specific wins an overlap,
-boundaries are ASCII so values glued to Hangul are still found, and results carry positions and keyed
-fingerprints but never the values themselves.
+boundaries are ASCII so values glued to Hangul are still found, detectors read a normalised projection
+(width, dashes, spaces, zero-width characters, Hangul digits) mapped back to the caller's text, and
+results carry positions and keyed fingerprints (high-entropy secrets only) but never the values.
 """
 
 from gieok.defense._catalog import REDACTION_TYPES
-from gieok.defense._redact import AuditEntry, RedactionResult, Span, enforce, placeholder, redact
+from gieok.defense._redact import (
+    UNFINGERPRINTED_TYPES,
+    AuditEntry,
+    RedactionResult,
+    Span,
+    enforce,
+    placeholder,
+    redact,
+)
 from gieok.defense.policy import DEFAULT_POLICY, REDACTION_ACTIONS, Action, RedactionPolicy
 
 __all__ = [
@@ -27,6 +36,7 @@ __all__ = [
     "RedactionPolicy",
     "RedactionResult",
     "Span",
+    "UNFINGERPRINTED_TYPES",
     "enforce",
     "placeholder",
     "redact",

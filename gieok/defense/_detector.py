@@ -82,13 +82,14 @@ class ScanContext:
         text: str,
         ascii_groups: tuple[tuple[bytes, tuple[bytes, ...]], ...] = (),
         wide_pattern: re.Pattern[str] | None = None,
+        ascii_text: bytes | None = None,
     ) -> None:
         self.text = text
         self._ascii_groups = ascii_groups  # (gate bytes, anchors containing exactly those gate bytes)
         # One alternation of every non-ASCII anchor ("비밀", "여권", …): a single regex pass over the
         # text beats one str.find pass per Korean word.
         self._wide_pattern = wide_pattern
-        self._folded: bytes | None = None
+        self._folded: bytes | None = ascii_text.lower() if ascii_text is not None else None
         self._present: set[bytes | str] | None = None
         self._occurrences: dict[bytes | str, list[int]] = {}
         self._numeric: list[tuple[int, int]] | None = None
@@ -97,6 +98,7 @@ class ScanContext:
     def folded(self) -> bytes:
         if self._folded is None:
             self._folded = self.text.encode("ascii", "replace").lower()
+        assert len(self._folded) == len(self.text)
         return self._folded
 
     @property

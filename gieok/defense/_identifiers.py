@@ -28,6 +28,39 @@ from gieok.defense._detector import (
 
 __all__ = ["IDENTIFIER_DETECTORS"]
 
+# --- reference numbers ----------------------------------------------------------------------------
+# An order, tracking, invoice or booking number is long, random and sometimes passes a checksum: about
+# one 16-digit order number in ten is Luhn-valid, and one in a few starts like a card. What says it is
+# not a card, an account or a registration number is the label written right before it, so a number
+# whose nearest label is one of these is left alone ("주문번호: 4000…", "tracking no. 9400…",
+# "지점코드 123-456789-01"). Only the nearest label counts: "카드번호 4111…" is still a card, and so is
+# "주문번호 A-1, 카드 4111…".
+_SP = r"[^\S\r\n]?"
+_REFERENCE_LABEL = re.compile(
+    # words that name a reference number on their own ("주문 4000…", "order 4000…") …
+    r"(?:(?:주문|송장|운송장|택배|예약|영수증|인보이스|쿠폰|티켓)" + _SP + r"(?:번호|코드|no\.?|ID)?"
+    # … and words that do only with 번호 / 코드 after them ("회원번호", "지점 코드")
+    r"|(?:배송|운송|등기|승인|접수|관리|거래|일련|제품|모델|사건|문서|회원|고객|상품|지점|은행|우편|인증|확인|참조|조회)"
+    + _SP + r"(?:번호|코드)|코드"
+    r"|(?i:(?:order|tracking|invoice|waybill|shipment|parcel|booking|reservation|confirmation|reference|ref|ticket"
+    r"|serial|receipt|voucher|coupon|promo)(?:" + _SP + r"(?:no\.?|num(?:ber)?|#|id|code|key))?"
+    r"|(?:customer|member|case|transaction|txn|branch|sort|routing|zip|postal|product|model|item)" + _SP
+    + r"(?:no\.?|num(?:ber)?|#|id|code|key)|code))"
+    # then a particle or label punctuation, and the number
+    r"(?:" + _SP + r"(?:은|는|이|가|:|：|#|=|-|\.))*[^\S\r\n]*\Z"
+)
+_LABEL_REACH = 28
+
+
+def _reference_number(text: str, start: int) -> bool:
+    """Is the nearest label before ``text[start:]`` one of an order/tracking/reference number?"""
+    before = text[max(0, start - _LABEL_REACH) : start]
+    match = _REFERENCE_LABEL.search(before)
+    # the label must be a word of its own, not the tail of one ("barcode" is not "code")
+    return match is not None and (match.start() == 0 or not before[match.start() - 1].isalpha()
+                                  or not before[match.start() - 1].isascii())
+
+
 # --- e-mail -----------------------------------------------------------------------------------------
 # Found from each '@' outwards instead of by one regex over the whole text: the text is scanned at
 # memchr speed and the regex only ever runs on the few characters after an '@'.
@@ -70,7 +103,7 @@ _RRN = (
 
 def _accept_rrn(text: str, match: re.Match[str]) -> Hit | None:
     code = match.group("code")
-    if v.rrn_birth_date(match.group("front"), code) is None:
+    if v.rrn_birth_date(match.group("front"), code) is None or _reference_number(text, match.start()):
         return None
     return Hit("kr_frn" if v.rrn_is_foreigner(code) else "kr_rrn", *match.span())
 
@@ -86,8 +119,9 @@ _CARD = (
 
 
 def _accept_card(text: str, match: re.Match[str]) -> Hit | None:
+    # the label is looked at last: most candidates fail the arithmetic first, which is cheaper
     if v.card_number_ok(v.digits_only(match.group())):
-        return Hit("credit_card", *match.span())
+        return None if _reference_number(text, match.start()) else Hit("credit_card", *match.span())
     # "4111 1111 1111 1111 123": after a space the optional fifth group may be the next number;
     # after a hyphen it is part of this one, so the four groups alone are not a card.
     core = match.group("core")
@@ -96,6 +130,7 @@ def _accept_card(text: str, match: re.Match[str]) -> Hit | None:
         and match.group("s") == " "
         and len(core) != len(match.group())
         and v.card_number_ok(v.digits_only(core))
+        and not _reference_number(text, match.start())
     ):
         return Hit("credit_card", *match.span("core"))
     return None
@@ -119,11 +154,14 @@ _SSN = NUM_BEFORE + r"(?P<area>\d{3})-(?P<group>\d{2})-(?P<serial>\d{4})" + NUM_
 
 
 def _accept_brn(text: str, match: re.Match[str]) -> Hit | None:
-    return Hit("kr_brn", *match.span()) if v.business_number_ok(v.digits_only(match.group())) else None
+    if not v.business_number_ok(v.digits_only(match.group())) or _reference_number(text, match.start()):
+        return None
+    return Hit("kr_brn", *match.span())
 
 
 def _accept_ssn(text: str, match: re.Match[str]) -> Hit | None:
-    if v.us_ssn_ok(match.group("area"), match.group("group"), match.group("serial")):
+    if v.us_ssn_ok(match.group("area"), match.group("group"), match.group("serial")) and not _reference_number(
+            text, match.start()):
         return Hit("us_ssn", *match.span())
     return None
 
@@ -175,7 +213,7 @@ def _accept_account(text: str, match: re.Match[str]) -> Hit | None:
     if _AMOUNT_AFTER.match(text, end) or (start > 0 and text[start - 1] in _AMOUNT_BEFORE):
         return None
     if _near(_BANK_WORDS, text, start, end, 30, 15) or _BANK_NAME_BEFORE.search(text[max(0, start - 16) : start]):
-        return Hit("bank_account", start, end)
+        return None if _reference_number(text, start) else Hit("bank_account", start, end)
     return None
 
 

@@ -1,9 +1,12 @@
 """``redact``: find, apply the policy, rewrite the text, and keep an audit trail without the values.
 
 The result never holds a found value. Spans point into the caller's original text; audit entries carry
-the type, position, length and a keyed HMAC fingerprint, enough to tell "the same key pasted again"
-or to prove what was removed, and nothing to recover it from. Blocked types are replaced in the text
-too, so a caller that forgets :func:`enforce` still stores nothing secret.
+the type, position, length and, for high-entropy secrets (keys, tokens, URLs with a password), a
+keyed HMAC fingerprint: enough to tell "the same key pasted again" or to prove what was removed, and
+nothing to recover it from. Types whose values are few enough to try them all (phone, registration,
+card, account, business and passport numbers, e-mail addresses, passwords) get no fingerprint: with
+the key, a phone number's would be found by trying the 10⁸ numbers of the 010 range. Blocked types
+are replaced in the text too, so a caller that forgets :func:`enforce` still stores nothing secret.
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gieok.defense._catalog import IDENTIFIER_TYPES
 from gieok.defense._scan import find_hits
 from gieok.defense.policy import Action, RedactionPolicy
 from gieok.errors import BlockedContentError
 
-__all__ = ["Span", "AuditEntry", "RedactionResult", "redact", "enforce", "placeholder"]
+__all__ = ["Span", "AuditEntry", "RedactionResult", "redact", "enforce", "placeholder", "UNFINGERPRINTED_TYPES"]
 
 FINGERPRINT_HEX_CHARS = 16
+# Low-entropy types: a fingerprint of one would be reversible by search, so none is made.
+UNFINGERPRINTED_TYPES: frozenset[str] = frozenset({*IDENTIFIER_TYPES, "password"})
 
 
 def placeholder(type_name: str) -> str:
@@ -39,16 +45,16 @@ class Span:
 
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
-    """What was found, where, and a fingerprint of it; never the value."""
+    """What was found, where, and a fingerprint of it (None for low-entropy types); never the value."""
 
     type: str
     start: int
     end: int
     length: int
-    fingerprint: str
+    fingerprint: str | None
     action: Action
 
-    def to_dict(self) -> dict[str, str | int]:
+    def to_dict(self) -> dict[str, str | int | None]:
         return {
             "type": self.type,
             "start": self.start,
@@ -86,6 +92,12 @@ def fingerprint(value: str, key: bytes) -> str:
     return digest[:FINGERPRINT_HEX_CHARS]
 
 
+def _fingerprint(type_name: str, value: str, key: bytes | None) -> str | None:
+    if key is None or type_name in UNFINGERPRINTED_TYPES:
+        return None
+    return fingerprint(value, key)
+
+
 def redact(text: str, policy: RedactionPolicy | Mapping[str, str] | None = None) -> RedactionResult:
     """Replace every secret and identifier in ``text`` by ``[REDACTED:type]`` according to ``policy``
     (default: redact everything). Findings the policy allows are reported in ``spans`` but kept."""
@@ -109,7 +121,7 @@ def redact(text: str, policy: RedactionPolicy | Mapping[str, str] | None = None)
                 hit.start,
                 hit.end,
                 hit.end - hit.start,
-                fingerprint(text[hit.start : hit.end], resolved.fingerprint_key),
+                _fingerprint(hit.type, text[hit.start : hit.end], resolved.fingerprint_key),
                 action,
             )
         )

@@ -7,6 +7,9 @@ which anchors occur and runs only the detectors that can possibly fire, in prior
 All hits are then accepted most-specific first: a hit that overlaps one already accepted is dropped.
 So ``sk-ant-…`` is reported once, as anthropic_key, even though the openai and generic detectors see
 it too, and a JWT after "Bearer" stays a jwt.
+
+The detectors read the normalised projection of the text (:mod:`gieok.defense._normalize`), and the
+accepted hits are mapped back to the caller's text before they are returned.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from gieok.defense._detector import Detector, Hit, ScanContext, gate_bytes
+from gieok.defense._detector import Detector, Hit, ScanContext, anchor_key, gate_bytes
 from gieok.defense._identifiers import IDENTIFIER_DETECTORS
+from gieok.defense._normalize import KEY_ANCHORS, Projection, project, split_keys
 from gieok.defense._secrets import SECRET_DETECTORS
 
 __all__ = ["DETECTORS", "ScanPlan", "find_hits", "wide_anchor_words"]
@@ -58,13 +62,39 @@ class ScanPlan:
 
 
 _DEFAULT_PLAN = ScanPlan(DETECTORS)
+_KEY_ANCHOR_KEYS = tuple((anchor_key(anchor), back) for anchor, back in KEY_ANCHORS.items())
 
 
 def find_hits(text: str, plan: ScanPlan = _DEFAULT_PLAN) -> list[Hit]:
-    """Non-overlapping hits sorted by start."""
+    """Non-overlapping hits sorted by start, in ``text``'s own positions."""
     if not text:
         return []
-    context = ScanContext(text, plan.ascii_groups, plan.wide_pattern)
+    projection = project(text)
+    context = ScanContext(projection.text, plan.ascii_groups, plan.wide_pattern, projection.folded)
+    present = context.present
+    starts = [at - back for key, back in _KEY_ANCHOR_KEYS if key in present for at in context.occurrences(key)]
+    if starts:
+        edits = split_keys(projection.text, starts)
+        if edits:
+            projection.add(edits)
+            context = ScanContext(projection.text, plan.ascii_groups, plan.wide_pattern)
+    hits = _detect(context, plan)
+    return _map_back(projection, hits) if projection.layers and hits else hits
+
+
+def _map_back(projection: Projection, hits: list[Hit]) -> list[Hit]:
+    """Hits of the projection as spans of the original; two that meet in one folded edit become one."""
+    out: list[Hit] = []
+    for hit in hits:
+        start, end = projection.span(hit.start, hit.end)
+        if out and start < out[-1].end:
+            out[-1] = Hit(out[-1].type, out[-1].start, max(end, out[-1].end))
+        elif end > start:
+            out.append(Hit(hit.type, start, end))
+    return out
+
+
+def _detect(context: ScanContext, plan: ScanPlan) -> list[Hit]:
     detectors = plan.detectors
     found: list[Hit] = []
     # (priority, start, end, type): sorting keeps detector priority and, inside one detector, position.

@@ -43,29 +43,38 @@ def luhn_ok(digits: str) -> bool:
 
 
 def card_issuer_ok(digits: str) -> bool:
-    """Does the number start like a real card of its length (IIN ranges of the major networks)?
+    """Does the number start like a real card of its length (the IIN ranges the networks assign)?
 
     Luhn alone passes one random digit run in ten; the issuer prefix is what keeps compact timestamps
-    (``20260504090000``) and order numbers from being read as cards.
+    (``20260504090000``) and order numbers from being read as cards. Only ranges networks actually
+    issue are listed, not whole leading digits: "6" alone would take every order number starting 6.
     """
     n = len(digits)
     if n < 13 or n > 19:
         return False
-    two, three, four = int(digits[:2]), int(digits[:3]), int(digits[:4])
-    if digits[0] == "4":  # Visa
+    two, three, four, six = int(digits[:2]), int(digits[:3]), int(digits[:4]), int(digits[:6])
+    if digits[0] == "4":  # Visa (Electron included)
         return n in (13, 16, 19)
     if 51 <= two <= 55 or 2221 <= four <= 2720:  # Mastercard
         return n == 16
     if two in (34, 37):  # American Express
         return n == 15
-    if 300 <= three <= 305 or two in (36, 38, 39):  # Diners Club
+    if 300 <= three <= 305 or four == 3095 or two in (36, 38, 39):  # Diners Club
         return 14 <= n <= 19
     if 3528 <= four <= 3589:  # JCB
         return 16 <= n <= 19
     if 2200 <= four <= 2204:  # Mir
         return 16 <= n <= 19
-    if two == 50 or 56 <= two <= 69:  # Maestro, Discover, UnionPay, RuPay
+    if four == 6011 or 644 <= three <= 649 or two == 65 or 622126 <= six <= 622925:  # Discover
         return 16 <= n <= 19
+    if two == 62 or 8100 <= four <= 8171:  # UnionPay
+        return 16 <= n <= 19
+    if four in (5018, 5020, 5038, 5893, 6304, 6759, 6761, 6762, 6763):  # Maestro
+        return 13 <= n <= 19
+    if two == 60 or three == 508 or four in (6521, 6522):  # RuPay
+        return n == 16
+    if four == 9792:  # Troy
+        return n == 16
     if two in (94, 95):  # Korean domestic-only cards (e.g. BC 국내전용)
         return n == 16
     return False

@@ -24,8 +24,9 @@ Action = Literal["allow", "redact", "block"]
 REDACTION_ACTIONS: tuple[Action, ...] = ("allow", "redact", "block")
 
 # Without a caller-supplied key the audit fingerprints are still stable across runs (so two sightings
-# of one secret can be matched), but a low-entropy value such as a phone number could be recovered by
-# trying every candidate; the engine passes a per-installation key.
+# of one secret can be matched); only high-entropy secrets get one (see _redact.UNFINGERPRINTED_TYPES),
+# so a public key reveals nothing a guess could find. The engine passes a key kept outside the
+# database, or None (no fingerprints at all).
 _DEFAULT_FINGERPRINT_KEY = b"gieok/redaction/v1"
 
 
@@ -51,7 +52,7 @@ class RedactionPolicy:
 
     default: Action = "redact"
     overrides: Mapping[str, Action] = field(default_factory=dict)
-    fingerprint_key: bytes = field(default=_DEFAULT_FINGERPRINT_KEY, repr=False, compare=False)
+    fingerprint_key: bytes | None = field(default=_DEFAULT_FINGERPRINT_KEY, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_action("default", self.default)
@@ -60,21 +61,23 @@ class RedactionPolicy:
         checked = {_check_type(name): _check_action(name, action) for name, action in self.overrides.items()}
         # Frozen all the way down: a policy shared between banks cannot be edited through one of them.
         object.__setattr__(self, "overrides", MappingProxyType(checked))
-        if not isinstance(self.fingerprint_key, bytes) or not self.fingerprint_key:
-            raise ConfigError("redaction fingerprint_key must be non-empty bytes")
+        if self.fingerprint_key is not None and (not isinstance(self.fingerprint_key, bytes)
+                                                 or not self.fingerprint_key):
+            raise ConfigError("redaction fingerprint_key must be non-empty bytes, or None for no fingerprints")
 
     def __hash__(self) -> int:
         return hash((self.default, tuple(sorted(self.overrides.items()))))
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, str], *, fingerprint_key: bytes | None = None) -> RedactionPolicy:
-        """``{"default": "redact", "email": "allow", ...}``; every key but "default" is a type name."""
+    def from_mapping(cls, mapping: Mapping[str, str], *,
+                     fingerprint_key: bytes | None = _DEFAULT_FINGERPRINT_KEY) -> RedactionPolicy:
+        """``{"default": "redact", "email": "allow", ...}``; every key but "default" is a type name.
+        ``fingerprint_key=None``: audit entries carry no fingerprint."""
         if not isinstance(mapping, Mapping):
             raise ConfigError(f"a redaction policy is a mapping of type name to action, not {type(mapping).__name__}")
         overrides = {name: action for name, action in mapping.items() if name != "default"}
         default = _check_action("default", mapping.get("default", "redact"))
-        key = _DEFAULT_FINGERPRINT_KEY if fingerprint_key is None else fingerprint_key
-        return cls(default, cast("Mapping[str, Action]", overrides), key)
+        return cls(default, cast("Mapping[str, Action]", overrides), fingerprint_key)
 
     @classmethod
     def coerce(cls, policy: RedactionPolicy | Mapping[str, str] | None) -> RedactionPolicy:

@@ -21,6 +21,8 @@ from typing import Any
 
 from gieok.defense import RedactionPolicy
 from gieok.engine._validate import check_encodable
+from gieok.engine.defense import check_id
+from gieok.engine.fingerprint_key import KeySource, resolve_fingerprint_key
 from gieok.engine.llm_calls import MeteredLLM, spend_limit
 from gieok.errors import BankNotFoundError, ConfigError, EmbedderMismatchError, InputError
 from gieok.providers import create as create_provider
@@ -96,7 +98,8 @@ class Engine:
 
     def __init__(self, store: Store, settings: Settings, *, embedder: str | Embedder | None = None,
                  llm: LLM | None = None, reranker: Reranker | None = None,
-                 redaction: RedactionPolicy | Mapping[str, str] | None = None) -> None:
+                 redaction: RedactionPolicy | Mapping[str, str] | None = None,
+                 fingerprint_key: KeySource | None = None) -> None:
         self.store = store
         self.settings = settings
         self.llm = llm
@@ -108,8 +111,8 @@ class Engine:
         self._embedders: dict[str, Embedder] = {spec.model_id: spec} if isinstance(spec, Embedder) else {}
         self._llms: dict[tuple[str, ...], LLM] = {}
         self._lock = threading.Lock()
-        key = store.get_meta("fingerprint_key")
-        self.fingerprint_key = bytes.fromhex(key) if key else None
+        # kept outside the database (moved out of a legacy meta row here): see gieok.engine.fingerprint_key
+        self.fingerprint_key = resolve_fingerprint_key(store, settings, fingerprint_key)
 
     # -- providers ---------------------------------------------------------------------------
     def embedder(self, model_id: str | None = None) -> Embedder:
@@ -164,6 +167,8 @@ class Engine:
         """The context of ``name``, created (empty) if it does not exist yet."""
         row = self.find_bank(name)
         if row is None:
+            # a bank name is stored and listed verbatim: one holding an e-mail or a key is refused
+            check_id(name, "the bank name", self.redaction_policy(name))
             embedder = self.embedder()
             with self.store.write():
                 self.store.lock_bank(name)  # two processes creating one bank: the second finds the first's

@@ -1,21 +1,34 @@
-"""Redaction inside retain: every item is redacted before it is stored, chunked, embedded or indexed.
+"""Redaction inside retain: every user-supplied string of a call is redacted or refused before it is stored.
+
+- message text, document text, metadata values (strings, and integers long enough to be a number
+  someone could be called on) and metadata *keys*, and each message's ``speaker``: redacted;
+- message ids, the document or conversation id and the bank name: checked, and refused with
+  :class:`SensitiveIdError` when redaction finds anything in them. An id must stay stable (a
+  re-retain finds its message by id, ``sources()`` prints it, ``forget(source_id=…)`` names it), so
+  rewriting it would break the caller; the error names the field and the types, never the value.
 
 A "block" finding refuses the whole retain call (nothing of it is stored) with a
 :class:`BlockedContentError` naming the types and the items; the audit log then records what was
-refused. Audit entries carry the type, position, length and a keyed fingerprint, never the value.
+refused. Audit entries carry the type, position, length and, for high-entropy secrets only, a keyed
+fingerprint; never the value. A finding outside the text names its field in ``item_id``
+(``m1#speaker``, ``doc-1#metadata-key``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gieok.defense import RedactionPolicy, redact
-from gieok.errors import BlockedContentError
+from gieok.errors import BlockedContentError, SensitiveIdError
 from gieok.records import Message
 
-__all__ = ["Redacted", "redact_messages", "redact_document", "check_blocked"]
+__all__ = ["Redacted", "redact_messages", "redact_document", "check_blocked", "check_id"]
+
+# An integer with this many digits may be a phone, card or account number written without quotes.
+_NUMBER_DIGITS = 9
 
 
 @dataclass
@@ -31,23 +44,62 @@ class Redacted:
         return sum(1 for e in self.audit if e["action"] == "redact")
 
 
+# In running text "A-4471" keeps its number (it is a code, and "m-010…" reads as one too); in an id a
+# letter glued to a number by '-', '_', '.' or ':' is a prefix, so the number is read on its own as well.
+_PREFIX_JOIN = re.compile(r"(?<=[A-Za-z])[-_.:#](?=[0-9])|(?<=[0-9])[-_.:#](?=[A-Za-z])")
+# the id normalize_messages makes for a message without one: never the caller's data
+_GENERATED_ID = re.compile(r"m-[0-9a-f]{16}")
+
+
+def check_id(value: str, what: str, policy: RedactionPolicy) -> str:
+    """``value`` unchanged, or SensitiveIdError when the policy would redact or block something in it."""
+    if _GENERATED_ID.fullmatch(value):
+        return value
+    types = {span.type for span in redact(value, policy).spans if span.action != "allow"}
+    split = _PREFIX_JOIN.sub(" ", value)
+    if split != value:
+        types.update(span.type for span in redact(split, policy).spans if span.action != "allow")
+    if types:
+        raise SensitiveIdError(what, sorted(types))
+    return value
+
+
 def _apply(text: str, item_id: str, policy: RedactionPolicy, out: Redacted) -> str:
     result = redact(text, policy)
     for entry in result.audit:
         out.audit.append({"item_id": item_id, **entry.to_dict()})
     if result.blocked_types:
-        out.blocked[item_id] = list(result.blocked_types)
+        out.blocked.setdefault(item_id.split("#", 1)[0], []).extend(result.blocked_types)
     return result.text
 
 
 def _redact_metadata(value: Any, item_id: str, policy: RedactionPolicy, out: Redacted) -> Any:
     if isinstance(value, str):
         return _apply(value, item_id, policy, out)
+    if isinstance(value, int) and not isinstance(value, bool) and len(str(abs(value))) >= _NUMBER_DIGITS:
+        text = str(value)
+        redacted = _apply(text, item_id, policy, out)
+        return value if redacted == text else redacted
     if isinstance(value, Mapping):
-        return {k: _redact_metadata(v, item_id, policy, out) for k, v in value.items()}
+        items: dict[Any, Any] = {}
+        for key, inner in value.items():
+            if isinstance(key, str):
+                key = _unique(items, _apply(key, f"{item_id}#metadata-key", policy, out))
+            items[key] = _redact_metadata(inner, item_id, policy, out)
+        return items
     if isinstance(value, (list, tuple)):
         return [_redact_metadata(v, item_id, policy, out) for v in value]
     return value
+
+
+def _unique(items: Mapping[Any, Any], key: str) -> str:
+    """Two keys redacted to the same placeholder keep both values: the second becomes ``… #2``."""
+    if key not in items:
+        return key
+    n = 2
+    while f"{key} #{n}" in items:
+        n += 1
+    return f"{key} #{n}"
 
 
 def check_blocked(out: Redacted) -> None:
@@ -61,8 +113,10 @@ def check_blocked(out: Redacted) -> None:
 
 def redact_messages(messages: list[Message], policy: RedactionPolicy) -> Redacted:
     out = Redacted()
-    for m in messages:
-        out.messages.append(Message(m.id, m.speaker, _apply(m.text, m.id, policy, out), m.timestamp))
+    for i, m in enumerate(messages):
+        check_id(m.id, f"the id of message #{i}", policy)
+        speaker = _apply(m.speaker, f"{m.id}#speaker", policy, out)
+        out.messages.append(Message(m.id, speaker, _apply(m.text, m.id, policy, out), m.timestamp))
     return out
 
 
@@ -71,4 +125,3 @@ def redact_document(text: str, document_id: str, metadata: Mapping[str, Any], po
     out.text = _apply(text, document_id, policy, out)
     out.metadata = _redact_metadata(dict(metadata), document_id, policy, out)
     return out
-

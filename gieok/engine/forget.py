@@ -177,8 +177,10 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
         if rebuilt + dropped:  # their remaining facts are consolidated again, without what went
             store.enqueue_job(bank.id, "consolidate")
         store.compact_indexes(bank.id)
-        digest = hmac.new(fingerprint_key or b"gieok", "\x00".join(sorted(t.strip() for t in texts)).encode("utf-8"),
-                          hashlib.sha256).hexdigest()[:32]
+        # no key (a server database without one configured): no fingerprint, not one with a public key
+        digest = None if fingerprint_key is None else hmac.new(
+            fingerprint_key, "\x00".join(sorted(t.strip() for t in texts)).encode("utf-8"), hashlib.sha256,
+        ).hexdigest()[:32]
         store.add_audit([{"bank": bank.name, "operation": "forget", "source_id": source_id,
                           "item_id": memory_id, "type": "erase", "fingerprint": digest, "action": "deleted",
                           "count": erased["facts"]}])

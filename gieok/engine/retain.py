@@ -2,8 +2,10 @@
 
 1. **Validate** the call (messages or a document, lifecycle overrides, ids, times): bad input
    raises before anything is read or written, so it loses nothing already stored.
-2. **Redact** every item with the bank's policy (gieok.defense). A "block" finding refuses the whole
-   call: only the refusal's audit row (types, positions, fingerprints — never values) is written.
+2. **Redact** every item with the bank's policy (gieok.defense): texts, speakers, metadata keys and
+   values are redacted; ids and a new bank's name are refused (SensitiveIdError) when they hold a
+   secret or identifier. A "block" finding refuses the whole call: only the refusal's audit row
+   (types, positions, fingerprints — never values) is written.
 3. **Plan** outside the write lock (:mod:`gieok.engine._retain_plan`): chunking, extraction
    (deterministic, or the bank's LLM), embedding and entity-mention extraction — the slow work.
 4. **Write** in one transaction: the bank if it is new, the verbatim source, messages, chunks,
@@ -100,6 +102,12 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     default_ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
     _check_size(engine, messages, text)
     policy = engine.redaction_policy(bank)
+    # ids and bank names are refused, not rewritten (see gieok.engine.defense); checked before the
+    # refusal audit row below, which stores both
+    if engine.store.get_bank(bank) is None:
+        defense.check_id(bank, "the bank name", policy)
+    if document_id is not None:
+        defense.check_id(document_id, "document_id", policy)
     if messages is not None:
         normalized = [m if m.timestamp or default_ts is None else Message(m.id, m.speaker, m.text, default_ts)
                       for m in normalize_messages(messages)]

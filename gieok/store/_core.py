@@ -129,6 +129,11 @@ class CoreQueries(StoreQueries):
         row = self._conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return str(row[0]) if row else None
 
+    def delete_meta(self, key: str) -> bool:
+        """Remove a meta row (inside a write); True when there was one."""
+        cursor = self._require_write().execute("DELETE FROM meta WHERE key = ?", (key,))
+        return bool(cursor.rowcount)
+
     def add_audit(self, entries: Sequence[dict[str, Any]]) -> None:
         """Append audit entries: ids, types, positions, counts and fingerprints — never values."""
         conn = self._require_write()

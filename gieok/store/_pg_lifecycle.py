@@ -76,6 +76,11 @@ class PgErasureProof:
         yield " ".join(f"{t} {c}" for t, c, _typ in self._scanned_columns(conn))
         yield " ".join(str(r[0]) for r in conn.execute("SELECT DISTINCT field FROM fact_terms").fetchall())
 
+    def default_key_file(self) -> str | None:
+        """A server database has no "beside the file": the fingerprint key comes from
+        GIEOK_FINGERPRINT_KEY or the ``fingerprint_key_file`` setting (see gieok.engine.fingerprint_key)."""
+        return None
+
     def checkpoint(self) -> bool:
         """Nothing this process can do: the server's write-ahead log is recycled by the server
         (see the module docstring and the README on what VACUUM removes). Always True."""

@@ -133,7 +133,6 @@ def m0001_core(conn: Any) -> None:
 
 def m0002_defense(conn: Any) -> None:
     _run_script(conn, _schema.DEFENSE)
-    _schema.seed_fingerprint_key(conn)
 
 
 def m0003_graph(conn: Any) -> None:

@@ -22,12 +22,11 @@ placeholder  SQLite (``migrations.TYPES``)   PostgreSQL (``_pg_migrations.TYPES`
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from string import Template
 from typing import Any
 
-__all__ = ["CORE", "DEFENSE", "GRAPH", "KEYS", "LIFECYCLE", "NAMES", "ordered", "render", "seed_fingerprint_key"]
+__all__ = ["CORE", "DEFENSE", "GRAPH", "KEYS", "LIFECYCLE", "NAMES", "ordered", "render"]
 
 
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys")
@@ -45,12 +44,6 @@ def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], No
 def render(template: str, types: dict[str, str]) -> list[str]:
     """The template's statements with ``types`` filled in (an unknown placeholder is an error)."""
     return [s.strip() for s in Template(template).substitute(types).split(";") if s.strip()]
-
-
-def seed_fingerprint_key(conn: Any) -> None:
-    """Keyed fingerprints in the audit log must not be brute-forceable with a public key: each
-    database gets its own random key. ``conn`` takes ``?`` placeholders."""
-    conn.execute("INSERT INTO meta (key, value) VALUES ('fingerprint_key', ?)", (secrets.token_hex(32),))
 
 
 CORE = """

@@ -53,6 +53,7 @@ class PostgresStore(WritePath, SearchIndexes, PgErasureProof, CoreQueries, Graph
         self._dsn = dsn
         self.path = display_dsn(dsn)
         self.file_backed = False  # the erasure proof covers tables; the server's files are not ours to scan
+        self.ephemeral = False
         self._open_write_path()
         self._writer = connect(dsn)
         try:

@@ -55,6 +55,7 @@ class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, Lifecycle
         _check_path(self.path)
         self._memory = self.path == ":memory:" or self.path.startswith("file::memory:")
         self.file_backed = not self._memory
+        self.ephemeral = self._memory
         self._readers_share_writer = self._memory  # each connection to :memory: is a new database
         self._open_write_path()
         self._writer = open_connection(self.path)
@@ -158,6 +159,11 @@ class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, Lifecycle
             self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._writer.execute("VACUUM")
             self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def default_key_file(self) -> str | None:
+        """Where the audit fingerprint key lives by default: a file beside the database (none for an
+        in-memory one), so a copy of the database file alone cannot check guesses against the log."""
+        return None if self._memory else self.path + ".key"
 
     def checkpoint(self) -> bool:
         """Copy the WAL into the file and truncate it, so what a transaction overwrote (PRAGMA
