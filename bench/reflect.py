@@ -7,12 +7,16 @@ extractive answer with its sufficiency gate). Reported per category:
 
 * **answered** — share of questions given an answer rather than "not in memory";
 * **grounded** — share of questions answered with at least one quoted memory from an evidence turn;
+* **grounded / answered** — of the answered questions, the share so grounded (how often an answer
+  rests on the turns the question is about);
 * **gold in answer** — share whose answer text contains the reference answer (normalised; only for
   short reference answers, ≤ 4 words, where a string match means something);
 * for LoCoMo's adversarial questions (category 5: a false premise, e.g. the other speaker's event),
   **refused** — share answered "not in memory" (higher is better), and **fooled** = 1 − refused.
 
-Only what was measured is printed. Use ``--db`` to keep the retained banks between runs.
+Only what was measured is printed. Use ``--db`` to keep the retained banks between runs,
+``--samples conv-26,conv-30`` to run only some conversations (the split tuned on vs the one held
+out), ``--dump FILE`` to write every question's answer as JSON lines for inspection.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ def main() -> None:
     parser.add_argument("--embedder", default="e5-small")
     parser.add_argument("--db", default=None, help="keep the gieok database here (default: a temp file)")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    parser.add_argument("--samples", default=None, help="comma-separated sample ids to run (default: all)")
+    parser.add_argument("--dump", default=None, help="write each question's result here as JSON lines")
     args = parser.parse_args()
 
     from rich.console import Console
@@ -66,6 +72,10 @@ def main() -> None:
 
     console = Console(stderr=args.json)
     conversations = load(args.data)
+    if args.samples:
+        wanted = set(args.samples.split(","))
+        conversations = [c for c in conversations if c.id in wanted]
+    dump = open(args.dump, "w", encoding="utf-8") if args.dump else None  # noqa: SIM115
     adversarial = _adversarial(args.data)
     tmp = tempfile.TemporaryDirectory()
     db = args.db or str(Path(tmp.name) / "reflect.db")
@@ -85,18 +95,33 @@ def main() -> None:
             for q in conv.questions:
                 result = mem.reflect(conv.id, q.question, now=conv.now)
                 quoted = {s for b in result.based_on for s in _sources(mem, conv.id, b["id"])}
+                grounded = result.supported and bool(quoted & set(q.evidence))
                 for bucket in ("all", CATEGORIES[q.category]):
                     stats[bucket]["answered"].append(float(result.supported))
-                    stats[bucket]["grounded"].append(float(result.supported and bool(quoted & set(q.evidence))))
+                    stats[bucket]["grounded"].append(float(grounded))
+                    if result.supported:
+                        stats[bucket]["grounded / answered"].append(float(grounded))
                     hit = _gold_hit(result.answer if result.supported else "", gold.get(q.question, ""))
                     if hit is not None:  # only questions with a short reference answer count
                         stats[bucket]["gold in answer"].append(float(hit))
+                if dump:
+                    dump.write(json.dumps({"sample": conv.id, "category": CATEGORIES[q.category],
+                                           "question": q.question, "gold": gold.get(q.question),
+                                           "evidence": sorted(q.evidence), "answered": result.supported,
+                                           "grounded": grounded, "answer": result.answer,
+                                           "quoted_sources": sorted(quoted)}, ensure_ascii=False) + "\n")
                 progress.advance(qtask)
             for q in extra:
                 result = mem.reflect(conv.id, q["question"], now=conv.now)
                 stats["adversarial"]["refused"].append(float(not result.supported))
+                if dump:
+                    dump.write(json.dumps({"sample": conv.id, "category": "adversarial", "question": q["question"],
+                                           "gold": q.get("adversarial_answer"), "answered": result.supported,
+                                           "answer": result.answer}, ensure_ascii=False) + "\n")
                 progress.advance(qtask)
     elapsed = time.perf_counter() - started
+    if dump:
+        dump.close()
 
     def mean(values: list[float]) -> str:
         return f"{sum(values) / len(values):.3f}" if values else "-"
@@ -107,7 +132,7 @@ def main() -> None:
                          ensure_ascii=False, indent=2))
         return
     table = Table(title=f"Reflect offline ({args.embedder}) on {Path(args.data).name}")
-    for column in ("questions", "n", "answered", "grounded", "gold in answer (n)", "refused"):
+    for column in ("questions", "n", "answered", "grounded", "grounded / answered", "gold in answer (n)", "refused"):
         table.add_column(column, justify="left" if column == "questions" else "right")
     for bucket in ("all", *CATEGORIES.values(), "adversarial"):
         if bucket not in rows:
@@ -115,8 +140,8 @@ def main() -> None:
         r = rows[bucket]
         n = r.get("answered", r.get("refused", ("-", 0)))[1]
         gold_cell = f"{r['gold in answer'][0]} ({r['gold in answer'][1]})" if "gold in answer" in r else "-"
-        table.add_row(bucket, str(n), r.get("answered", ("-", 0))[0], r.get("grounded", ("-", 0))[0], gold_cell,
-                      r.get("refused", ("-", 0))[0])
+        table.add_row(bucket, str(n), r.get("answered", ("-", 0))[0], r.get("grounded", ("-", 0))[0],
+                      r.get("grounded / answered", ("-", 0))[0], gold_cell, r.get("refused", ("-", 0))[0])
     console.print(table)
     console.print(f"{elapsed:.0f} s in all (retain included unless --db held the banks already)")
 

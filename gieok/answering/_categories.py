@@ -34,6 +34,8 @@ _CATEGORIES: tuple[tuple[str, str], ...] = (
     ("음료 마실것 drink beverage", "커피 차 녹차 우유 라떼 주스 맥주 와인 coffee tea milk latte juice beer wine"),
     ("색 색깔 color colour", "빨강 빨간색 파랑 파란색 초록 초록색 노랑 노란색 보라 보라색 "
      "검정 검은색 흰색 하양 분홍 분홍색 red blue green yellow purple black white pink orange"),
+    # "moved to Austin from Denver" says where one lived
+    ("살다 거주 live reside", "이사 이사하다 거주하다 move relocate"),
     ("언어 language", "영어 일본어 중국어 한국어 프랑스어 독일어 스페인어 "
      "english japanese chinese korean french german spanish"),
 )

@@ -46,8 +46,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
+from gieok.answering._answer_types import VALUE, with_answer_types
 from gieok.answering._categories import with_categories
 from gieok.answering._language import Language, detect_language
+from gieok.answering._speakers import is_agent, speaker_names
 from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
@@ -60,6 +62,7 @@ CONTEXT_CREDIT = 0.5
 RANK_WEIGHT = 0.1
 ENTITY_MISS = 0.5
 FOLLOWING_SHARE = 0.75
+AGENT_WEIGHT = 0.1
 
 _KOREAN_QUESTION_TERMS = (
     "무엇 뭐 언제 어디 누구 왜 어떻게 얼마 얼마나 몇 어느 무슨 어떤 때 "  # question words
@@ -92,6 +95,7 @@ class EvidenceItem:
     score: float = 0.0
     mentioned_at: datetime | None = None
     speaker: str | None = None
+    source_id: str | None = None  # the conversation or document it came from (who "user" is, there)
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,8 @@ class _Sentence:
     terms: frozenset[str]
     context: frozenset[str]
     coverage: float = 0.0
+    question: bool = False
+    extended: str | None = None  # this sentence with the short one that follows it ("… Lily … She's six.")
 
 
 @lru_cache(maxsize=1)
@@ -164,15 +170,22 @@ def extractive_answer(
     """Quote the memory sentences that answer ``question``, or None when none covers it enough."""
     wanted = question_terms(question)
     sentences, passages = _sentences(memories)
-    if not wanted or not sentences or max_sentences < 1:
+    if not wanted or not passages or max_sentences < 1:
         return None
-    _score(wanted, question_entities(question), sentences, passages)
+    entities = question_entities(question)
+    named = _terms(question)  # a name the question gives does not answer "what is … called"
+    for passage in {id(p): p for p in [*sentences, *passages]}.values():
+        known = named | _terms(passage.item.speaker or "")
+        passage.terms = with_answer_types(passage.terms, passage.text, wanted, known)
+    _score(wanted, entities, sentences, passages)
     best_coverage = max(p.coverage for p in passages)
     if best_coverage < min_support:
         return None
     passing = [p for p in passages if p.coverage >= min_support]
-    # Rank breaks near-ties in coverage; at equal score the shorter passage (one sentence) wins.
-    passing.sort(key=lambda p: (-(p.coverage + RANK_WEIGHT / (1 + p.rank)), p.rank, len(p.text)))
+    # Rank breaks near-ties in coverage; a person's own statement beats an agent's echo of it
+    # ("Noted, you're vegetarian"); at equal score the shorter passage (one sentence) wins.
+    passing.sort(key=lambda p: (-(p.coverage + RANK_WEIGHT / (1 + p.rank) - AGENT_WEIGHT * is_agent(p.item.speaker)),
+                                p.rank, len(p.text)))
     chosen: list[_Sentence] = []
     for passage in passing:
         if len(chosen) == max_sentences:
@@ -181,11 +194,14 @@ def extractive_answer(
             continue
         if any(c.item.id == passage.item.id or c.text == passage.text for c in chosen):
             continue
+        if is_agent(passage.item.speaker) and any(_said_later(c, passage) for c in chosen):
+            continue  # the person said it again since, in their own words: that is the answer
         chosen.append(passage)
     language = detect_language(question)
+    quoted = [s.extended or s.text for s in chosen]
     return ExtractiveAnswer(
-        text=_render(chosen, language),
-        quotes=[(s.item.id, s.text) for s in chosen],
+        text=_render(chosen, quoted, language),
+        quotes=[(s.item.id, text) for s, text in zip(chosen, quoted, strict=True)],
         coverage=round(best_coverage, 4),
         language=language,
     )
@@ -193,22 +209,81 @@ def extractive_answer(
 
 def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[_Sentence]]:
     """Every sentence of every memory, and the passages to choose from: each sentence and each
-    pair of adjacent sentences (a memory's second sentence often names what its first leaves out)."""
+    pair of adjacent sentences (a memory's second sentence often names what its first leaves out).
+
+    A question is not an answer: a sentence ending in "?" is never a passage of its own, and a
+    question on its own line (a FAQ's "Q. 배송은 얼마나 걸리나요?") lends its terms to the line after
+    it, which answers it. A chosen sentence followed by a short one that carries a value ("My
+    daughter Lily started school. She's six.") is quoted with it: that sentence leans on the one
+    before for its subject."""
     ranked = sorted(enumerate(memories), key=lambda pair: (-pair[1].score, pair[0]))
     sentences: list[_Sentence] = []
     passages: list[_Sentence] = []
+    names = speaker_names((item.source_id, item.speaker, item.text) for item in memories)
     for rank, (_, item) in enumerate(ranked):
-        # Who said it is part of every sentence it said ("I grew up in Busan", said by Sam).
-        speaker = _terms(item.speaker or "")
+        # Who said it is part of every sentence it said ("I grew up in Busan", said by Sam), and so
+        # is the name the conversation gives that speaker ("user" who said "I'm Tom").
+        given = names.get((item.source_id or "", item.speaker or ""), set())
+        speaker = _terms(" ".join([item.speaker or "", *sorted(given)]))
         context = with_categories(_terms(item.text) | speaker)
-        spans = split_sentences(item.text)
-        singles = [_Sentence(item, rank, item.text[a:b], with_categories(_terms(item.text[a:b]) | speaker), context)
-                   for a, b in spans]
+        spans = _spans(item.text)
+        singles: list[_Sentence] = []
+        lent: frozenset[str] = frozenset()
+        for start, end in spans:
+            text = item.text[start:end]
+            sentence = _Sentence(item, rank, text, with_categories(_terms(text) | speaker) | lent, context,
+                                 question=_is_question(text))
+            lent = sentence.terms if sentence.question and _ends_line(item.text, end) else frozenset()
+            singles.append(sentence)
         sentences.extend(singles)
-        passages.extend(singles)
+        passages.extend(s for s in singles if not s.question)
         for (start, _), (_, end), first, second in zip(spans, spans[1:], singles, singles[1:], strict=False):
+            if "\n" in item.text[start:end] or (first.question and second.question):
+                continue  # a pair stays on one line: a heading or a FAQ's question is not half an answer
+            if not second.question and _is_short(second.text) and VALUE.search(second.text):
+                first.extended = item.text[start:end]
             passages.append(_Sentence(item, rank, item.text[start:end], first.terms | second.terms, context))
     return sentences, passages
+
+
+def _said_later(person: _Sentence, agent: _Sentence) -> bool:
+    """Whether ``person`` is a non-agent's statement of the same source said after ``agent``'s."""
+    a, b = person.item, agent.item
+    return (not is_agent(a.speaker) and a.source_id is not None and a.source_id == b.source_id
+            and a.mentioned_at is not None and b.mentioned_at is not None and a.mentioned_at >= b.mentioned_at)
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text``; a line break always ends a sentence (a document's heading, a
+    FAQ's question line), and a line that is only markup ("##", "---") is none."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        if re.search(r"\w", line):
+            spans.extend((offset + a, offset + b) for a, b in split_sentences(line))
+        offset += len(line) + 1
+    return spans
+
+
+_QUESTION_END = re.compile(r"[?？][\"'”’)\]]*\s*$")
+_LINE_END = re.compile(r"[ \t]*(?:\n|$)")
+
+
+def _is_question(text: str) -> bool:
+    return bool(_QUESTION_END.search(text))
+
+
+def _ends_line(text: str, end: int) -> bool:
+    return bool(_LINE_END.match(text, end))
+
+
+def _is_short(text: str) -> bool:
+    """A sentence too short to stand alone: 4 words or fewer (8 non-space characters in Korean)."""
+    if text.rstrip().endswith("!"):
+        return False  # an exclamation ("That's great!") is a reaction, not a subject-less answer
+    if has_hangul(text):
+        return len(re.sub(r"\s+", "", text)) <= 8
+    return len(re.findall(r"\w+(?:['’]\w+)?", text)) <= 4
 
 
 def _score(
@@ -230,9 +305,10 @@ def _score(
             passage.coverage *= ENTITY_MISS
 
 
-def _render(chosen: list[_Sentence], language: Language) -> str:
+def _render(chosen: list[_Sentence], quoted: list[str], language: Language) -> str:
     lead = "기억에 따르면:" if language == "ko" else "From memory:"
-    lines = [f'"{_inner_quotes(s.text)}"{_attribution(s.item)} [{s.item.id}]' for s in chosen]
+    lines = [f'"{_inner_quotes(" ".join(text.split()))}"{_attribution(s.item)} [{s.item.id}]'
+             for s, text in zip(chosen, quoted, strict=True)]
     if len(lines) == 1:
         return f"{lead} {lines[0]}"
     return "\n".join([lead, *lines])

@@ -8,7 +8,10 @@ a quarter of the letters (a Hangul syllable carries about as much as three or fo
 the noun runs Kiwi finds ("누나 직업이 뭐야?" → "누나 직업"), for English the words left after dropping
 question words, auxiliaries, stop words and light verbs, with the user's "my" turned into "your"
 ("What does my sister do for work?" → "your sister, work").  With no topic it falls back to a plain
-refusal.  Either way it never invents content.
+refusal.  Either way it never invents content.  The refusal says which case it is: nothing was found
+at all ("저장된 기억을 찾지 못했어요" / "I found nothing stored about …"), or memories were found
+(``found`` of them) but none says what was asked ("관련 기억 3개를 찾았지만 … 답할 내용은 없었어요" /
+"I found 3 related memories, but none of them answers …").
 """
 
 from __future__ import annotations
@@ -58,10 +61,20 @@ def question_topic(question: str) -> str:
     return topic
 
 
-def not_in_memory(question: str) -> str:
-    """An honest refusal, in the question's language, for a question memory cannot answer."""
+def not_in_memory(question: str, *, found: int = 0) -> str:
+    """An honest refusal, in the question's language, for a question memory cannot answer; ``found``
+    is how many memories were retrieved and judged insufficient (0: nothing was found)."""
     topic = question_topic(question)
-    if detect_language(question) == "ko":
+    korean = detect_language(question) == "ko"
+    if found:
+        if korean:
+            about = f"{topic}에 대해 " if topic else ""
+            return f"기억에 없는 내용이에요: 관련 기억 {found}개를 찾았지만 {about}답할 만한 내용은 없었어요."
+        about = f" about {topic}" if topic else ""
+        memories = "memory" if found == 1 else "memories"
+        return (f"That's not in memory: I found {found} related {memories}, but none of them answers the "
+                f"question{about}.")
+    if korean:
         if topic:
             return f"기억에 없는 내용이에요: {topic}에 대해 저장된 기억을 찾지 못했어요."
         return "기억에 없는 내용이에요: 이 질문에 답할 만한 기억을 찾지 못했어요."

@@ -1,11 +1,11 @@
-"""Who counts as the agent side of a conversation (its facts are ``experience``, not ``world``)."""
+"""Who counts as the agent side of a conversation (its facts are ``experience``, not ``world``).
+
+The list lives with the answering components (``gieok.answering._speakers``), which also need it to
+prefer a person's own statement over an agent's echo; the engine reads it from there.
+"""
 
 from __future__ import annotations
 
+from gieok.answering._speakers import AGENT_SPEAKERS, is_agent
+
 __all__ = ["AGENT_SPEAKERS", "is_agent"]
-
-AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
-
-
-def is_agent(speaker: str | None) -> bool:
-    return bool(speaker) and speaker.lower() in AGENT_SPEAKERS  # type: ignore[union-attr]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -40,16 +41,18 @@ from gieok.answering import (
     question_terms,
 )
 from gieok.engine._time import TimeLike
+from gieok.engine.banks import get_memory
 from gieok.engine.context import BankContext, JobContext
 from gieok.engine.llm_calls import call_llm
-from gieok.engine.recall import recall
-from gieok.errors import InputError
+from gieok.engine.recall import _ASKS_FOR_HISTORY, recall
+from gieok.errors import InputError, LLMRateLimitError, LLMUnavailableError, MemoryNotFoundError
 from gieok.providers.llms import LLM
 from gieok.records import Recall, RecalledMemory
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms
 
-__all__ = ["Reflection", "reflect", "refresh_models", "similarity_stats", "MAX_STEPS", "match_mental_model"]
+__all__ = ["MAX_STEPS", "Reflection", "cited", "current_versions", "match_mental_model", "reflect", "refresh_models",
+           "similarity_stats"]
 
 MAX_STEPS = 10
 MODEL_MATCH = 0.8  # share of a mental model's question terms the question must have (and vice versa)
@@ -87,10 +90,19 @@ class Reflection:
     supported: bool
     language: str
     source: str  # mental_model | observations | facts | none
-    based_on: list[dict[str, Any]] = field(default_factory=list)  # {id, type, text, quotes}
+    # each cited memory: id, type, text, quotes, and where it came from: source_id, source_ids (the
+    # messages or document it rests on), speaker, mentioned_at, occurred_start, occurred_end (ISO 8601)
+    based_on: list[dict[str, Any]] = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)
     dropped_quotes: list[str] = field(default_factory=list)
     llm: str | None = None
+    # how it was answered: offline (extractive), llm, offline_fallback (an LLM is configured but did not
+    # answer: mode_reason says why) or lookup (a mental model's stored answer)
+    mode: str = "offline"
+    mode_reason: str | None = None
+    # why an unsupported answer refused: nothing_found (no memory came back) or insufficient
+    # (memories came back, none says what was asked); None when the answer is supported
+    refusal: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -112,7 +124,24 @@ def match_mental_model(store: Store, bank: BankRow, question: str) -> Any | None
 
 
 def _evidence(memories: list[RecalledMemory]) -> list[EvidenceItem]:
-    return [EvidenceItem(m.id, m.text, m.score, m.mentioned_at, m.speaker) for m in memories]
+    return [EvidenceItem(m.id, m.text, m.score, m.mentioned_at, m.speaker, m.source_id) for m in memories]
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def cited(memory: RecalledMemory, quotes: list[str]) -> dict[str, Any]:
+    """A ``based_on`` entry: the memory, the quotes taken from it, and the messages it rests on."""
+    return {"id": memory.id, "type": memory.type, "text": memory.text, "quotes": quotes,
+            "source_id": memory.source_id, "source_ids": list(memory.source_ids), "speaker": memory.speaker,
+            "mentioned_at": _iso(memory.mentioned_at), "occurred_start": _iso(memory.occurred_start),
+            "occurred_end": _iso(memory.occurred_end)}
+
+
+def _refusal(question: str, language: str, found: int, steps: list[dict[str, Any]], **extra: Any) -> Reflection:
+    return Reflection(question, not_in_memory(question, found=found), False, language, "none", [], steps,
+                      refusal="insufficient" if found else "nothing_found", **extra)
 
 
 def _semantic_match(question: str, found: list[RecalledMemory], stats: SimilarityStats | None) -> list[RecalledMemory]:
@@ -134,9 +163,8 @@ def _semantic_match(question: str, found: list[RecalledMemory], stats: Similarit
     return out
 
 
-def _extractive(question: str, recall_fn: RecallFn, steps: list[dict[str, Any]],
+def _extractive(question: str, recalled: list[RecalledMemory], steps: list[dict[str, Any]],
                 stats: SimilarityStats | None = None) -> Reflection | None:
-    recalled = _without_replaced(recall_fn(question).memories)  # one recall serves both rungs
     for source, types in (("observations", ("observation",)), ("facts", ("fact",))):
         found = [m for m in recalled if m.type in types]
         steps.append({"action": f"recall {source}", "found": [m.id for m in found]})
@@ -150,8 +178,7 @@ def _extractive(question: str, recall_fn: RecallFn, steps: list[dict[str, Any]],
                 answer = extractive_answer(question, _evidence(strong[:1]), max_sentences=1, min_support=0.0)
         if answer is not None:
             texts = {m.id: m for m in found}
-            based_on = [{"id": mid, "type": texts[mid].type, "text": texts[mid].text, "quotes": [quote]}
-                        for mid, quote in answer.quotes]
+            based_on = [cited(texts[mid], [quote]) for mid, quote in answer.quotes]
             return Reflection(question, answer.text, True, answer.language, source, based_on, steps)
     return None
 
@@ -167,13 +194,31 @@ def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use
         model = match_mental_model(store, bank, question)
         if model is not None:
             return Reflection(question, model.answer, True, language, "mental_model",
-                              [{"id": mid, "type": "memory", "text": "", "quotes": []} for mid in model.based_on],
-                              [{"action": "mental_model", "name": model.name}])
+                              [_model_evidence(ctx, mid) for mid in model.based_on],
+                              [{"action": "mental_model", "name": model.name}], mode="lookup")
     steps: list[dict[str, Any]] = []
+    mode, reason = "offline", None
     if llm is not None:
-        return _with_llm(store, bank, question, recall_fn, llm, ctx.spend_limit, steps)
-    found = _extractive(question, recall_fn, steps, lambda text: similarity_stats(ctx, text))
-    return found or Reflection(question, not_in_memory(question), False, language, "none", [], steps)
+        try:
+            return _with_llm(store, bank, question, recall_fn, llm, ctx.spend_limit, steps)
+        except (LLMUnavailableError, LLMRateLimitError) as error:
+            # the LLM did not answer after its retries: the offline answer is still an answer
+            mode, reason = "offline_fallback", f"{type(error).__name__}: {error}"
+            steps.append({"action": "llm failed, answered offline", "error": type(error).__name__})
+    recalled = current_versions(ctx, question, recall_fn(question).memories)  # one recall serves both rungs
+    found = _extractive(question, recalled, steps, lambda text: similarity_stats(ctx, text))
+    if found is None:
+        found = _refusal(question, language, len(recalled), steps)
+    found.mode, found.mode_reason = mode, reason
+    return found
+
+
+def _model_evidence(ctx: BankContext, memory_id: str) -> dict[str, Any]:
+    try:
+        return cited(get_memory(ctx, memory_id), [])
+    except MemoryNotFoundError:  # erased since: the id is all that is left to show
+        return {"id": memory_id, "type": "memory", "text": "", "quotes": [], "source_id": None, "source_ids": [],
+                "speaker": None, "mentioned_at": None, "occurred_start": None, "occurred_end": None}
 
 
 def _show(memories: list[RecalledMemory]) -> str:
@@ -184,10 +229,27 @@ def _show(memories: list[RecalledMemory]) -> str:
                      f"{', replaced by ' + m.superseded_by if m.superseded_by else ''}) {m.text}" for m in memories)
 
 
-def _without_replaced(memories: list[RecalledMemory]) -> list[RecalledMemory]:
-    """A version whose replacement was recalled too does not answer: the replacement does."""
+def current_versions(ctx: BankContext, question: str, memories: list[RecalledMemory]) -> list[RecalledMemory]:
+    """A replaced version does not answer; its replacement does, in its place. A replacement recall
+    left out is fetched. A question about the past ("원래", "used to") keeps every version."""
+    if _ASKS_FOR_HISTORY.search(question):
+        return memories
     ids = {m.id for m in memories}
-    return [m for m in memories if m.superseded_by is None or m.superseded_by not in ids]
+    out: list[RecalledMemory] = []
+    for memory in memories:
+        newer = memory.superseded_by
+        if newer is None:
+            out.append(memory)
+        elif newer not in ids:
+            try:
+                replacement = get_memory(ctx, newer)
+            except MemoryNotFoundError:
+                out.append(memory)  # its replacement was erased: this is what is left
+                continue
+            replacement.score = memory.score
+            out.append(replacement)
+            ids.add(newer)
+    return out
 
 
 def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, llm: LLM, spend_limit: float,
@@ -232,21 +294,20 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
             conversation.append({"role": "user", "content": "Unknown action: use one of the four tools."})
     answer_text = str((final or {}).get("answer", "")).strip()
     if not answer_text:
-        return Reflection(question, not_in_memory(question), False, language, "none", [], steps, llm=llm.model)
+        return _refusal(question, language, len(retrieved), steps, llm=llm.model, mode="llm")
     check = check_answer(answer_text, {mid: m.text for mid, m in retrieved.items()})
     if not check.supported:
-        return Reflection(question, not_in_memory(question), False, language, "none", [], steps,
-                          [q.quote.text for q in check.dropped], llm=llm.model)
+        return _refusal(question, language, len(retrieved), steps, dropped_quotes=[q.quote.text for q in check.dropped],
+                        llm=llm.model, mode="llm")
     quotes: dict[str, list[str]] = {}
     for q in check.verified:
         if q.memory_id:
             quotes.setdefault(q.memory_id, []).append(q.check.matched_text)
     used = [mid for mid in dict.fromkeys([*check.citations, *quotes]) if mid in retrieved]
-    based_on = [{"id": mid, "type": retrieved[mid].type, "text": retrieved[mid].text, "quotes": quotes.get(mid, [])}
-                for mid in used]
+    based_on = [cited(retrieved[mid], quotes.get(mid, [])) for mid in used]
     source = "observations" if used and all(retrieved[m].type == "observation" for m in used) else "facts"
     return Reflection(question, check.cleaned_answer, True, language, source, based_on, steps,
-                      [q.quote.text for q in check.dropped], llm=llm.model)
+                      [q.quote.text for q in check.dropped], llm=llm.model, mode="llm")
 
 
 def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:
