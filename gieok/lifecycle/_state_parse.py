@@ -143,6 +143,10 @@ def _korean_negated(tokens: list[tuple[str, str, str, int, int]], index: int) ->
     after = tokens[index + 1 : index + 5]
     if after and after[0][1] == "MAG" and after[0][0] in ("안", "못"):
         return True  # 등록 안 하기로
+    if any(token[0] in ("거", "것", "건") and nxt[2] == "아니다" for token, nxt in pairwise(after)):
+        return True  # 그만둔 거 아니야: denied
+    if any(form in ("소문", "얘기") for form, *_ in after[:3]):
+        return True  # 옮긴다는 소문: only a rumour
     return any(lemma in ("않다", "못하다") for _f, _t, lemma, *_ in after)
 
 
