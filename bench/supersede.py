@@ -8,7 +8,8 @@
 of statements by one speaker, labelled ``update`` (new replaces old) or not, split into ``tune``
 (looked at while writing the rules), ``held-out`` (its errors were printed once, before the holder and
 event rules were written, and not looked at since) and ``fresh`` (100 pairs from new templates,
-written after the rules were frozen and never used to change them: the figure to trust). ``detect_update(old, new)`` is asked on each pair; a verdict at or above the engine's
+written after the rules were frozen and never used to change them: the figure to trust).
+``detect_update(old, new)`` is asked on each pair; a verdict at or above the engine's
 ``MIN_CONFIDENCE`` counts as "closes". Precision = right closures / closures, recall = right
 closures / true updates, per half, per language and per category. ``--engine`` asks the whole
 retain path as well: each pair is retained as two messages of one speaker a week apart into its own
@@ -234,8 +235,9 @@ def main() -> None:
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--engine", action="store_true", help="also run every pair through retain (real embedder)")
     parser.add_argument("--embedder", default="e5-small")
-    parser.add_argument("--show-errors", nargs="?", const="tune", default=None, choices=("tune", "held-out", "fresh", "all"),
-                        help="list false closures and missed updates of the tune half (or held-out, all)")
+    parser.add_argument("--show-errors", nargs="?", const="tune", default=None,
+                        choices=("tune", "held-out", "fresh", "all"),
+                        help="list false closures and missed updates of the tune split (or held-out, fresh, all)")
     parser.add_argument("--locomo", nargs="?", const=str(LOCOMO), default=None, metavar="PATH",
                         help="count and list the closures on the LoCoMo public slice")
     parser.add_argument("--knowledge", nargs="?", const=str(KNOWLEDGE), default=None, metavar="PATH",
