@@ -163,3 +163,16 @@ def test_a_new_version_of_a_document_replaces_only_its_changed_chunks(db_path: s
         assert not any(old in f.text for f in after.values()), "the changed chunk's old facts are replaced"
         assert _closed(mem, "d") == []
         assert any(new in m.text for m in mem.recall("d", query, limit=5).memories)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # closures found on the LoCoMo public slice: a search, a feeling and a spur are no change of state
+    ("Lately, I've been looking into counseling and mental health as a career.",
+     "So, I started looking into counseling and mental health career options, so I could help other people."),
+    ("Last week, we had a meaningful experience at a military memorial.", "It was a moving experience for all of us."),
+    ("The advocacy event was a cool experience - so much love and support, amazing!",
+     "It really pushed me to keep fighting for LGBTQ rights."),
+    ("나 요즘 상담 쪽 직업 알아보고 있어.", "상담사 자격증 알아보기 시작했어."),
+])
+def test_a_search_a_feeling_or_a_spur_is_no_update(old: str, new: str) -> None:
+    assert detect_update(old, new) is None
