@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction clean
+.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,9 @@ bench-korean: $(STAMP)
 bench-knowledge: $(STAMP)
 	$(BIN)/python bench/knowledge_update.py --all-baselines
 
+bench-supersede: $(STAMP)
+	$(BIN)/python bench/supersede.py --locomo
+
 bench-reflect: $(STAMP)
 	$(BIN)/python bench/reflect.py
 	$(BIN)/python bench/reflect.py --data bench/data/korean_multisession.json
@@ -52,7 +55,7 @@ bench-serve: $(STAMP)
 bench-redaction: $(STAMP)
 	$(BIN)/python bench/redaction.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction
+bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -266,10 +266,10 @@ def _write_causal(store: Store, bank: BankRow, plan: Plan) -> None:
 
 
 def _link(ctx: BankContext, source: int, ids: list[int], facts: list[NewFact], mentions: list[Any],
-          vectors: list[np.ndarray]) -> None:
+          vectors: list[np.ndarray], *, document: bool = False) -> None:
     neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, mentions, np.concatenate(vectors))
     if ctx.settings.supersede:
-        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours)
+        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, document=document)
 
 
 def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
@@ -335,5 +335,5 @@ def _write_document(ctx: BankContext, plan: Plan) -> RetainResult:
         added += len(chunk.fact_ids)
     _write_causal(store, bank, plan)
     if ids:
-        _link(ctx, source_id, ids, facts, mentions, vectors)
+        _link(ctx, source_id, ids, facts, mentions, vectors, document=True)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.chunks), skipped)

@@ -9,6 +9,12 @@ more than keeping a stale one visible. A pair must be close — among each other
 said just before in the same conversation — unless the verdict is explicit ("X 말고 Y", "from X to
 Y") and the older statement was found through a shared entity rather than by shared words alone.
 
+A document is reference text, not statements over time: its sections never close one another (a
+guide's FAQ is not replaced by its outage section). A new version of a document — the same
+``document_id`` retained with changed text — replaces only its changed chunks, in retain itself
+(unchanged chunks and their facts stay as they are; see ``gieok.engine._retain_plan``); its facts
+may still update what other sources said.
+
 Only statements by the same speaker are paired (Caroline's move does not close Melanie's address;
 an assistant repeating something back updates nothing). Order is decided by when each statement
 was *said* (``mentioned_at``), not when it was retained: an older statement retained late is
@@ -79,9 +85,11 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
 
 
 def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
-                        neighbours: dict[int, list[tuple[int, float]]]) -> list[tuple[int, int, str]]:
+                        neighbours: dict[int, list[tuple[int, float]]], *,
+                        document: bool = False) -> list[tuple[int, int, str]]:
     """Detect and record updates among the new facts and what the bank holds; returns
-    (old fact, new fact, reason) for every version closed. Runs inside retain's write transaction."""
+    (old fact, new fact, reason) for every version closed. ``document``: the new facts are a
+    document's, which never close facts of the same document. Runs inside retain's write transaction."""
     if not fact_ids:
         return []
     new_rows = {f.id: f for f in store.get_facts(bank.id, fact_ids)}
@@ -107,6 +115,8 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
             other = others.get(cid) or new_rows.get(cid)
             if other is None or other.id in done:
                 continue
+            if document and other.source_id == fact.source_id:
+                continue  # two sections of one document: reference text, not one statement replacing another
             older, newer = (other, fact) if (_said(other), other.id) < (_said(fact), fact.id) else (fact, other)
             if older.valid_to is not None or older.id in done:
                 continue  # already closed by another version

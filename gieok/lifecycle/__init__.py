@@ -14,6 +14,11 @@ Deterministic — no LLM, no embeddings; Korean and English alike (Kiwi lemmas f
   table is ``_topics``). ``extract_values`` lists the key values (weekdays, dates, times, numbers,
   proper nouns) it compares.
 
+Before any rule, vetoes (``_guards``): the two statements must be about the same holder
+(``_holders``: "민지 생일" is not "엄마 생일", "my sister's birthday" not "my birthday"), not be two
+events (``_events``: two dinners do not replace each other unless the new one corrects the old),
+and the change must be asserted (not denied, planned, rumoured, a one-off, or someone else's).
+
 The engine calls ``detect_update`` only on pairs it already found similar (shared entity, close
 vectors), so the function is built to be precise: it answers None unless the two statements share
 their frame and a value really changed, or the new one says explicitly what it replaces.

@@ -131,6 +131,7 @@ EN_HYPOTHETICAL = _en(
     r"thinking (?:about|of)|considering|consider|might|maybe|perhaps|could|would|should|wants? to"
     r"|wanted to|wanna|planning to|(?:I|we) plan to|hoping to|hope to|if|unless|almost|nearly|was going to"
     r"|were going to|about to|deciding|debating|tempted|wish|whether"
+    r"|looking (?:into|for|at)|search(?:ing)? for|exploring|researching"  # "started looking into careers"
 )
 EN_NEGATION_BEFORE = re.compile(
     r"\b(?:not|never|didn'?t|don'?t|doesn'?t|won'?t|haven'?t|hasn'?t|wasn'?t|weren'?t|can'?t|couldn'?t)"

@@ -54,7 +54,7 @@ _EN_OBJECT_STOP = frozenset(
 _EN_AUX = frozenset("was were got been is are get gets be has have had just finally officially".split())
 _EN_LIGHT_HEADS = frozenset("thing things stuff lifestyle phase deal".split())
 _EN_NO_HEAD = frozenset("everything it them all stuff things one something me myself us".split())
-_KO_HYPOTHETICAL_TEXT = re.compile(r"고민|생각\s*(?:중|이야|하고)|뻔했|예정|계획|싶|수도\s*있|지도\s*몰라")
+_KO_HYPOTHETICAL_TEXT = re.compile(r"알아보|고민|생각\s*(?:중|이야|하고)|뻔했|예정|계획|싶|수도\s*있|지도\s*몰라")
 _KO_BOUNDARY_TAGS = ("EC", "EF", "SF", "SP", "SE")
 _KO_NOUN_TAGS = ("NNG", "NNP", "SL", "SH")
 _KO_NOT_HEAD = frozenset("이번 다음 지난 요즘 지금 오늘 어제 내일 최종 결국 하나 정도 때문".split())
@@ -143,6 +143,10 @@ def _korean_negated(tokens: list[tuple[str, str, str, int, int]], index: int) ->
     after = tokens[index + 1 : index + 5]
     if after and after[0][1] == "MAG" and after[0][0] in ("안", "못"):
         return True  # 등록 안 하기로
+    if any(token[0] in ("거", "것", "건") and nxt[2] == "아니다" for token, nxt in pairwise(after)):
+        return True  # 그만둔 거 아니야: denied
+    if any(form in ("소문", "얘기") for form, *_ in after[:3]):
+        return True  # 옮긴다는 소문: only a rumour
     return any(lemma in ("않다", "못하다") for _f, _t, lemma, *_ in after)
 
 
@@ -161,6 +165,10 @@ def _english_cues(text: str, sentence: Span) -> list[Found]:
             word = m.group().casefold()
             if word == "stopped" and re.match(r"\s*(?:by|in|at|over)\b", text[m.end():]):
                 continue  # "stopped by the club" is a visit
+            if word == "moving" and re.search(r"\b(?:a|an|so|very|really|truly|deeply|incredibly|most)\s+$", before):
+                continue  # "a moving experience", "so moving": touching, not a move
+            if word.startswith("push") and re.match(r"\s+(?:me|us|him|her|them|myself|ourselves)\b", text[m.end():]):
+                continue  # "it pushed me to keep fighting": spurred someone on, not a postponement
             if word == "left" and re.match(r"\s*(?:for|over|behind|with|to|side|hand)\b|\s*[.,!?]", text[m.end():]):
                 continue
             passive = cue.passive or bool(_EN_PASSIVE_BEFORE.search(before))

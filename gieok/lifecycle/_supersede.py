@@ -2,7 +2,8 @@
 
 The engine calls this only on pairs it already found similar, so every rule asks for positive
 evidence of replacement and anything else is None. First the vetoes of ``_guards`` (another
-person's news, a one-off exception, only a guess); then five rules, tried in order on (old, new):
+holder — 민지's birthday is not 엄마's —, two events, a denied change, another person's news, a
+one-off exception, only a guess); then five rules, tried in order on (old, new):
 
 1. **Contrast** — the new statement names both sides ("금요일 말고 월요일", "삼성 다니다가 카카오로
    옮겼어", "switched from almond milk to oat milk", "used to X … now Y"); the old statement must
