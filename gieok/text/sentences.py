@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from gieok.text.korean import get_kiwi, has_hangul
 
@@ -14,8 +15,14 @@ _ABBREVIATIONS = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|vs|etc|e\.g|i\.e|Jr|S
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Character spans ``(start, end)`` of the sentences of ``text``, whitespace trimmed."""
+    return list(_sentence_spans(text))
+
+
+@lru_cache(maxsize=8192)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Cached: supersede detection splits the same new fact once per candidate it is compared with."""
     if not text.strip():
-        return []
+        return ()
     if has_hangul(text):
         spans = [(s.start, s.end) for s in get_kiwi().split_into_sents(text)]
     else:
@@ -35,4 +42,4 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             b -= 1
         if b > a:
             out.append((a, b))
-    return out
+    return tuple(out)
