@@ -216,7 +216,7 @@ def mount_mcp(app: Any, memory: Memory, *, bank: str | None = None, authenticate
     loopback = host in ("127.0.0.1", "localhost", "::1")
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=loopback,
-        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "testserver"] if loopback else [],
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"] if loopback else [],
         allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"] if loopback else [])
     server.streamable_http_app(stateless_http=True, json_response=True, transport_security=security,
                                max_request_body_size=int(memory.settings.server_max_body_bytes), host=host)
