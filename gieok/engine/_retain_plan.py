@@ -269,6 +269,8 @@ class Plan:
     removed_chunks: list[int] = field(default_factory=list)  # a document's chunks no longer in it
     text: str | None = None  # a document's text
     metadata: dict[str, Any] = field(default_factory=dict)
+    # supersede verdicts judged before the lock: (older text, newer text) -> verdict or None
+    verdicts: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
 def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedder: Embedder,

@@ -23,6 +23,7 @@ a bank whose failed first retain already paid for LLM calls is kept, holding onl
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -44,7 +45,7 @@ from gieok.engine._validate import check_encodable, check_metadata, check_number
 from gieok.engine.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
-from gieok.engine.versions import supersede_new_facts
+from gieok.engine.versions import Verdicts, prejudge_updates, supersede_new_facts
 from gieok.errors import InputError, InvalidMessageError, StoreBusyError
 from gieok.lifecycle import DECAY_CLASSES
 from gieok.records import Message, NewFact, RetainResult
@@ -193,6 +194,8 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     else:
         plan = plan_document(engine.store, row, engine.settings, embedder, redacted.text or "", source_id,
                              screened.timestamp, redacted.metadata, options, llm, progress, on_total)
+    if engine.settings.supersede:  # judged now, so the lock is not held for it
+        plan.verdicts = _prejudge(engine.store, row, plan)
     # 4. write, as one transaction
     store = engine.store
     with store.write():
@@ -208,6 +211,16 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
             store.enqueue_job(ctx.bank.id, "consolidate")
     return RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
                         result.chunks_total, result.chunks_skipped, redactions=redacted.count)
+
+
+def _prejudge(store: Store, bank: BankRow | None, plan: Plan) -> Verdicts:
+    facts = [f for c in plan.chunks for f in c.facts]
+    vectors = [v for v, _ in plan.vectors if len(v)]
+    if not facts or not vectors:
+        return {}
+    names = [[m.name for m in found.mentions] for per_chunk in plan.mentions for found in per_chunk]
+    return prejudge_updates(store, bank, plan.source_id, facts, np.concatenate(vectors), names, time.time(),
+                            document=plan.kind == "document")
 
 
 def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
@@ -265,11 +278,11 @@ def _write_causal(store: Store, bank: BankRow, plan: Plan) -> None:
                               if i < len(a.fact_ids) and j < len(b.fact_ids)])
 
 
-def _link(ctx: BankContext, source: int, ids: list[int], facts: list[NewFact], mentions: list[Any],
+def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list[NewFact], mentions: list[Any],
           vectors: list[np.ndarray], *, document: bool = False) -> None:
     neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, mentions, np.concatenate(vectors))
     if ctx.settings.supersede:
-        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, document=document)
+        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, document=document, verdicts=plan.verdicts)
 
 
 def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
@@ -304,7 +317,7 @@ def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
         added += len(chunk.fact_ids)
     _write_causal(store, bank, plan)
     for target_source, (ids, facts, mentions, vectors) in to_link.items():
-        _link(ctx, target_source, ids, facts, mentions, vectors)
+        _link(ctx, plan, target_source, ids, facts, mentions, vectors)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped)
 
 
@@ -335,5 +348,5 @@ def _write_document(ctx: BankContext, plan: Plan) -> RetainResult:
         added += len(chunk.fact_ids)
     _write_causal(store, bank, plan)
     if ids:
-        _link(ctx, source_id, ids, facts, mentions, vectors, document=True)
+        _link(ctx, plan, source_id, ids, facts, mentions, vectors, document=True)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.chunks), skipped)

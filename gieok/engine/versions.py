@@ -20,19 +20,30 @@ an assistant repeating something back updates nothing). Order is decided by when
 was *said* (``mentioned_at``), not when it was retained: an older statement retained late is
 itself closed by the newer one already stored, never the other way round. Nothing is deleted:
 the older fact gets ``valid_to`` and ``superseded_by``.
+
+Judging a pair is the slow part (a long message brings hundreds of pairs), and it needs no lock:
+:func:`prejudge_updates` judges, before retain takes the write lock, every pair it can already see
+(the new facts among themselves, and the stored facts their vectors, their words and their
+conversation's last messages point to). Inside the lock :func:`supersede_new_facts` reads those
+verdicts and judges only what it meets that the planner could not see (a fact found through an
+entity resolved in the lock, one another writer stored meanwhile): the same verdicts, a shorter lock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from gieok.engine._speakers import is_agent
-from gieok.lifecycle import detect_update
-from gieok.records import FactRow
+from gieok.entities import candidate_keys
+from gieok.lifecycle import UpdateVerdict, detect_update
+from gieok.records import FactRow, NewFact
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms
 
-__all__ = ["supersede_new_facts", "MIN_CONFIDENCE"]
+__all__ = ["supersede_new_facts", "prejudge_updates", "Verdicts", "MIN_CONFIDENCE"]
 
 MIN_CONFIDENCE = 0.5
 # A verdict below this needs the two statements to be near neighbours by vector as well: on LoCoMo the
@@ -44,6 +55,109 @@ _SAME_SOURCE_BEFORE = 6
 _PER_ENTITY = 8
 _HUB_DEGREE = 300
 _KEYWORD_NEIGHBOURS = 4
+
+_COMMON_TERM = 64  # a word in more new facts than this does not decide which of them BM25 ranks first
+# (older text, newer text) -> detect_update's verdict, judged before the lock
+Verdicts = dict[tuple[str, str], UpdateVerdict | None]
+
+
+def _verdict(verdicts: Mapping[tuple[str, str], UpdateVerdict | None], older: str, newer: str) -> UpdateVerdict | None:
+    key = (older, newer)
+    return verdicts[key] if key in verdicts else detect_update(older, newer)
+
+
+def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: Sequence[NewFact],
+                     vectors: np.ndarray, names: Sequence[Sequence[str]], now: float, *,
+                     document: bool = False) -> Verdicts:
+    """Before the write lock: the verdicts of the pairs :func:`supersede_new_facts` will most likely
+    judge, for the planned ``facts`` (their own ``vectors``, row by row; ``names``: their entity
+    names) of source ``source_id``. Only a cache: a pair missing here is judged in the lock, a pair
+    judged here and never met costs only the time it took."""
+    verdicts: Verdicts = {}
+    said = [f.mentioned_at if f.mentioned_at is not None else now for f in facts]
+
+    def judge(older: str, newer: str) -> None:
+        if (older, newer) not in verdicts:
+            verdicts[(older, newer)] = detect_update(older, newer)
+
+    keys_of = [sorted({k for name in fact_names for k in candidate_keys(name)}) for fact_names in names]
+    by_key = _postings(keys_of)  # an entity key -> the new facts naming it, in order
+    if not document:  # a document's facts never close one another
+        for j, close in enumerate(_close_new_facts(facts, vectors, keys_of, by_key)):
+            for i in close:
+                a, b = facts[i], facts[j]
+                if a.speaker == b.speaker and not is_agent(a.speaker):
+                    older, newer = (a, b) if (said[i], i) < (said[j], j) else (b, a)
+                    judge(older.text, newer.text)
+    if bank is None:
+        return verdicts
+    row = store.get_source_row(bank.id, source_id)
+    wanted = _stored_candidates(store, bank, row[0] if row else None, facts, vectors, by_key, document)
+    for found in store.get_facts(bank.id, sorted(wanted)):
+        if found.valid_to is not None or (document and row and found.source_id == row[0]):
+            continue
+        for j in wanted[found.id]:
+            if found.speaker == facts[j].speaker and not is_agent(found.speaker):
+                if (_said(found), 0) <= (said[j], 1):
+                    judge(found.text, facts[j].text)
+                else:
+                    judge(facts[j].text, found.text)
+    return verdicts
+
+
+def _postings(items: Sequence[Sequence[str]] | Sequence[frozenset[str]]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for j, keys in enumerate(items):
+        for key in keys:
+            out.setdefault(key, []).append(j)
+    return out
+
+
+def _close_new_facts(facts: Sequence[NewFact], vectors: np.ndarray, keys_of: Sequence[Sequence[str]],
+                     by_key: dict[str, list[int]]) -> list[set[int]]:
+    """Per new fact, the other new facts the lock will pair it with: said just before it, its nearest
+    vectors, the latest facts naming its entities, and (roughly) its best BM25 matches."""
+    terms = [frozenset(keyword_terms(f.text)) for f in facts]
+    by_term = _postings(terms)
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    out: list[set[int]] = []
+    for start in range(0, len(facts), 256):  # blocks of rows: a long message never builds an n x n matrix
+        similar = unit[start:start + 256] @ unit.T
+        for row, j in enumerate(range(start, min(start + 256, len(facts)))):
+            close = set(range(max(0, j - _SAME_SOURCE_BEFORE), j))
+            k = min(_NEAREST + 1, len(facts))
+            close |= {int(i) for i in np.argpartition(-similar[row], k - 1)[:k]}
+            for key in keys_of[j]:
+                close |= set(by_key[key][-_PER_ENTITY:])
+            shared = Counter(i for t in terms[j] if len(by_term[t]) <= _COMMON_TERM for i in by_term[t])
+            close |= {i for i, _ in shared.most_common(_KEYWORD_NEIGHBOURS + 2)}
+            close.discard(j)
+            out.append(close)
+    return out
+
+
+def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: Sequence[NewFact],
+                       vectors: np.ndarray, by_key: dict[str, list[int]], document: bool) -> dict[int, set[int]]:
+    """Stored fact id -> the new facts the lock will pair it with (nearest vectors, best BM25 matches,
+    the conversation's last facts, the latest facts of the entities they name)."""
+    recent = ([i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE)]
+              if source and not document else [])
+    wanted: dict[int, set[int]] = {}
+    for j, fact in enumerate(facts):
+        hits = store.vector_search(bank.id, bank.dim, vectors[j], _NEAREST + 1)
+        hits += store.keyword_search(bank.id, keyword_terms(fact.text), _KEYWORD_NEIGHBOURS + 1)
+        for i in [i for i, _ in hits] + recent:
+            wanted.setdefault(i, set()).add(j)
+    naming: dict[int, set[int]] = {}  # a stored entity -> the new facts naming it
+    for key, js in by_key.items():
+        for entity in store.entities_by_keys(bank.id, [key]):
+            naming.setdefault(entity.id, set()).update(js)
+    degrees = store.entity_degrees(sorted(naming))
+    specific = [e for e in naming if degrees.get(e, 0) <= _HUB_DEGREE]
+    for entity_id, fact_ids in (store.facts_of_entities(specific, _PER_ENTITY) if specific else {}).items():
+        for i in fact_ids:
+            wanted.setdefault(i, set()).update(naming[entity_id])
+    return wanted
 
 
 def _said(fact: FactRow) -> float:
@@ -86,10 +200,12 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
 
 def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
                         neighbours: dict[int, list[tuple[int, float]]], *,
-                        document: bool = False) -> list[tuple[int, int, str]]:
+                        document: bool = False, verdicts: Mapping[tuple[str, str], UpdateVerdict | None] | None = None,
+                        ) -> list[tuple[int, int, str]]:
     """Detect and record updates among the new facts and what the bank holds; returns
     (old fact, new fact, reason) for every version closed. ``document``: the new facts are a
-    document's, which never close facts of the same document. Runs inside retain's write transaction."""
+    document's, which never close facts of the same document. ``verdicts``: pairs judged before the
+    lock (:func:`prejudge_updates`). Runs inside retain's write transaction."""
     if not fact_ids:
         return []
     new_rows = {f.id: f for f in store.get_facts(bank.id, fact_ids)}
@@ -122,7 +238,7 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
                 continue  # already closed by another version
             if older.speaker != newer.speaker or is_agent(newer.speaker):
                 continue  # one person's new job does not close another's; an assistant's echo updates nothing
-            verdict = detect_update(older.text, newer.text)
+            verdict = _verdict(verdicts or {}, older.text, newer.text)
             if verdict is None or verdict.confidence < MIN_CONFIDENCE:
                 continue
             close = cid in same_source.get(fact_id, set()) or (

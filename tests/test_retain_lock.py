@@ -1,0 +1,102 @@
+"""Retain holds the write lock only for writing: supersede verdicts are judged before it is taken
+(gieok.engine.versions.prejudge_updates), with the same outcome as judging them inside it.
+Korean and English."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import gieok.engine.retain as retain_module
+import gieok.engine.versions as versions
+from gieok import Memory
+
+ENGLISH = [
+    "I live in Boston now.", "My sister Jane works at Google.", "I drink oat milk lattes every morning.",
+    "We use Jenkins for the deploy pipeline.", "My dentist appointment is on Friday.",
+    "Actually I moved to Denver last month.", "Jane switched from Google to Stripe.",
+    "I switched from oat milk to soy milk.", "We moved from Jenkins to GitHub Actions.",
+    "Sorry, the dentist appointment is on Monday, not Friday.",
+]
+KOREAN = [
+    "나 요즘 서울에 살아.", "언니는 삼성에 다녀.", "아침마다 라떼에 두유 넣어 마셔.",
+    "배포는 젠킨스로 하고 있어.", "치과 예약은 금요일이야.",
+    "나 지난달에 부산으로 이사했어.", "언니가 삼성 다니다가 카카오로 옮겼어.",
+    "라떼에 두유 말고 이제 귀리우유 넣어.", "배포를 젠킨스에서 깃허브 액션으로 바꿨어.",
+    "아니, 치과 예약은 금요일 말고 월요일이야.",
+]
+
+
+def _messages(lines: list[str], start: int) -> list[dict[str, str]]:
+    return [{"role": "user", "content": line, "id": f"m{start + i}",
+             "timestamp": f"2026-0{1 + (start + i) // 28}-{1 + (start + i) % 28:02d}T10:00:00+00:00"}
+            for i, line in enumerate(lines)]
+
+
+class _LockWatch:
+    """Counts detect_update calls made inside and outside the store's write transaction."""
+
+    def __init__(self, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.inside = self.outside = 0
+        store = memory.engine.store
+        judge = versions.detect_update
+
+        def counted(old: str, new: str) -> object:
+            if store._in_write():  # type: ignore[attr-defined]
+                self.inside += 1
+            else:
+                self.outside += 1
+            return judge(old, new)
+
+        monkeypatch.setattr(versions, "detect_update", counted)
+
+
+def _closed(memory: Memory) -> set[tuple[str, str]]:
+    store = memory.engine.store
+    bank = memory.engine.find_bank("b")
+    assert bank is not None
+    rows = store.get_facts(bank.id, list(range(1, 500)))
+    by_id = {r.id: r.text for r in rows}
+    return {(r.text, by_id[r.superseded_by]) for r in rows if r.superseded_by is not None}
+
+
+@pytest.fixture
+def two_memories(tmp_path: Path, fake_embedder: object) -> Iterator[tuple[Memory, Memory]]:
+    with Memory(str(tmp_path / "a.db"), embedder="fake") as a, Memory(str(tmp_path / "b.db"), embedder="fake") as b:
+        yield a, b
+
+
+@pytest.mark.parametrize("lines", [ENGLISH, KOREAN], ids=["english", "korean"])
+def test_supersede_is_judged_before_the_write_lock(lines: list[str], mem: Memory,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    mem.retain("b", _messages(lines[:5], 0))  # what the bank held before
+    watch = _LockWatch(mem, monkeypatch)
+    mem.retain("b", _messages(lines[5:] * 3, 5))  # a later session restating its updates
+    assert watch.outside > 0
+    assert watch.inside <= max(2, watch.outside // 10), (watch.inside, watch.outside)
+
+
+@pytest.mark.parametrize("lines", [ENGLISH, KOREAN], ids=["english", "korean"])
+def test_verdicts_judged_early_close_the_same_versions(lines: list[str], two_memories: tuple[Memory, Memory],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    early, late = two_memories
+    for memory in (early, late):
+        if memory is late:  # everything judged inside the lock, as before
+            monkeypatch.setattr(retain_module, "prejudge_updates", lambda *a, **k: {})
+        memory.retain("b", _messages(lines[:5], 0))
+        memory.retain("b", _messages(lines[5:], 5))
+    closed = _closed(early)
+    assert closed == _closed(late)
+    assert len(closed) >= 2  # the updates above do close something: the comparison is not empty
+
+
+def test_a_document_is_judged_early_too_and_its_sections_stay_open(mem: Memory,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    watch = _LockWatch(mem, monkeypatch)
+    guide = "\n\n".join(["# Refunds\nRefunds take 5 days.", "# 환불\n환불은 5일 걸려요.",
+                         "# Update\nRefunds now take 3 days.", "# 변경\n환불은 이제 3일 걸려요."])
+    mem.retain("b", text=guide, document_id="guide")
+    assert watch.inside == 0
+    assert _closed(mem) == set()
