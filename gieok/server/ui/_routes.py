@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute, APIRouter
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse, Response
 
 from gieok.engine.keys import Principal
@@ -32,10 +33,6 @@ __all__ = ["mount_ui"]
 
 log = logging.getLogger("gieok.server")
 _CHANNELS = ("semantic", "keyword", "graph", "temporal", "observation", "rerank")
-
-
-class _Refused(Exception):
-    """A POST without a valid CSRF token."""
 
 
 def _bank_url(bank: str, *parts: str) -> str:
@@ -79,8 +76,8 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
                     return await handler(request)
                 except KeyRequiredError:
                     return RedirectResponse("/ui/login?next=" + quote(request.url.path, safe="/"), 303)
-                except _Refused:
-                    return error_page(request, 403, renderer_t(request, "csrf_refused"))
+                except HTTPException as exc:  # raised here only for a POST without a valid CSRF token
+                    return error_page(request, exc.status_code, renderer_t(request, "csrf_refused"))
                 except GieokError as exc:
                     status, _kind = status_of(exc)
                     if status >= 500:
@@ -121,7 +118,7 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
         except ValueError as exc:
             raise InputError("the form has too many fields") from exc
         if not sessions.csrf_ok(request, form.get("csrf")):
-            raise _Refused()
+            raise HTTPException(403, "csrf")
         return form
 
     # -- login -------------------------------------------------------------------------------
