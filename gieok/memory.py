@@ -14,6 +14,7 @@ from typing import Any
 from gieok._twin import add_async_twins
 from gieok.defense import RedactionPolicy
 from gieok.engine import banks as _banks
+from gieok.engine import browse as _browse
 from gieok.engine import forget as _forget
 from gieok.engine import jobs as _jobs
 from gieok.engine import mental_models as _models
@@ -160,6 +161,35 @@ class Memory:
     def observations(self, bank: str) -> list[RecalledMemory]:
         """Every consolidated observation of ``bank`` with the facts that support it."""
         return _banks.observations(self.engine.bank(bank))
+
+    def overview(self, bank: str, *, now: TimeLike | None = None) -> dict[str, Any]:
+        """A bank at a glance: counts of sources, facts, observations and entities; superseded,
+        expired, archived and pinned facts; facts per week (by the day they were said) and decay
+        class; the last activity and the jobs queued, running and failed."""
+        return _browse.overview(self.engine.bank(bank), optional_epoch(now, "now"))
+
+    def source_facts(self, bank: str, source_id: str) -> dict[str, list[RecalledMemory]]:
+        """The facts a source produced, keyed by the id of the message each came from (a
+        document's facts under ``""``)."""
+        return _browse.source_facts(self.engine.bank(bank), source_id)
+
+    def connections(self, bank: str, memory_id: str) -> dict[str, Any]:
+        """A fact's entities and its links to other facts (type, weight and the other fact's text)."""
+        return _browse.connections(self.engine.bank(bank), memory_id)
+
+    def entity(self, bank: str, name: str, *, limit: int = 200) -> dict[str, Any]:
+        """One entity by name or alias: its record, its latest ``limit`` facts and its neighbourhood
+        (the entities named in the same facts, with how many facts they share)."""
+        return _browse.entity(self.engine.bank(bank), name, limit=limit)
+
+    def pin(self, bank: str, memory_id: str, *, pinned: bool = True) -> RecalledMemory:
+        """Pin a fact (it never fades) or, with ``pinned=False``, unpin it (it decays as a stable fact)."""
+        return _browse.set_pinned(self.engine.bank(bank), memory_id, pinned)
+
+    def create_bank(self, bank: str) -> BankInfo:
+        """Create an empty bank (retain creates one too); an existing bank is returned as it is."""
+        name = self.engine.bank_for_write(check_bank_name(bank)).bank.name
+        return next(b for b in self.banks() if b.name == name)
 
     # -- forgetting --------------------------------------------------------------------------
     def forget(self, bank: str, *, source_id: str | None = None, memory_id: str | None = None,

@@ -42,7 +42,8 @@ PUBLIC_METHODS = {
     "retain", "recall", "reflect", "banks", "sources", "source", "get", "history", "observations", "forget",
     "verify_erased", "delete_bank", "redaction_policy", "set_redaction_policy", "audit_log", "configure_llm",
     "llm_usage", "add_mental_model", "mental_model", "mental_models", "delete_mental_model", "maintain",
-    "run_jobs", "jobs", "close", "submit_retain", "operation", "entities",
+    "run_jobs", "jobs", "close", "submit_retain", "operation", "entities", "overview", "source_facts",
+    "connections", "entity", "pin", "create_bank",
 }
 
 

@@ -70,11 +70,13 @@ class _Gate:
 
 
 def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = True, mcp: bool = True,
-               max_body_bytes: int | None = None, poll_seconds: float = 1.0, host: str = "127.0.0.1") -> FastAPI:
+               max_body_bytes: int | None = None, poll_seconds: float = 1.0, host: str = "127.0.0.1",
+               ui: bool = True) -> FastAPI:
     """The ASGI app serving ``memory``. ``require_keys`` refuses requests without a valid key even
     while no key exists; ``worker`` runs queued jobs (submitted retains, consolidation, decay) in a
     background thread; ``mcp`` serves the MCP tools at ``/mcp`` (``host``, the interface served, decides
-    whether MCP refuses requests naming another Host, against DNS rebinding on loopback)."""
+    whether MCP refuses requests naming another Host, against DNS rebinding on loopback); ``ui`` serves
+    the web UI at ``/ui`` (:mod:`gieok.server.ui`: the same keys, the key kept in an HttpOnly cookie)."""
     gate = _Gate(memory, require_keys)
     metrics = Metrics()
     runner = Worker(memory, poll_seconds=poll_seconds) if worker else None
@@ -211,6 +213,10 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
         who.require(None, "admin")
         return _keys.revoke_key(memory.engine, key_id)
 
+    if ui:
+        from gieok.server.ui import mount_ui  # Jinja2 is needed only here
+
+        mount_ui(app, memory, gate.principal, gate.keys_in_force)
     if mcp:
         from gieok.server.mcp import mount_mcp  # the MCP SDK is needed only here
 

@@ -1,0 +1,158 @@
+"""Browsing a bank: what the web UI (and any adapter) shows beside recall — a bank's overview, the
+facts each message produced, a fact's entities and links, an entity with its neighbourhood — and
+pinning a fact by hand.
+
+Everything is read through the store protocol, in bulk (a 10k-fact bank's overview reads the
+decay rows and lifecycle columns, never the fact texts), and returned as the library's records or
+plain dicts of JSON-able values.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from gieok.engine._time import from_epoch
+from gieok.engine.context import BankContext
+from gieok.engine.recall import add_versions, fact_to_memory
+from gieok.errors import EntityNotFoundError, MemoryNotFoundError, SourceNotFoundError
+from gieok.ids import fact_memory_id, parse_memory_id
+from gieok.records import EntityInfo, RecalledMemory
+
+__all__ = ["overview", "source_facts", "connections", "entity", "set_pinned"]
+
+_PAGE = 5000
+
+
+def _week_start(epoch: float) -> str:
+    day = datetime.fromtimestamp(epoch, tz=timezone.utc).date()
+    return (day - timedelta(days=day.weekday())).isoformat()
+
+
+def overview(ctx: BankContext, now: float | None = None) -> dict[str, Any]:
+    """Counts of a bank (sources, facts, observations, entities; superseded, expired, archived,
+    pinned), facts per week by decay class, the last activity and the jobs waiting."""
+    store, bank = ctx.store, ctx.bank
+    at = time.time() if now is None else float(now)
+    weeks: dict[str, Counter[str]] = {}
+    live: list[int] = []
+    pinned = 0
+    after = 0
+    while True:
+        rows = store.decay_rows(bank.id, after, _PAGE)
+        for fact_id, decay_class, is_pinned, mentioned_at, created_at, _recalls, _last in rows:
+            live.append(fact_id)
+            pinned += bool(is_pinned)
+            weeks.setdefault(_week_start(mentioned_at if mentioned_at is not None else created_at),
+                             Counter())[decay_class] += 1
+        if len(rows) < _PAGE:
+            break
+        after = rows[-1][0]
+    facts = store.count_facts(bank.id)
+    superseded = sum(1 for info in store.lifecycle_of(live).values() if info["superseded_by"] is not None)
+    sources = store.list_sources(bank.id, bank.name)
+    last = max((s.updated_at for s in sources), default=None)
+    queued = store.list_jobs(bank.id, "queued", 1000)
+    running = store.list_jobs(bank.id, "running", 1000)
+    failed = store.list_jobs(bank.id, "failed", 1000)
+    return {
+        "bank": bank.name, "embedder": bank.embedder, "sources": len(sources), "facts": facts,
+        "observations": len(store.observations_of_bank(bank.id)),
+        "entities": len(store.list_entities(bank.id, 1_000_000)),
+        "superseded": superseded, "expired": len(store.expired_fact_ids(bank.id, at)),
+        "archived": facts - len(live), "pinned": pinned,
+        "last_activity": last.isoformat() if last else None,
+        "jobs": {"queued": len(queued), "running": len(running), "failed": len(failed)},
+        "weeks": [{"week": week, "classes": dict(counts)} for week, counts in sorted(weeks.items())],
+    }
+
+
+def _source_row(ctx: BankContext, source_id: str) -> int:
+    found = ctx.store.get_source_row(ctx.bank.id, source_id)
+    if found is None:
+        raise SourceNotFoundError(source_id)
+    return found[0]
+
+
+def source_facts(ctx: BankContext, source_id: str) -> dict[str, list[RecalledMemory]]:
+    """The facts a source produced, by the message they came from (a document's under ``""``)."""
+    ids = ctx.store.fact_ids_where(ctx.bank.id, source_row=_source_row(ctx, source_id))
+    memories = [fact_to_memory(f, 0.0, {}) for f in ctx.store.get_facts(ctx.bank.id, ids)]
+    add_versions(ctx.store, memories)
+    out: dict[str, list[RecalledMemory]] = {}
+    for memory in memories:
+        for message_id in memory.source_ids or [""]:
+            out.setdefault(message_id, []).append(memory)
+    return out
+
+
+def _fact_number(ctx: BankContext, memory_id: str) -> int:
+    ref = parse_memory_id(memory_id)
+    if ref is None or ref.kind != "fact" or not ctx.store.get_facts(ctx.bank.id, [ref.number]):
+        raise MemoryNotFoundError(memory_id)
+    return ref.number
+
+
+def connections(ctx: BankContext, memory_id: str) -> dict[str, Any]:
+    """A fact's entities (names) and its links to other facts (type, weight, the other fact's text)."""
+    number = _fact_number(ctx, memory_id)
+    entity_ids = ctx.store.entities_of_facts([number]).get(number, [])
+    names = ctx.store.entity_names(entity_ids)
+    links = ctx.store.links_of([number])
+    others = {f.id: f for f in ctx.store.get_facts(ctx.bank.id, sorted({other for _, other, _, _ in links}))}
+    return {
+        "id": memory_id, "entities": [names[e] for e in entity_ids if e in names],
+        "links": [{"id": fact_memory_id(other), "type": kind, "weight": float(weight),
+                   "text": others[other].text}
+                  for _seed, other, kind, weight in links if other in others],
+    }
+
+
+def entity(ctx: BankContext, name: str, *, limit: int = 200, neighbours: int = 12) -> dict[str, Any]:
+    """One entity (by its name or an alias): its record, its latest ``limit`` facts, and the entities
+    named in the same facts (``neighbours`` most co-mentioned, with how many facts they share, and
+    the edges between them)."""
+    wanted = name.strip().casefold()
+    found = None
+    for row, count in ctx.store.list_entities(ctx.bank.id, 1_000_000):
+        if row.canonical_name.casefold() == wanted or any(a.casefold() == wanted for a in row.aliases):
+            found = (row, count)
+            break
+    if found is None:
+        raise EntityNotFoundError(name)
+    row, count = found
+    info = EntityInfo(row.canonical_name, row.kind, [a for a in row.aliases if a != row.canonical_name], count,
+                      from_epoch(row.last_seen) if row.last_seen else None)
+    fact_ids = ctx.store.facts_of_entities([row.id], int(limit)).get(row.id, [])
+    memories = [fact_to_memory(f, 0.0, {}) for f in ctx.store.get_facts(ctx.bank.id, fact_ids)]
+    memories.sort(key=lambda m: m.id, reverse=True)
+    add_versions(ctx.store, memories)
+    mentioned = ctx.store.entities_of_facts(fact_ids)
+    shared: Counter[int] = Counter()
+    pairs: Counter[tuple[int, int]] = Counter()
+    for ids in mentioned.values():
+        others = sorted(set(ids) - {row.id})
+        shared.update(others)
+        pairs.update((a, b) for i, a in enumerate(others) for b in others[i + 1:])
+    top = [e for e, _ in shared.most_common(int(neighbours))]
+    names = ctx.store.entity_names(top)
+    chosen = set(top)
+    return {
+        "entity": info, "facts": memories,
+        "neighbours": [{"name": names[e], "weight": shared[e]} for e in top if e in names],
+        "edges": [{"a": names[a], "b": names[b], "weight": w} for (a, b), w in sorted(pairs.items())
+                  if a in chosen and b in chosen and a in names and b in names],
+    }
+
+
+def set_pinned(ctx: BankContext, memory_id: str, pinned: bool) -> RecalledMemory:
+    """Pin a fact (it never decays: class ``pinned``) or unpin it (class ``stable``, full strength)."""
+    number = _fact_number(ctx, memory_id)
+    fact = ctx.store.get_facts(ctx.bank.id, [number])[0]
+    with ctx.store.write():
+        ctx.store.set_fact_class([number], "pinned" if pinned else "stable", fact.importance, pinned)
+    memory = fact_to_memory(ctx.store.get_facts(ctx.bank.id, [number])[0], 0.0, {})
+    add_versions(ctx.store, [memory])
+    return memory

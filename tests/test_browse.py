@@ -1,0 +1,53 @@
+"""The browsing calls the web UI reads through: a bank's overview, facts by message, a fact's
+connections, an entity's neighbourhood, pinning, creating an empty bank. Korean and English."""
+
+from __future__ import annotations
+
+import pytest
+
+from gieok import EntityNotFoundError, Memory, MemoryNotFoundError, SourceNotFoundError
+
+CHAT = [
+    {"id": "b1", "speaker": "민지", "text": "민지는 하나랑 토론토에 살아.", "timestamp": "2026-05-04T09:00:00+09:00"},
+    {"id": "b2", "speaker": "Minji", "text": "Hana and Minji moved to Toronto with Jisoo.",
+     "timestamp": "2026-05-12T09:01:00+09:00"},
+    {"id": "b3", "speaker": "Minji", "text": "I live in Seoul now.", "timestamp": "2026-05-20T09:00:00+09:00"},
+]
+
+
+def test_overview_counts_and_weeks(mem: Memory) -> None:
+    mem.retain("민지", CHAT, document_id="chat-1")
+    view = mem.overview("민지")
+    assert view["sources"] == 1 and view["facts"] == 3 and view["entities"] >= 2
+    assert sum(sum(w["classes"].values()) for w in view["weeks"]) == 3
+    assert [w["week"] for w in view["weeks"]] == sorted(w["week"] for w in view["weeks"])
+    assert view["last_activity"] and set(view["jobs"]) == {"queued", "running", "failed"}
+
+
+def test_source_facts_connections_entity_and_pin(mem: Memory) -> None:
+    mem.retain("a", CHAT, document_id="chat-1")
+    by_message = mem.source_facts("a", "chat-1")
+    assert set(by_message) == {"b1", "b2", "b3"}
+    fact = by_message["b2"][0]
+    linked = mem.connections("a", fact.id)
+    assert {"Toronto", "Jisoo"} <= set(linked["entities"])
+    toronto = mem.entity("a", "toronto")
+    assert toronto["entity"].name == "Toronto" and [f.id for f in toronto["facts"]] == [fact.id]
+    assert {n["name"] for n in toronto["neighbours"]} >= {"Jisoo", "Minji"}
+    assert all(n["weight"] == 1 for n in toronto["neighbours"]) and toronto["edges"]
+    assert mem.pin("a", fact.id).pinned is True
+    assert mem.get("a", fact.id).decay_class == "pinned"
+    unpinned = mem.pin("a", fact.id, pinned=False)
+    assert unpinned.pinned is False and unpinned.decay_class == "stable"
+    with pytest.raises(SourceNotFoundError):
+        mem.source_facts("a", "nope")
+    with pytest.raises(MemoryNotFoundError):
+        mem.connections("a", "f-999")
+    with pytest.raises(EntityNotFoundError):
+        mem.entity("a", "Nobody")
+
+
+def test_create_bank_is_empty_and_idempotent(mem: Memory) -> None:
+    assert mem.create_bank("빈 은행").facts == 0
+    assert mem.create_bank("빈 은행").name == "빈 은행"
+    assert mem.overview("빈 은행")["weeks"] == []

@@ -1,0 +1,120 @@
+"""The web UI at /ui, in-process (TestClient): every page in English and Korean, output escaped,
+CSRF on every state-changing form, the key kept in an HttpOnly cookie and banks isolated by key."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gieok import Memory
+from gieok.engine import keys
+from gieok.server.app import create_app
+from gieok.server.ui._i18n import STRINGS, pick_language
+
+XSS = '<script>alert(1)</script> <img src=x onerror=alert(2)> "quote\' <a href="javascript:alert(3)">x</a>'
+CHAT = [
+    {"id": "u1", "speaker": "민지", "text": "나 땅콩 알레르기 있어.", "timestamp": "2026-05-04T09:00:00+09:00"},
+    {"id": "u2", "speaker": "Minji", "text": "I live in Seoul. " + XSS, "timestamp": "2026-05-05T09:00:00+09:00"},
+    {"id": "u3", "speaker": "Minji", "text": "I moved to Busan with Jisoo, call 010-1234-5678.",
+     "timestamp": "2026-05-20T09:00:00+09:00"},
+]
+PAGES = ["/ui/", "/ui/b/민지", "/ui/b/민지/s/chat-1", "/ui/b/민지/f/f-1", "/ui/b/민지/f/f-2", "/ui/b/민지/entities",
+         "/ui/b/민지/e/Jisoo", "/ui/b/민지/recall?q=where+does+Minji+live&max_tokens=40",
+         "/ui/b/민지/reflect?q=Where+does+Minji+live%3F", "/ui/b/민지/reflect?q=capital+of+Mars",
+         "/ui/b/민지/jobs", "/ui/b/민지/erase"]
+
+
+@pytest.fixture
+def client(mem: Memory) -> Iterator[TestClient]:
+    mem.retain("민지", CHAT, document_id="chat-1")
+    with TestClient(create_app(mem, mcp=False, worker=False)) as http:
+        yield http
+
+
+def _csrf(html: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert found
+    return found.group(1)
+
+
+def test_every_string_has_both_languages() -> None:
+    assert all(len(pair) == 2 and all(pair) for pair in STRINGS.values())
+    assert pick_language(None, None, "ko-KR,ko;q=0.9,en;q=0.8") == "ko"
+    assert pick_language(None, None, "en-US,ko;q=0.5") == "en"
+    assert pick_language("ko", "en", "en") == "ko" and pick_language(None, None, None) == "en"
+
+
+@pytest.mark.parametrize("language,word", [("en", "Banks"), ("ko", "뱅크")])
+def test_every_page_renders_escaped_in_both_languages(client: TestClient, language: str, word: str) -> None:
+    for path in PAGES:
+        r = client.get(path, headers={"accept-language": language})
+        assert r.status_code == 200, (path, r.text[:500])
+        assert word in r.text and f'<html lang="{language}">' in r.text
+        assert "<script>alert" not in r.text and "<img src=x" not in r.text and 'href="javascript:' not in r.text
+        assert "Traceback" not in r.text
+        assert "script-src 'self'" in r.headers["content-security-policy"]
+    source = client.get("/ui/b/민지/s/chat-1").text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in source and '<mark class="redacted"' in source
+    assert 'href="/ui/b/%EB%AF%BC%EC%A7%80/f/f-' in source  # each message links to its facts
+
+
+def test_pages_draw_the_engine_data(client: TestClient) -> None:
+    assert "<svg" in client.get("/ui/b/민지").text  # the timeline
+    fact = client.get("/ui/b/민지/f/f-2").text
+    assert "Superseded by f-3" in fact or "Supersedes" in fact
+    recall = client.get("/ui/b/민지/recall?q=where+does+Minji+live&max_tokens=40").text
+    assert "semantic" in recall and "recency" in recall and 'class="chart budget"' in recall
+    refusal = client.get("/ui/b/민지/reflect?q=capital+of+Mars").text
+    assert 'id="refusal"' in refusal
+    answer = client.get("/ui/b/민지/reflect?q=Where+does+Minji+live%3F").text
+    assert '<mark class="quote">' in answer
+    ko = client.get("/ui/b/민지/jobs", headers={"accept-language": "ko"}).text
+    assert "재시도·취소" in ko
+    assert client.get("/ui/b/nobody").status_code == 404
+    assert client.get("/ui/b/nobody").headers["content-type"].startswith("text/html")
+
+
+def test_state_changing_forms_need_the_csrf_token(client: TestClient, mem: Memory) -> None:
+    page = client.get("/ui/b/민지/f/f-1").text
+    assert client.post("/ui/b/민지/f/f-1/pin", data={"pinned": "0"}).status_code == 403
+    assert client.post("/ui/b/민지/f/f-1/pin", data={"pinned": "0", "csrf": "0" * 64}).status_code == 403
+    assert client.post("/ui/banks/delete", data={"bank": "민지", "confirm": "민지"}).status_code == 403
+    assert mem.get("민지", "f-1").pinned is True  # an allergy is pinned on retain; the refused unpins did nothing
+    ok = client.post("/ui/b/민지/f/f-1/pin", data={"pinned": "0", "csrf": _csrf(page)})
+    assert ok.status_code == 200 and mem.get("민지", "f-1").pinned is False
+    wrong = client.post("/ui/banks/delete", data={"bank": "민지", "confirm": "민", "csrf": _csrf(page)})
+    assert wrong.status_code == 422 and [b.name for b in mem.banks()] == ["민지"]
+    proof = client.post("/ui/b/민지/erase", data={"by": "source_id", "source_id": "chat-1", "csrf": _csrf(page)})
+    assert proof.status_code == 200 and 'id="verdict"' in proof.text and "verdict ok" in proof.text
+    assert mem.sources("민지") == []
+    gone = client.post("/ui/banks/delete", data={"bank": "민지", "confirm": "민지", "csrf": _csrf(page)})
+    assert gone.status_code == 200 and mem.banks() == []
+
+
+def test_keys_login_cookie_and_isolation(mem: Memory) -> None:
+    mem.retain("mine", CHAT[:1])
+    mem.retain("theirs", CHAT[1:2])
+    _, key = keys.create_key(mem.engine, role="write", banks=["mine"])
+    with TestClient(create_app(mem, mcp=False, worker=False)) as http:
+        first = http.get("/ui/", follow_redirects=False)
+        assert first.status_code == 303 and first.headers["location"].startswith("/ui/login")
+        form = http.get("/ui/login").text
+        assert http.post("/ui/login", data={"key": key}).status_code == 403  # no token
+        bad = http.post("/ui/login", data={"key": "gk_wrong", "csrf": _csrf(form)})
+        assert bad.status_code == 401
+        logged = http.post("/ui/login", data={"key": key, "csrf": _csrf(form), "next": "/ui/"},
+                           follow_redirects=False)
+        cookie = logged.headers["set-cookie"]
+        assert "gieok_key=" in cookie and "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
+        banks = http.get("/ui/").text
+        assert "mine" in banks and "theirs" not in banks
+        assert http.get("/ui/b/theirs").status_code == 404
+        assert http.get("/ui/b/mine").status_code == 200
+
+
+def test_ui_can_be_switched_off(mem: Memory) -> None:
+    with TestClient(create_app(mem, mcp=False, worker=False, ui=False)) as http:
+        assert http.get("/ui/").status_code == 404
