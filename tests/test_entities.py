@@ -699,3 +699,10 @@ def test_simulated_english_conversation() -> None:
     assert clusters["Caroline Smith"] == {"Caroline Smith", "Caroline"}
     assert "Room 101" in clusters and "Room 102" in clusters
     assert "John Smith" in clusters and "Jane Smith" in clusters
+
+
+@pytest.mark.parametrize("text", ["Jane's number is [REDACTED:kr_phone] now.", "민지 번호는 [REDACTED:kr_phone]이야.",
+                                  "[REDACTED:email] belongs to Tom.", "[REDACTED:rrn] 이건 서연 거야."])
+def test_a_redaction_mark_is_not_an_entity(text: str) -> None:
+    names = [m.name for m in extract_mentions(text)]
+    assert names and not any("REDACTED" in n.upper() or "kr_phone" in n for n in names), names

@@ -24,6 +24,8 @@ from gieok.entities._normalize import is_hub_name, name_words, normalize_name
 from gieok.entities._types import Mention
 from gieok.text.korean import has_hangul
 
+_REDACTION_MARK = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
+
 
 def extract_mentions(
     text: str,
@@ -40,6 +42,7 @@ def extract_mentions(
     known name; with ``include_speaker=True`` it is also returned first as a person mention with
     offsets -1 (hub speakers such as "user" or "assistant" never are).
     """
+    text = _REDACTION_MARK.sub(lambda m: " " * len(m.group()), text)  # "[REDACTED:phone]" names no one
     known_names = [k.strip() for k in known if k and k.strip() and not is_hub_name(k)]
     speaker_name = speaker.strip() if speaker and not is_hub_name(speaker) else None
     if speaker_name:
