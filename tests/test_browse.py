@@ -51,3 +51,17 @@ def test_create_bank_is_empty_and_idempotent(mem: Memory) -> None:
     assert mem.create_bank("빈 은행").facts == 0
     assert mem.create_bank("빈 은행").name == "빈 은행"
     assert mem.overview("빈 은행")["weeks"] == []
+
+
+def test_an_entity_is_found_by_its_korean_or_english_name_or_an_alias(mem: Memory) -> None:
+    mem.retain("k", [{"role": "user", "content": "서연이는 부산에 살아.", "id": "k1"},
+                     {"role": "user", "content": "서연이가 부산에서 카페를 열었어.", "id": "k2"},
+                     {"role": "user", "content": "Jane Park moved to Busan.", "id": "k3"},
+                     {"role": "user", "content": "Jane likes the beach in Busan.", "id": "k4"}])
+    names = {e.name: e for e in mem.entities("k")}
+    for wanted in ("서연", "부산", "busan", "Jane"):
+        found = next(e for n, e in names.items() if wanted.casefold() in
+                     (x.casefold() for x in (n, *e.aliases)))
+        view = mem.entity("k", wanted)
+        assert view["entity"].name == found.name and view["entity"].facts == found.facts == 2
+        assert len(view["facts"]) == found.facts

@@ -17,6 +17,7 @@ from typing import Any
 from gieok.engine._time import from_epoch
 from gieok.engine.context import BankContext
 from gieok.engine.recall import add_versions, fact_to_memory
+from gieok.entities import candidate_keys
 from gieok.errors import EntityNotFoundError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
 from gieok.records import EntityInfo, RecalledMemory
@@ -115,14 +116,14 @@ def entity(ctx: BankContext, name: str, *, limit: int = 200, neighbours: int = 1
     named in the same facts (``neighbours`` most co-mentioned, with how many facts they share, and
     the edges between them)."""
     wanted = name.strip().casefold()
-    found = None
-    for row, count in ctx.store.list_entities(ctx.bank.id, 1_000_000):
-        if row.canonical_name.casefold() == wanted or any(a.casefold() == wanted for a in row.aliases):
-            found = (row, count)
-            break
-    if found is None:
+    # the entities indexed under the name's keys (as forget(entity=...) finds them), not a scan of all
+    keyed = ctx.store.entities_by_keys(ctx.bank.id, candidate_keys(name))
+    exact = [r for r in keyed if wanted in (n.casefold() for n in (r.canonical_name, *r.aliases))]
+    if not exact:
         raise EntityNotFoundError(name)
-    row, count = found
+    degrees = ctx.store.entity_degrees([r.id for r in exact])
+    row = min(exact, key=lambda r: (-degrees.get(r.id, 0), r.id))  # the most named, as the entity list orders them
+    count = degrees.get(row.id, 0)
     info = EntityInfo(row.canonical_name, row.kind, [a for a in row.aliases if a != row.canonical_name], count,
                       from_epoch(row.last_seen) if row.last_seen else None)
     fact_ids = ctx.store.facts_of_entities([row.id], int(limit)).get(row.id, [])
