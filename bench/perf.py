@@ -379,24 +379,25 @@ def instrument(timer: StageTimer, store: Any, embedder: Embedder) -> Callable[[]
 
 
 class Unlinked:
-    """Context manager switching retain's entity/link step (``gieok.engine.retain.link_new_facts``)
-    off, for ``--unlinked-above``; a no-op if the library has no such step."""
+    """Context manager switching retain's entity/link steps (``gieok.engine.retain.link_new_facts``
+    and ``write_entities``) off, for ``--unlinked-above``; a no-op for a step the library lacks."""
+
+    STEPS = ("link_new_facts", "write_entities")
 
     def __init__(self, on: bool) -> None:
         from gieok.engine import retain as retain_module
 
         self.module = retain_module
-        self.on = on and hasattr(retain_module, "link_new_facts")
-        self.original = getattr(retain_module, "link_new_facts", None)
+        self.originals = {n: getattr(retain_module, n) for n in self.STEPS if on and hasattr(retain_module, n)}
 
     def __enter__(self) -> Unlinked:
-        if self.on:
-            self.module.link_new_facts = lambda *a, **kw: None  # type: ignore[attr-defined]
+        for name in self.originals:
+            setattr(self.module, name, lambda *a, **kw: None)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.on:
-            self.module.link_new_facts = self.original  # type: ignore[attr-defined]
+        for name, original in self.originals.items():
+            setattr(self.module, name, original)
 
 
 def measure_latency(args: argparse.Namespace, console: Console, directory: Path, keep: bool) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""Retain holds the write lock only for writing: supersede verdicts are judged before it is taken
-(gieok.engine.versions.prejudge_updates), with the same outcome as judging them inside it.
-Korean and English."""
+"""Retain holds the write lock only for writing: supersede verdicts are judged
+(gieok.engine.versions.prejudge_updates) and entity mentions resolved (gieok.engine._resolution)
+before it is taken, with the same outcome as doing it inside; a resolution another writer made stale
+meanwhile is done again under the lock. Korean and English."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import gieok.engine._resolution as resolution
 import gieok.engine.retain as retain_module
 import gieok.engine.versions as versions
 from gieok import Memory
@@ -100,3 +102,88 @@ def test_a_document_is_judged_early_too_and_its_sections_stay_open(mem: Memory,
     mem.retain("b", text=guide, document_id="guide")
     assert watch.inside == 0
     assert _closed(mem) == set()
+
+
+NAMED = {
+    "english": ["My sister Jane works at Google in Mountain View.", "Jane and Tom went hiking near Denver.",
+                "Tom Baker is my manager at Google.", "Jane said Tom is moving to Seattle."],
+    "korean": ["민지 언니는 판교에 있는 네이버에 다녀.", "민지랑 지호가 주말에 북한산에 갔어.",
+               "김지호 팀장님은 우리 팀 매니저야.", "민지가 그러는데 지호는 부산으로 이사 간대."],
+}
+
+
+def _graph(memory: Memory) -> set[tuple[str, str, tuple[str, ...], int]]:
+    """The bank's entities as (name, kind, aliases, facts naming it): what resolution decided."""
+    bank = memory.engine.find_bank("b")
+    assert bank is not None
+    return {(row.canonical_name, row.kind, tuple(sorted(row.aliases)), n)
+            for row, n in memory.engine.store.list_entities(bank.id)}
+
+
+class _ResolveWatch:
+    """Counts entity resolutions scored inside and outside the store's write transaction."""
+
+    def __init__(self, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.inside = self.outside = 0
+        store = memory.engine.store
+        score = resolution._RESOLVER.resolve
+
+        def counted(*args: object, **kwargs: object) -> object:
+            if store._in_write():  # type: ignore[attr-defined]
+                self.inside += 1
+            else:
+                self.outside += 1
+            return score(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(resolution._RESOLVER, "resolve", counted)
+
+
+@pytest.mark.parametrize("lang", ["english", "korean"])
+def test_entities_are_resolved_before_the_write_lock(lang: str, mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = NAMED[lang]
+    mem.retain("b", _messages(lines[:2], 0))
+    watch = _ResolveWatch(mem, monkeypatch)
+    mem.retain("b", _messages(lines[2:], 2))
+    assert watch.outside >= 2 and watch.inside == 0, (watch.inside, watch.outside)
+
+
+@pytest.mark.parametrize("lang", ["english", "korean"])
+def test_entities_resolved_early_equal_resolving_in_the_lock(lang: str, two_memories: tuple[Memory, Memory],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    early, late = two_memories
+    lines = NAMED[lang]
+    for memory in (early, late):
+        if memory is late:  # no plan: everything resolved inside the lock
+            monkeypatch.setattr(retain_module, "plan_entities", lambda *a, **k: None)
+        memory.retain("b", _messages(lines[:2], 0))
+        memory.retain("b", _messages(lines[2:], 2))
+    graph = _graph(early)
+    assert graph == _graph(late)
+    assert any(n >= 2 for *_, n in graph)  # a name met twice is one entity: the comparison is not empty
+
+
+@pytest.mark.parametrize(("lang", "name", "first", "second"), [
+    ("english", "Jane", "My sister Jane works at Google.", "Last spring my sister Jane moved to Denver."),
+    ("korean", "민지", "민지는 네이버에 다녀.", "민지는 작년 봄에 부산으로 이사했어."),
+])
+def test_a_resolution_made_stale_by_another_writer_is_done_again(lang: str, name: str, first: str, second: str,
+                                                                mem: Memory,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    mem.retain("b", _messages(["hello there, nice to meet you" if lang == "english" else "안녕, 반가워"], 0))
+    plan = retain_module.plan_entities
+    replans: list[object] = []
+
+    def plan_then_race(store: object, bank: object, facts: object, found: object) -> object:
+        planned = plan(store, bank, facts, found)  # type: ignore[arg-type]
+        if not replans:  # another writer names the same person before this retain takes the lock
+            replans.append(planned)
+            mem.retain("b", [{"role": "user", "content": first, "id": "other", "timestamp": "2026-02-01T10:00:00Z"}],
+                       document_id="other-source")
+        return planned
+
+    monkeypatch.setattr(retain_module, "plan_entities", plan_then_race)
+    mem.retain("b", _messages([second], 1))
+    named = [row for row, _ in mem.engine.store.list_entities(mem.engine.find_bank("b").id)  # type: ignore[union-attr]
+             if row.canonical_name == name]
+    assert len(named) == 1, named  # one person, not a second entity from the stale plan
+    assert mem.engine.store.list_entities(mem.engine.find_bank("b").id)[0][1] >= 2  # type: ignore[union-attr]

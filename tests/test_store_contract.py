@@ -482,6 +482,9 @@ def test_entities_mentions_and_links(store: AnyStore) -> None:
     found = store.entities_by_keys(bank, ["민지님", "민지", "nobody"])
     assert found == [EntityRow(minji, "김민지", "person", ["민지", "김 팀장", "민지님"], ["팀장"], {"alice": 3}, 30.0)]
     assert store.entities_by_keys(bank, []) == [] and store.entities_by_keys(bank + 1, ["민지"]) == []
+    assert store.entity_key_index(bank, ["민지", "hana", "김민지", "nobody"]) == \
+        {"hana": (hana,), "김민지": (minji,), "민지": (minji,)}
+    assert store.entity_key_index(bank, []) == {} and store.entity_key_index(bank + 1, ["hana"]) == {}
     assert store.recent_entity_names(bank, 2) == ["김민지", "민지", "김 팀장", "민지님", "Alps"]
     assert store.recent_entity_names(bank, 10)[-1] == "Hana"  # never seen: last
     assert store.entities_of_facts([f[0], f[1], f[2]]) == {f[0]: sorted([minji, hana]), f[1]: [minji]}

@@ -271,6 +271,8 @@ class Plan:
     metadata: dict[str, Any] = field(default_factory=dict)
     # supersede verdicts judged before the lock: (older text, newer text) -> verdict or None
     verdicts: dict[tuple[str, str], Any] = field(default_factory=dict)
+    # entity resolution planned before the lock (gieok.engine._resolution); checked again under it
+    entities: Any = None
 
 
 def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedder: Embedder,

@@ -2,14 +2,11 @@
 
 The slow part runs before retain takes the write lock: :func:`find_mentions` extracts each new
 fact's entity mentions (Kiwi for Korean, proper-noun spans for English) with the conversation's
-speakers, the bank's recent entity names and the names found earlier in the call as known names.
+speakers, the bank's recent entity names and the names found earlier in the call as known names,
+and :mod:`gieok.engine._resolution` resolves them against a snapshot of the bank's entities (an
+ambiguous mention is linked to nothing, because a wrong edge costs more than a missing one).
 :func:`link_new_facts` runs inside retain's write transaction, after the facts are inserted, so a
-fact can link to facts and entities written earlier in the same call; matching a mention against the
-bank's entities stays there because it must see the entities a concurrent retain just wrote.
-
-* **Entities** — each mention resolved against the bank's entities that share a name key (see
-  gieok.entities); an ambiguous mention is linked to nothing, because a wrong edge costs more than a
-  missing one.
+fact can link to facts written earlier in the same call.
 * **Temporal links** — each fact to the previous facts of the same source said within six hours,
   weight 1 / (1 + Δt/1h).
 * **Semantic links** — to the nearest facts whose cosine similarity is unusually high *for this
@@ -22,21 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 import numpy as np
 
-from gieok.entities import (
-    CandidateEntity,
-    EntityResolver,
-    Mention,
-    candidate_keys,
-    cooccurrence_key,
-    entity_keys,
-    extract_mentions,
-    fact_contexts,
-    preferred_canonical,
-)
+from gieok.entities import Mention, extract_mentions, fact_contexts
 from gieok.records import NewFact
 from gieok.store.protocol import BankRow, Store
 
@@ -47,7 +33,6 @@ TEMPORAL_WINDOW = 6 * 3600.0
 RECENT_ENTITY_NAMES = 200
 SEMANTIC_NEIGHBOURS = 5
 SEMANTIC_Z = 3.0
-_RESOLVER = EntityResolver()
 
 
 @dataclass(frozen=True)
@@ -70,57 +55,6 @@ def find_mentions(store: Store, bank: BankRow | None, facts: Sequence[NewFact],
         out.append(FactMentions(mentions, fact_contexts(mentions, fact.text) if mentions else []))
         known += [m.name for m in mentions if m.name not in known]
     return out
-
-
-def _resolve_entities(store: Store, bank: BankRow, fact_id: int, fact: NewFact, found: FactMentions) -> None:
-    """Resolve and store the fact's mentions."""
-    mentions, contexts = found.mentions, found.contexts
-    if not mentions:
-        return
-    seen_at = datetime.fromtimestamp(fact.mentioned_at, tz=timezone.utc) if fact.mentioned_at else None
-    all_keys = sorted({k for c in contexts for k in c})
-    degrees = store.context_degrees(bank.id, all_keys)
-    linked: list[tuple[int, str]] = []
-    for mention, context in zip(mentions, contexts):
-        rows = store.entities_by_keys(bank.id, candidate_keys(mention.name))
-        candidates = [
-            CandidateEntity(str(r.id), r.canonical_name, r.aliases, r.titles, r.kind,
-                            r.cooccurring,
-                            datetime.fromtimestamp(r.last_seen, tz=timezone.utc) if r.last_seen else None)
-            for r in rows
-        ]
-        resolution = _RESOLVER.resolve(mention, candidates, cooccurring=context, seen_at=seen_at, degrees=degrees)
-        if resolution.status == "ambiguous":
-            continue
-        alias = mention.alias
-        if resolution.status == "match" and resolution.entity_id is not None:
-            row = next(r for r in rows if str(r.id) == resolution.entity_id)
-            canonical = preferred_canonical(row.canonical_name, mention.name) if alias else row.canonical_name
-            aliases = list(dict.fromkeys([*row.aliases,
-                                          *([row.canonical_name] if canonical != row.canonical_name else []),
-                                          *([alias] if alias and alias != canonical else [])]))
-            titles = list(dict.fromkeys([*row.titles, *([mention.title] if mention.title else [])]))
-            cooccurring = dict(row.cooccurring)
-            kind = row.kind if row.kind != "unknown" else mention.kind
-            entity_id: int | None = row.id
-            last_seen = max(filter(None, [row.last_seen, fact.mentioned_at]), default=None)
-        else:
-            canonical = mention.name
-            aliases = [alias] if alias and alias != canonical else []
-            titles = [mention.title] if mention.title else []
-            cooccurring = {}
-            kind = mention.kind
-            entity_id = None
-            last_seen = fact.mentioned_at
-        for key in context:
-            cooccurring[key] = cooccurring.get(key, 0) + 1
-        keys = entity_keys(canonical, aliases)
-        if mention.title and cooccurrence_key(mention):
-            keys = list(dict.fromkeys([*keys, *candidate_keys(mention.name)]))
-        saved = store.save_entity(bank.id, entity_id, canonical, kind, aliases, titles, cooccurring, last_seen, keys)
-        linked.append((saved, mention.surface))
-    store.add_mentions(fact_id, linked)
-    store.bump_context_degrees(bank.id, all_keys)
 
 
 def _temporal_links(store: Store, source_id: int, fact_ids: Sequence[int],
@@ -170,11 +104,9 @@ def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vector
 
 
 def link_new_facts(store: Store, bank: BankRow, source_id: int, fact_ids: Sequence[int],
-                   facts: Sequence[NewFact], mentions: Sequence[FactMentions],
-                   vectors: np.ndarray) -> dict[int, list[tuple[int, float]]]:
-    """Resolve entities and write links; returns each new fact's nearest neighbours (for versions)."""
-    for fact_id, fact, found in zip(fact_ids, facts, mentions):
-        _resolve_entities(store, bank, fact_id, fact, found)
+                   facts: Sequence[NewFact], vectors: np.ndarray) -> dict[int, list[tuple[int, float]]]:
+    """Write one source's new facts' temporal and semantic links; returns each new fact's nearest
+    neighbours (for versions)."""
     neighbours: dict[int, list[tuple[int, float]]] = {}
     links = (_temporal_links(store, source_id, fact_ids, facts)
              + _semantic_links(store, bank, fact_ids, vectors, neighbours))

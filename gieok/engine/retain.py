@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from gieok.engine import defense
+from gieok.engine._resolution import plan_entities, write_entities
 from gieok.engine._retain_plan import (
     FactOptions,
     Plan,
@@ -194,7 +195,9 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     else:
         plan = plan_document(engine.store, row, engine.settings, embedder, redacted.text or "", source_id,
                              screened.timestamp, redacted.metadata, options, llm, progress, on_total)
-    if engine.settings.supersede:  # judged now, so the lock is not held for it
+    # judged and resolved now, so the lock is not held for them
+    plan.entities = plan_entities(engine.store, row, *_written(plan))
+    if engine.settings.supersede:
         plan.verdicts = _prejudge(engine.store, row, plan)
     # 4. write, as one transaction
     store = engine.store
@@ -211,6 +214,13 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
             store.enqueue_job(ctx.bank.id, "consolidate")
     return RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
                         result.chunks_total, result.chunks_skipped, redactions=redacted.count)
+
+
+def _written(plan: Plan) -> tuple[list[NewFact], list[Any]]:
+    """The facts the write will insert, in its order, with their mentions (a kept chunk adds none)."""
+    pairs = [(f, m) for c, per_chunk in zip(plan.chunks, plan.mentions) if c.keep_chunk_id is None
+             for f, m in zip(c.facts, per_chunk)]
+    return [f for f, _ in pairs], [m for _, m in pairs]
 
 
 def _prejudge(store: Store, bank: BankRow | None, plan: Plan) -> Verdicts:
@@ -278,9 +288,9 @@ def _write_causal(store: Store, bank: BankRow, plan: Plan) -> None:
                               if i < len(a.fact_ids) and j < len(b.fact_ids)])
 
 
-def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list[NewFact], mentions: list[Any],
+def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list[NewFact],
           vectors: list[np.ndarray], *, document: bool = False) -> None:
-    neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, mentions, np.concatenate(vectors))
+    neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, np.concatenate(vectors))
     if ctx.settings.supersede:
         supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, document=document, verdicts=plan.verdicts)
 
@@ -294,8 +304,9 @@ def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
     position = store.next_message_position(source_id)
     added = removed = 0
     # linking once per source, not per message: the calibration sample and entity names are read once
-    to_link: dict[int, tuple[list[int], list[NewFact], list[Any], list[np.ndarray]]] = {}
-    for chunk, (chunk_vectors, context_vectors), mentions in zip(plan.chunks, plan.vectors, plan.mentions):
+    to_link: dict[int, tuple[list[int], list[NewFact], list[np.ndarray]]] = {}
+    written: list[int] = []
+    for chunk, (chunk_vectors, context_vectors) in zip(plan.chunks, plan.vectors):
         message = chunk.message
         assert message is not None
         if message.id in plan.changed:
@@ -309,15 +320,16 @@ def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
             target_source = source_id
         chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
         chunk.fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors, context_vectors)
-        batch = to_link.setdefault(target_source, ([], [], [], []))
+        batch = to_link.setdefault(target_source, ([], [], []))
         batch[0].extend(chunk.fact_ids)
         batch[1].extend(chunk.facts)
-        batch[2].extend(mentions)
-        batch[3].append(chunk_vectors)
+        batch[2].append(chunk_vectors)
+        written += chunk.fact_ids
         added += len(chunk.fact_ids)
     _write_causal(store, bank, plan)
-    for target_source, (ids, facts, mentions, vectors) in to_link.items():
-        _link(ctx, plan, target_source, ids, facts, mentions, vectors)
+    write_entities(store, bank, written, *_written(plan), plan.entities)
+    for target_source, (ids, facts, vectors) in to_link.items():
+        _link(ctx, plan, target_source, ids, facts, vectors)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped)
 
 
@@ -331,10 +343,8 @@ def _write_document(ctx: BankContext, plan: Plan) -> RetainResult:
     added = skipped = 0
     ids: list[int] = []
     facts: list[NewFact] = []
-    mentions: list[Any] = []
     vectors: list[np.ndarray] = []
-    for position, (chunk, (chunk_vectors, context_vectors), found) in enumerate(zip(plan.chunks, plan.vectors,
-                                                                                    plan.mentions)):
+    for position, (chunk, (chunk_vectors, context_vectors)) in enumerate(zip(plan.chunks, plan.vectors)):
         if chunk.keep_chunk_id is not None:
             store.set_chunk_position(chunk.keep_chunk_id, position)
             skipped += 1
@@ -343,10 +353,10 @@ def _write_document(ctx: BankContext, plan: Plan) -> RetainResult:
         chunk.fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
         ids += chunk.fact_ids
         facts += chunk.facts
-        mentions += found
         vectors.append(chunk_vectors)
         added += len(chunk.fact_ids)
     _write_causal(store, bank, plan)
     if ids:
-        _link(ctx, plan, source_id, ids, facts, mentions, vectors, document=True)
+        write_entities(store, bank, ids, *_written(plan), plan.entities)
+        _link(ctx, plan, source_id, ids, facts, vectors, document=True)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.chunks), skipped)

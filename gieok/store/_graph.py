@@ -50,6 +50,16 @@ class GraphQueries(StoreQueries):
                 found[int(r[0])] = EntityRow(int(r[0]), r[1], r[2], load(r[3]), load(r[4]), load(r[5]), r[6])
         return [found[i] for i in sorted(found)]
 
+    def entity_key_index(self, bank_id: int, keys: Sequence[str]) -> dict[str, tuple[int, ...]]:
+        """Each of ``keys`` that names an entity, with the ids it names (ascending)."""
+        found: dict[str, list[int]] = {}
+        for keys_in, part in self._dialect.in_parts(keys, text=True):
+            for key, entity_id in self._conn().execute(
+                f"SELECT key, entity_id FROM entity_keys WHERE bank_id = ? AND key {keys_in}", (bank_id, *part)
+            ):
+                found.setdefault(key, []).append(int(entity_id))
+        return {k: tuple(sorted(v)) for k, v in sorted(found.items())}
+
     def list_entities(self, bank_id: int, limit: int = 1000) -> list[tuple[EntityRow, int]]:
         """A bank's entities with the number of facts naming each, most named first."""
         load = self._dialect.from_json
