@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction clean
+.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,9 @@ bench-perf: $(STAMP)
 bench-load: $(STAMP)
 	$(BIN)/python bench/load.py
 
+bench-big-retain: $(STAMP)
+	$(BIN)/python bench/big_retain.py
+
 bench-erasure: $(STAMP)
 	$(BIN)/python bench/erasure.py
 
@@ -55,7 +58,7 @@ bench-serve: $(STAMP)
 bench-redaction: $(STAMP)
 	$(BIN)/python bench/redaction.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction
+bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain
 
 clean:
 	rm -rf $(VENV) build *.egg-info
