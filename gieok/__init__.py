@@ -15,10 +15,16 @@ from gieok.errors import (
     BankNotFoundError,
     BlockedContentError,
     ConfigError,
+    CorruptDocumentError,
+    DocumentError,
+    DocumentTooLargeError,
     EmbedderMismatchError,
+    EmptyDocumentError,
+    EncryptedDocumentError,
     EntityNotFoundError,
     ExtractionError,
     FileFormatError,
+    FormatMismatchError,
     GieokError,
     InputError,
     InvalidMessageError,
@@ -38,12 +44,14 @@ from gieok.errors import (
     PermissionDeniedError,
     RerankerError,
     RerankerUnavailableError,
+    ScannedPageError,
     SensitiveIdError,
     SourceNotFoundError,
     SpendLimitError,
     StoreBusyError,
     StoreError,
     UnknownProviderError,
+    UnsupportedFormatError,
 )
 from gieok.memory import AsyncMemory, Memory
 from gieok.records import (
@@ -54,6 +62,7 @@ from gieok.records import (
     Operation,
     Recall,
     RecalledMemory,
+    IngestResult,
     RetainResult,
     SourceInfo,
 )
@@ -117,6 +126,15 @@ __all__ = [
     "find_time_expressions",
     "parse_time_range",
     "redact",
+    "CorruptDocumentError",
+    "DocumentError",
+    "DocumentTooLargeError",
+    "EmptyDocumentError",
+    "EncryptedDocumentError",
+    "FormatMismatchError",
+    "ScannedPageError",
+    "UnsupportedFormatError",
+    "IngestResult",
 ]
 
 
