@@ -188,7 +188,8 @@ class ScannedPageError(DocumentError):
     def __init__(self, name: str, pages: Sequence[int]) -> None:
         self.pages = list(pages)
         shown = ", ".join(str(p) for p in self.pages[:10]) + (" ..." if len(self.pages) > 10 else "")
-        super().__init__(name, f"page{'s' if len(self.pages) > 1 else ''} {shown} {'are' if len(self.pages) > 1 else 'is'} "
+        many = len(self.pages) > 1
+        super().__init__(name, f"page{'s' if many else ''} {shown} {'are' if many else 'is'} "
                                "a scanned image with no text layer: run OCR on the PDF first (e.g. `ocrmypdf "
                                "--language kor+eng in.pdf out.pdf`) and ingest the result; gieok does not do OCR")
 

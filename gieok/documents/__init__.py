@@ -31,8 +31,11 @@ def _decode(data: bytes, name: str) -> str:
                                          "with `iconv -t UTF-8`") from None
 
 
+_DEFAULT_LIMITS = Limits()
+
+
 def parse_document(data: bytes, name: str = "document", media_type: str | None = None, *,
-                   limits: Limits = Limits(), progress: Progress = None) -> ParsedDocument:
+                   limits: Limits = _DEFAULT_LIMITS, progress: Progress = None) -> ParsedDocument:
     """The text and blocks of one file's ``data``; ``name`` (its file name) and ``media_type`` must agree
     with the content. Raises a :class:`gieok.errors.DocumentError` subclass for anything it cannot read."""
     if len(data) > limits.max_bytes:

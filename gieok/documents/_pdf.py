@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gieok.documents._types import Progress, RawBlock, build_document, ParsedDocument
+from gieok.documents._types import ParsedDocument, Progress, RawBlock, build_document
 from gieok.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError, ScannedPageError
 
 __all__ = ["parse_pdf"]
@@ -28,8 +28,8 @@ def _open(data: bytes, name: str) -> Any:
         return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
-            raise EncryptedDocumentError(name, "is password-protected: remove the password (e.g. `qpdf "
-                                               "--decrypt --password=... in.pdf out.pdf`) and ingest the copy") from None
+            raise EncryptedDocumentError(name, "is password-protected: remove the password (e.g. `qpdf --decrypt "
+                                               "--password=... in.pdf out.pdf`) and ingest the copy") from None
         raise CorruptDocumentError(name, f"cannot be opened as PDF ({exc}): export or download it again") from None
 
 

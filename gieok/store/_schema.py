@@ -30,7 +30,7 @@ __all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "KEYS", "LIFECYCLE", "
 
 
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
-         "0007_chunk_locations")
+         "0008_documents")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
