@@ -907,7 +907,8 @@ def test_chunk_locations_round_trip_and_follow_a_moved_chunk(store: AnyStore) ->
         source = store.upsert_source(b.id, "policy.pdf", "document", "x", {})
         located = store.add_chunk(b.id, source, 0, "sha-a", "환불 정책", [],
                                   {"section": ["환불 정책", "예외"], "start": 0, "end": 5})
-        paged = store.add_chunk(b.id, source, 1, "sha-b", "Refunds take 14 days", [], {"page": 3, "start": 7, "end": 27})
+        paged = store.add_chunk(b.id, source, 1, "sha-b", "Refunds take 14 days", [],
+                                {"page": 3, "start": 7, "end": 27})
         plain = store.add_chunk(b.id, source, 2, "sha-c", "no location", [])
     assert store.chunk_locations([located, paged, plain]) == {
         located: {"section": ["환불 정책", "예외"], "start": 0, "end": 5}, paged: {"page": 3, "start": 7, "end": 27}}

@@ -13,7 +13,7 @@ import re
 import zipfile
 from typing import Any
 
-from gieok.documents._types import Limits, ParsedDocument, RawBlock, build_document
+from gieok.documents._types import Limits, ParsedDocument, RawBlock, build_document, need_extra
 from gieok.errors import CorruptDocumentError, DocumentTooLargeError, EncryptedDocumentError, FormatMismatchError
 
 __all__ = ["parse_docx", "check_container"]
@@ -60,9 +60,12 @@ def _heading_level(paragraph: Any) -> int | None:
 
 def parse_docx(data: bytes, name: str, limits: Limits) -> ParsedDocument:
     check_container(data, name, limits)
-    import docx  # the optional extra gieok[documents]
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
+    try:
+        import docx  # the optional extra gieok[documents]
+        from docx.table import Table
+        from docx.text.paragraph import Paragraph
+    except ImportError:
+        raise need_extra("python-docx", "DOCX") from None
 
     try:
         document = docx.Document(io.BytesIO(data))

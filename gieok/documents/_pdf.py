@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gieok.documents._types import ParsedDocument, Progress, RawBlock, build_document
+from gieok.documents._types import ParsedDocument, Progress, RawBlock, build_document, need_extra
 from gieok.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError, ScannedPageError
 
 __all__ = ["parse_pdf"]
@@ -20,7 +20,10 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 def _open(data: bytes, name: str) -> Any:
-    import pypdfium2 as pdfium  # the optional extra gieok[documents]
+    try:
+        import pypdfium2 as pdfium  # the optional extra gieok[documents]
+    except ImportError:
+        raise need_extra("pypdfium2", "PDF") from None
 
     if b"%%EOF" not in data[-2048:]:
         raise CorruptDocumentError(name, "is truncated (no %%EOF at its end): download or export it again")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Block", "ParsedDocument", "DocumentChunk", "Limits", "Progress", "build_document"]
+from gieok.errors import ConfigError
 
-from collections.abc import Callable
+__all__ = ["Block", "ParsedDocument", "DocumentChunk", "Limits", "Progress", "build_document", "need_extra"]
 
 Progress = Callable[[int, int], None] | None  # (pages done, pages in all)
 
@@ -68,6 +69,11 @@ class RawBlock:
     level: int = 0
     page: int | None = None
     rows: list[str] = field(default_factory=list)
+
+
+def need_extra(module: str, what: str) -> ConfigError:
+    """The error for a parser library that is not installed: name the extra that brings it."""
+    return ConfigError(f"reading {what} needs {module}, which is not installed: pip install 'gieok[documents]'")
 
 
 _QUESTION_START = ("q:", "q.", "q)", "q ", "질문:", "질문 :", "문:", "문)", "faq:")
