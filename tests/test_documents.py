@@ -354,3 +354,55 @@ def test_ingest_from_bytes_needs_no_name(mem: Memory) -> None:
     assert same.source_id == result.source_id and same.facts_added == 0
     with pytest.raises(UnsupportedFormatError):
         mem.ingest("kb", b"hello", media_type="image/png")
+
+
+# -- reflect with an LLM: the same quote-or-refuse, the same citations -------------------------
+def _shown_id(request: object, needle: str) -> str:
+    """The id of the memory the model was shown whose line holds ``needle``."""
+    for message in reversed(request.messages):  # type: ignore[attr-defined]
+        content = str(message["content"])
+        if needle in content and "[f-" in content:
+            before = content[:content.index(needle)]
+            return before[before.rindex("[f-") + 1:before.rindex("]")]
+    raise AssertionError(f"{needle!r} was not shown to the model")
+
+
+@pytest.mark.parametrize(("question", "needle", "quote", "cite"), [
+    ("제주 배송은 며칠 더 걸려요?", "제주 지역은", "제주 지역은 배송에 3일이 더 걸립니다", "(policy.pdf, p. 4)"),
+    ("Can I refund a gift card?", "gift card", "gift cards cannot be refunded", "(refund.md, § 환불 정책 › FAQ)"),
+])
+def test_reflect_with_an_llm_keeps_a_verified_quote_and_cites_its_location(db_path: str, fake_embedder: object,
+                                                                           tmp_path: Path, question: str, needle: str,
+                                                                           quote: str, cite: str) -> None:
+    from gieok.providers.llms import ScriptedLLM
+
+    def answer(request: object) -> dict[str, object]:
+        memory_id = _shown_id(request, needle)
+        return {"action": "answer", "answer": f'"{quote}" [{memory_id}].\n"Made up words here" [{memory_id}].',
+                "cited": [memory_id]}
+
+    llm = ScriptedLLM([{"action": "recall", "query": question}, answer])
+    with Memory(db_path, embedder="fake", llm=llm) as mem:
+        mem.configure_llm("kb", enabled=False)
+        (tmp_path / "policy.pdf").write_bytes(make_pdf(PAGES))
+        mem.ingest("kb", tmp_path / "policy.pdf")
+        mem.ingest("kb", MARKDOWN.encode(), document_id="refund.md", media_type="text/markdown")
+        mem.configure_llm("kb", enabled=True)
+        result = mem.reflect("kb", question)
+    assert result.supported and result.mode == "llm"
+    assert quote in result.answer and cite in result.answer and "Made up" not in result.answer
+    assert result.dropped_quotes == ["Made up words here"]
+
+
+def test_reflect_with_an_llm_refuses_in_document_words_when_no_quote_survives(db_path: str,
+                                                                              fake_embedder: object) -> None:
+    from gieok.providers.llms import ScriptedLLM
+
+    llm = ScriptedLLM([{"action": "recall", "query": "대표 이사"},
+                       {"action": "answer", "answer": '대표는 "김철수 사장님입니다" [f-1].', "cited": ["f-1"]}])
+    with Memory(db_path, embedder="fake", llm=llm) as mem:
+        mem.configure_llm("kb", enabled=False)
+        mem.ingest("kb", MARKDOWN.encode(), document_id="refund.md", media_type="text/markdown")
+        mem.configure_llm("kb", enabled=True)
+        result = mem.reflect("kb", "대표 이사가 누구예요?")
+    assert not result.supported and result.answer.startswith("이 문서들에는 없어요")
