@@ -406,3 +406,31 @@ def test_reflect_with_an_llm_refuses_in_document_words_when_no_quote_survives(db
         mem.configure_llm("kb", enabled=True)
         result = mem.reflect("kb", "대표 이사가 누구예요?")
     assert not result.supported and result.answer.startswith("이 문서들에는 없어요")
+
+
+# -- the extractive answer over document memories (gieok.answering) ----------------------------
+def test_a_heading_is_never_the_answer_and_lends_its_section_to_the_lines_under_it() -> None:
+    from gieok.answering import EvidenceItem, extractive_answer
+
+    warranty = EvidenceItem("f-1", "What is not covered\n\n- Damage caused by water or by dropping the lamp.", 1.0,
+                            headings=("Lumen Lamp Warranty", "What is not covered"))
+    answer = extractive_answer("Is water damage covered by the warranty?", [warranty])
+    assert answer is not None and answer.quotes == [("f-1", "- Damage caused by water or by dropping the lamp.")]
+    title = EvidenceItem("f-2", "사내 복리후생 안내\n\n정규직과 계약직 직원 모두 대상입니다.", 1.0,
+                         headings=("사내 복리후생 안내",))
+    quoted = extractive_answer("사내 복리후생 안내는 누가 대상인가요?", [title])
+    assert quoted is not None and [q for _, q in quoted.quotes] == ["정규직과 계약직 직원 모두 대상입니다."]
+    # without the heading path the same text gives no section credit: the question is not covered
+    assert extractive_answer("Is water damage covered by the warranty?",
+                             [EvidenceItem("f-1", warranty.text, 1.0)]) is None
+
+
+def test_a_table_header_lends_its_words_to_every_row_and_is_not_an_answer() -> None:
+    from gieok.answering import EvidenceItem, extractive_answer
+
+    meals = EvidenceItem("f-1", "Meal | Daily limit\nBreakfast | 15 euros\nLunch | 25 euros\nDinner | 40 euros", 1.0)
+    answer = extractive_answer("What is the daily limit for dinner?", [meals])
+    assert answer is not None and answer.quotes == [("f-1", "Dinner | 40 euros")]
+    fees = EvidenceItem("f-2", "상품 종류 | 교환 배송비\n의류 | 무료\n가구 | 30,000원", 1.0)
+    korean = extractive_answer("가구 교환 배송비는 얼마인가요?", [fees])
+    assert korean is not None and korean.quotes == [("f-2", "가구 | 30,000원")]

@@ -132,7 +132,8 @@ def match_mental_model(store: Store, bank: BankRow, question: str) -> Any | None
 
 
 def _evidence(memories: list[RecalledMemory]) -> list[EvidenceItem]:
-    return [EvidenceItem(m.id, m.text, m.score, m.mentioned_at, m.speaker, m.source_id) for m in memories]
+    return [EvidenceItem(m.id, m.text, m.score, m.mentioned_at, m.speaker, m.source_id,
+                         tuple((m.location or {}).get("section") or ())) for m in memories]
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -141,8 +142,10 @@ def _iso(value: datetime | None) -> str | None:
 
 def citation(memory: RecalledMemory) -> str | None:
     """How an answer cites a document's memory: ``policy.pdf, p. 3`` / ``refund.md, § 환불 정책 › 예외``."""
+    if memory.location is None:
+        return None  # not an ingested document's
     where = format_location(memory.location)
-    return f"{memory.source_id}, {where}" if where else None
+    return f"{memory.source_id}, {where}" if where else memory.source_id
 
 
 def cited(memory: RecalledMemory, quotes: list[str]) -> dict[str, Any]:
