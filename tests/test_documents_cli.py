@@ -1,5 +1,6 @@
-"""`gieok ingest`: files, folders and globs; one bad file reported and skipped; --json summary;
-`gieok recall` and `gieok reflect` print the page or heading path."""
+"""The adapters over Memory.ingest. `gieok ingest`: files, folders and globs; one bad file reported
+and skipped; --json summary; `gieok recall` and `gieok reflect` print the page or heading path.
+``POST /v1/banks/{bank}/documents``: the body is the file, a bad one is a problem+json answer."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from pdf_fixture import make_pdf
 
+from gieok import Memory
 from gieok.cli import cli
 
 PAGES = [["Refund policy", "Refunds are paid within 14 days of the request."],
@@ -76,3 +78,29 @@ def test_document_id_needs_exactly_one_file(db_path: str, fake_embedder: object,
     root = _library(tmp_path)
     code, out = _run(db_path, "ingest", "kb", str(root), "--document-id", "x")
     assert code == 2 and "one document" in out
+
+
+def test_upload_a_document_over_http_and_recall_its_page(mem: Memory) -> None:
+    import httpx
+    from server_harness import serving
+
+    from gieok.server.app import create_app
+
+    with serving(create_app(mem, mcp=False, poll_seconds=0.05, max_body_bytes=200_000)) as url, \
+            httpx.Client(base_url=url, timeout=60) as http:
+        uploaded = http.post("/v1/banks/kb/documents", params={"document_id": "policy.pdf"},
+                             content=make_pdf(PAGES), headers={"content-type": "application/pdf"})
+        assert uploaded.status_code == 200, uploaded.text
+        assert uploaded.json()["pages"] == 2 and uploaded.json()["source_id"] == "policy.pdf"
+        markdown = http.post("/v1/banks/kb/documents", params={"document_id": "refund.md"},
+                             content=MARKDOWN.encode())  # no content type: the id's extension says Markdown
+        assert markdown.status_code == 200 and markdown.json()["media_type"] == "text/markdown"
+        found = http.post("/v1/banks/kb/recall", json={"query": "제주 배송"}).json()["memories"]
+        assert any(m["source_id"] == "policy.pdf" and m["location"]["page"] == 2 for m in found)
+        answer = http.post("/v1/banks/kb/reflect", json={"question": "할인 상품도 환불되나요?"}).json()
+        assert "§ 환불 정책 › 예외" in answer["answer"]
+        broken = http.post("/v1/banks/kb/documents", params={"document_id": "broken.pdf"},
+                           content=make_pdf(PAGES)[:300], headers={"content-type": "application/pdf"})
+        assert broken.status_code == 422 and broken.json()["error"] == "CorruptDocumentError"
+        assert "Traceback" not in broken.text and "truncated" in broken.json()["detail"]
+        assert [s["id"] for s in http.get("/v1/banks/kb/sources").json()] == ["policy.pdf", "refund.md"]

@@ -72,7 +72,9 @@ def ingest(engine: Engine, bank: str, source: Source, *, document_id: str | None
     settings = engine.settings
     limits = Limits(int(settings.max_document_bytes), int(settings.max_document_unpacked_bytes))
     data, name = read_source(source, limits.max_bytes)
-    parsed = parse_document(data, name, media_type, limits=limits, progress=progress)
+    # bytes have no file name: the document id's extension ("refund.md") says what a file's would
+    label = document_id if name == "<bytes>" and document_id else name
+    parsed = parse_document(data, label, media_type, limits=limits, progress=progress)
     chunks = chunk_blocks(parsed, int(settings.chunk_chars))
     if document_id is None:
         document_id = name if name != "<bytes>" else "doc-" + hashlib.sha256(data).hexdigest()[:16]
