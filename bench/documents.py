@@ -8,6 +8,7 @@ The QA set (``bench/data/documents_qa.json``, written by hand for gieok) holds e
 ``Memory.ingest``, and every question is asked with ``recall`` and offline ``reflect``. Reported,
 for all questions and per language:
 
+* **R@1 chunk** — share of answerable questions whose evidence chunk is the first memory recalled;
 * **R@5 chunk** — share of answerable questions whose evidence chunk (the chunk whose span holds the
   evidence sentence) is among the top 5 recalled memories; **R@5 document** — the right file at all;
 * **answered** — share of answerable questions reflect answers (not "not in these documents");
@@ -169,12 +170,16 @@ def main() -> None:
                 chunk_hit = any(m.source_id == q["document"] and m.location is not None
                                 and m.location["start"] <= start and end <= m.location["end"] for m in recalled)
                 doc_hit = any(m.source_id == q["document"] for m in recalled)
+                first_hit = bool(recalled) and recalled[0].source_id == q["document"] and \
+                    recalled[0].location is not None and recalled[0].location["start"] <= start <= end <= \
+                    recalled[0].location["end"]
                 quoted = result.supported and _squash(q["evidence"]) in _squash(result.answer)
                 exact = result.supported and any(b["source_id"] == q["document"] and _right_place(b.get("location"), q)
                                                  for b in result.based_on)
                 row.update({"chunk_hit": chunk_hit, "quoted": quoted, "citation_exact": exact,
                             "citations": [b.get("citation") for b in result.based_on]})
                 for bucket in buckets:
+                    stats[bucket]["R@1 chunk"].append(float(first_hit))
                     stats[bucket]["R@5 chunk"].append(float(chunk_hit))
                     stats[bucket]["R@5 document"].append(float(doc_hit))
                     stats[bucket]["answered"].append(float(result.supported))
@@ -190,7 +195,7 @@ def main() -> None:
     def mean(values: list[float]) -> str:
         return f"{sum(values) / len(values):.3f}" if values else "-"
 
-    columns = ("R@5 chunk", "R@5 document", "answered", "evidence quoted", "citation exact", "refused")
+    columns = ("R@1 chunk", "R@5 chunk", "R@5 document", "answered", "evidence quoted", "citation exact", "refused")
     rows = {bucket: {k: (mean(stats[bucket][k]), len(stats[bucket][k])) for k in columns} for bucket in
             ("all", "ko", "en")}
     summary = {"data": args.data, "embedder": embedder, "documents": len(documents), "questions": len(questions),

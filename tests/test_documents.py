@@ -434,3 +434,15 @@ def test_a_table_header_lends_its_words_to_every_row_and_is_not_an_answer() -> N
     fees = EvidenceItem("f-2", "상품 종류 | 교환 배송비\n의류 | 무료\n가구 | 30,000원", 1.0)
     korean = extractive_answer("가구 교환 배송비는 얼마인가요?", [fees])
     assert korean is not None and korean.quotes == [("f-2", "가구 | 30,000원")]
+
+
+def test_a_pdf_page_title_is_not_quoted_as_the_answer(mem: Memory) -> None:
+    pages = [["사내 복리후생 안내", "이 안내는 2026년 1월 1일부터 적용됩니다."],
+             ["Billing", "Invoices are issued on the first business day of each month."]]
+    mem.ingest("kb", make_pdf(pages), document_id="welfare.pdf")
+    korean = mem.reflect("kb", "복리후생 안내는 언제부터 적용되나요?")
+    assert korean.supported and "2026년 1월 1일부터 적용됩니다" in korean.answer
+    assert "(welfare.pdf, p. 1)" in korean.answer
+    assert [q for b in korean.based_on for q in b["quotes"]] == ["이 안내는 2026년 1월 1일부터 적용됩니다."]
+    english = mem.reflect("kb", "When are billing invoices issued?")
+    assert english.supported and "first business day of each month" in english.answer and "p. 2" in english.answer

@@ -131,9 +131,26 @@ def match_mental_model(store: Store, bank: BankRow, question: str) -> Any | None
     return best if best_score >= MODEL_MATCH else None
 
 
+_TITLE_END = (".", "?", "!", "。", "다", "요", ":", "|")
+
+
+def _headings(memory: RecalledMemory) -> tuple[str, ...]:
+    """A document memory's heading path; for a PDF page or a text file, which have none, a short
+    first line without sentence punctuation ("사내 복리후생 안내", "Billing") is taken as its title."""
+    if memory.location is None:
+        return ()
+    if memory.location.get("section"):
+        return tuple(memory.location["section"])
+    first, newline, _ = memory.text.strip().partition("\n")
+    title = first.strip()
+    if newline and title and len(title.split()) <= 6 and len(title) <= 40 and not title.endswith(_TITLE_END):
+        return (title,)
+    return ()
+
+
 def _evidence(memories: list[RecalledMemory]) -> list[EvidenceItem]:
-    return [EvidenceItem(m.id, m.text, m.score, m.mentioned_at, m.speaker, m.source_id,
-                         tuple((m.location or {}).get("section") or ())) for m in memories]
+    return [EvidenceItem(m.id, m.text, m.score, m.mentioned_at, m.speaker, m.source_id, _headings(m))
+            for m in memories]
 
 
 def _iso(value: datetime | None) -> str | None:
