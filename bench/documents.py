@@ -206,11 +206,11 @@ def main() -> None:
         return
     table = Table(title=f"Documents ({embedder}): {len(documents)} files, {len(questions)} questions")
     table.add_column("questions")
+    table.add_column("n", justify="right")
     for column in columns:
         table.add_column(column, justify="right")
     for bucket, r in rows.items():
-        table.add_row(f"{bucket} ({r['R@5 chunk'][1]} + {r['refused'][1]} unanswerable)",
-                      *(r[c][0] for c in columns))
+        table.add_row(bucket, f"{r['R@5 chunk'][1]}+{r['refused'][1]}", *(r[c][0] for c in columns))
     console.print(table)
     if throughput:
         console.print(f"throughput: a {throughput['pages']}-page PDF parsed and chunked at "
