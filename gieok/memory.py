@@ -118,9 +118,11 @@ class Memory:
         document whose chunks keep their location: the PDF page, the heading path (``환불 정책 › 예외``)
         and the span in the extracted text; recalled memories carry it as ``location``.
 
-        ``path_or_bytes`` is a path or the file's bytes (give ``media_type`` for bytes that are not
-        text). ``document_id`` defaults to the file's name; re-ingesting it re-processes only changed
-        chunks and removes the facts of chunks that are gone. ``progress(done, total)`` follows pages.
+        ``path_or_bytes`` is a path or the file's bytes (for bytes, ``media_type`` or the extension of
+        ``document_id`` names the format; PDF and DOCX are also told by their first bytes; without
+        either, text is plain text). ``document_id`` defaults to the file's name; re-ingesting it
+        re-processes only changed chunks and removes the facts of chunks that are gone.
+        ``progress(done, total)`` follows pages.
         A file gieok cannot read raises a :class:`gieok.errors.DocumentError` subclass that says how to
         fix it, and nothing is stored. Documents do not decay unless ``decay_class`` says so."""
         options = _retain.fact_options(decay_class, importance, pinned)

@@ -346,10 +346,11 @@ def test_reingesting_a_changed_file_reprocesses_only_changed_chunks(mem: Memory,
 
 
 def test_ingest_from_bytes_needs_no_name(mem: Memory) -> None:
-    result = mem.ingest("kb", _docx_bytes(),
+    data = _docx_bytes()  # built once: a DOCX's zip carries the time it was written
+    result = mem.ingest("kb", data,
                         media_type="application/vnd.openxmlformats-officedocument.wordprocessingml.document")
     assert result.source_id.startswith("doc-") and result.name == "<bytes>"
-    same = mem.ingest("kb", _docx_bytes(),
+    same = mem.ingest("kb", data,
                       media_type="application/vnd.openxmlformats-officedocument.wordprocessingml.document")
     assert same.source_id == result.source_id and same.facts_added == 0
     with pytest.raises(UnsupportedFormatError):
