@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from pdf_fixture import image_only_pdf, make_pdf
+from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 
 from gieok import (
     CorruptDocumentError,
@@ -447,3 +448,23 @@ def test_a_pdf_page_title_is_not_quoted_as_the_answer(mem: Memory) -> None:
     assert [q for b in korean.based_on for q in b["quotes"]] == ["이 안내는 2026년 1월 1일부터 적용됩니다."]
     english = mem.reflect("kb", "When are billing invoices issued?")
     assert english.supported and "first business day of each month" in english.answer and "p. 2" in english.answer
+
+
+# -- the same on PostgreSQL ---------------------------------------------------------------------
+def test_ingest_recall_and_reingest_on_postgres(pg_dsn_factory: object,  # noqa: F811
+                                                fake_embedder: object) -> None:
+    from gieok.store import PostgresStore
+
+    with Memory(store=PostgresStore(pg_dsn_factory()), embedder="fake") as pg:  # type: ignore[operator]
+        pg.ingest("kb", make_pdf(PAGES), document_id="policy.pdf")
+        pg.ingest("kb", MARKDOWN.encode(), document_id="refund.md")
+        page = next(m for m in pg.recall("kb", "제주 배송 3일").memories if m.source_id == "policy.pdf")
+        assert page.location is not None and page.location["page"] == 4
+        answer = pg.reflect("kb", "할인 상품도 환불되나요?")
+        assert answer.supported and "(refund.md, § 환불 정책 › 예외)" in answer.answer
+        edited = MARKDOWN.replace("할인 상품은 환불되지 않습니다.", "할인 상품은 교환만 됩니다.")
+        changed = pg.ingest("kb", edited.encode(), document_id="refund.md")
+        assert changed.chunks_skipped == changed.chunks_total - 1 and changed.facts_removed >= 1
+        with pytest.raises(CorruptDocumentError):
+            pg.ingest("kb", make_pdf(PAGES)[:700], document_id="broken.pdf")
+        assert [s.id for s in pg.sources("kb")] == ["policy.pdf", "refund.md"]
