@@ -3,12 +3,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain clean
+.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,documents]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -58,7 +58,10 @@ bench-serve: $(STAMP)
 bench-redaction: $(STAMP)
 	$(BIN)/python bench/redaction.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain
+bench-documents: $(STAMP)
+	$(BIN)/python bench/documents.py
+
+bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -12,6 +12,14 @@
     │   ├── SensitiveIdError          an id or bank name that holds a secret or identifier (refused, not redacted)
     │   ├── InvalidTimeError          a time/date string that cannot be read
     │   └── FileFormatError           a file the CLI cannot read as messages or text
+    │       └── DocumentError         a file ingest cannot turn into a document (gieok.documents)
+    │           ├── UnsupportedFormatError  not PDF, Markdown, HTML, DOCX or plain text
+    │           ├── FormatMismatchError     the extension or media_type says one format, the bytes another
+    │           ├── EmptyDocumentError      no text at all (an empty file, a PDF of blank pages)
+    │           ├── CorruptDocumentError    truncated or damaged: the parser cannot read it
+    │           ├── EncryptedDocumentError  password-protected: remove the password first
+    │           ├── ScannedPageError        a PDF page that is a picture, with no text layer: needs OCR
+    │           └── DocumentTooLargeError   over max_document_bytes, or a DOCX unpacking past its limit
     ├── NotFoundError                 (also a LookupError)
     │   ├── BankNotFoundError
     │   ├── MemoryNotFoundError
@@ -56,10 +64,16 @@ __all__ = [
     "BankNotFoundError",
     "BlockedContentError",
     "ConfigError",
+    "CorruptDocumentError",
+    "DocumentError",
+    "DocumentTooLargeError",
     "EmbedderMismatchError",
+    "EmptyDocumentError",
+    "EncryptedDocumentError",
     "EntityNotFoundError",
     "ExtractionError",
     "FileFormatError",
+    "FormatMismatchError",
     "GieokError",
     "InputError",
     "InvalidMessageError",
@@ -80,11 +94,13 @@ __all__ = [
     "PermissionDeniedError",
     "RerankerError",
     "RerankerUnavailableError",
+    "ScannedPageError",
     "SourceNotFoundError",
     "SpendLimitError",
     "StoreBusyError",
     "StoreError",
     "UnknownProviderError",
+    "UnsupportedFormatError",
 ]
 
 
@@ -132,6 +148,53 @@ class InvalidTimeError(InputError):
 
 
 class FileFormatError(InputError):
+    pass
+
+
+# --- documents (raised by gieok.documents; nothing of the document is stored) ----------------------
+
+
+class DocumentError(FileFormatError):
+    """A file :meth:`gieok.Memory.ingest` cannot turn into a document. ``name`` is the file's name."""
+
+    def __init__(self, name: str, message: str) -> None:
+        self.name = name
+        super().__init__(f"{name}: {message}")
+
+
+class UnsupportedFormatError(DocumentError):
+    pass
+
+
+class FormatMismatchError(DocumentError):
+    pass
+
+
+class EmptyDocumentError(DocumentError):
+    pass
+
+
+class CorruptDocumentError(DocumentError):
+    pass
+
+
+class EncryptedDocumentError(DocumentError):
+    pass
+
+
+class ScannedPageError(DocumentError):
+    """PDF pages that are pictures with no text layer; ``pages`` are their numbers (1-based)."""
+
+    def __init__(self, name: str, pages: Sequence[int]) -> None:
+        self.pages = list(pages)
+        shown = ", ".join(str(p) for p in self.pages[:10]) + (" ..." if len(self.pages) > 10 else "")
+        many = len(self.pages) > 1
+        super().__init__(name, f"page{'s' if many else ''} {shown} {'are' if many else 'is'} "
+                               "a scanned image with no text layer: run OCR on the PDF first (e.g. `ocrmypdf "
+                               "--language kor+eng in.pdf out.pdf`) and ingest the result; gieok does not do OCR")
+
+
+class DocumentTooLargeError(DocumentError):
     pass
 
 

@@ -16,6 +16,7 @@ from gieok.defense import RedactionPolicy
 from gieok.engine import banks as _banks
 from gieok.engine import browse as _browse
 from gieok.engine import forget as _forget
+from gieok.engine import ingest as _ingest
 from gieok.engine import jobs as _jobs
 from gieok.engine import mental_models as _models
 from gieok.engine import recall as _recall
@@ -27,7 +28,17 @@ from gieok.engine.fingerprint_key import KeySource
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
-from gieok.records import BankInfo, EntityInfo, Message, Operation, Recall, RecalledMemory, RetainResult, SourceInfo
+from gieok.records import (
+    BankInfo,
+    EntityInfo,
+    IngestResult,
+    Message,
+    Operation,
+    Recall,
+    RecalledMemory,
+    RetainResult,
+    SourceInfo,
+)
 from gieok.settings import Settings, resolve_settings
 from gieok.store.protocol import Store
 from gieok.store.sqlite import SQLiteStore
@@ -98,6 +109,26 @@ class Memory:
         options = _retain.fact_options(decay_class, importance, pinned, ttl, expires_at)
         return _retain.retain(self.engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
                               metadata=metadata, progress=progress, on_total=on_total, options=options)
+
+    def ingest(self, bank: str, path_or_bytes: _ingest.Source, *, document_id: str | None = None,
+               media_type: str | None = None, timestamp: TimeLike | None = None,
+               metadata: Mapping[str, Any] | None = None, progress: Callable[[int, int], None] | None = None,
+               decay_class: str | None = None, importance: float | None = None,
+               pinned: bool | None = None) -> IngestResult:
+        """Retain a file — PDF (its text layer), Markdown, HTML (main content), DOCX or plain text — as a
+        document whose chunks keep their location: the PDF page, the heading path (``환불 정책 › 예외``)
+        and the span in the extracted text; recalled memories carry it as ``location``.
+
+        ``path_or_bytes`` is a path or the file's bytes (for bytes, ``media_type`` or the extension of
+        ``document_id`` names the format; PDF and DOCX are also told by their first bytes; without
+        either, text is plain text). ``document_id`` defaults to the file's name; re-ingesting it
+        re-processes only changed chunks and removes the facts of chunks that are gone.
+        ``progress(done, total)`` follows pages.
+        A file gieok cannot read raises a :class:`gieok.errors.DocumentError` subclass that says how to
+        fix it, and nothing is stored. Documents do not decay unless ``decay_class`` says so."""
+        options = _retain.fact_options(decay_class, importance, pinned)
+        return _ingest.ingest(self.engine, bank, path_or_bytes, document_id=document_id, media_type=media_type,
+                              timestamp=timestamp, metadata=metadata, progress=progress, options=options)
 
     def submit_retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
                       text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,

@@ -16,6 +16,7 @@ __all__ = [
     "RecalledMemory",
     "Recall",
     "RetainResult",
+    "IngestResult",
     "EntityInfo",
     "Operation",
 ]
@@ -139,6 +140,9 @@ class RecalledMemory:
     pinned: bool = False
     strength: float = 1.0
     based_on: list[str] = field(default_factory=list)  # an observation's supporting memories
+    # where a document's memory lies: {"page": 3} (PDF) / {"section": ["환불 정책", "예외"]}, with
+    # "start"/"end" (its chunk's span in the extracted text); None for conversations
+    location: dict[str, Any] | None = None
 
     @property
     def occurred_at(self) -> datetime | None:
@@ -183,6 +187,27 @@ class RetainResult:
     chunks_total: int
     chunks_skipped: int
     redactions: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """One file ingested as a document: what was retained, and what the file was."""
+
+    bank: str
+    source_id: str
+    name: str  # the file's name (or "<bytes>")
+    media_type: str
+    pages: int | None  # PDF pages; None for formats without pages
+    chars: int  # characters of extracted text
+    facts_added: int
+    facts_removed: int
+    chunks_total: int
+    chunks_skipped: int
+    redactions: int = 0
+    seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

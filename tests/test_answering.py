@@ -25,7 +25,8 @@ def test_public_names() -> None:
     assert answering.__all__ == [
         "MIN_SUPPORT", "AnswerCheck", "CheckedQuote", "EvidenceItem", "ExtractiveAnswer", "Language",
         "Quote", "QuoteCheck", "check_answer", "detect_language", "extractive_answer", "find_citations",
-        "find_quotes", "is_checkable", "not_in_memory", "question_entities", "question_terms", "question_topic",
+        "find_quotes", "is_checkable", "not_in_documents", "not_in_memory", "question_entities", "question_terms",
+        "question_topic",
         "verify_quote",
     ]
     for name in answering.__all__:

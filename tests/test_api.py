@@ -27,6 +27,8 @@ def test_public_names_are_pinned() -> None:
         "SourceNotFoundError",
         "StoreBusyError", "StoreError", "TimeMention", "UnknownProviderError", "__version__", "find_time_expressions",
         "parse_time_range", "redact",
+        "CorruptDocumentError", "DocumentError", "DocumentTooLargeError", "EmptyDocumentError",
+        "EncryptedDocumentError", "FormatMismatchError", "ScannedPageError", "UnsupportedFormatError", "IngestResult",
     ])
     for name in gieok.__all__:
         assert hasattr(gieok, name)
@@ -42,7 +44,7 @@ PUBLIC_METHODS = {
     "retain", "recall", "reflect", "banks", "sources", "source", "get", "history", "observations", "forget",
     "verify_erased", "delete_bank", "redaction_policy", "set_redaction_policy", "audit_log", "configure_llm",
     "llm_usage", "add_mental_model", "mental_model", "mental_models", "delete_mental_model", "maintain",
-    "run_jobs", "jobs", "close", "submit_retain", "operation", "entities", "overview", "source_facts",
+    "run_jobs", "jobs", "close", "submit_retain", "operation", "entities", "ingest", "overview", "source_facts",
     "connections", "entity", "pin", "create_bank",
 }
 

@@ -31,6 +31,7 @@ ROUTES: dict[tuple[str, str], tuple[str, Any]] = {
     ("DELETE", "/v1/banks/{bank}"): ("admin", None),
     ("POST", "/v1/banks/{bank}/retain"): ("write", {"messages": [{"id": "p", "speaker": "x",
                                                                    "text": "새 메시지 new"}]}),
+    ("POST", "/v1/banks/{bank}/documents"): ("write", None),  # an empty upload: refused as an empty document
     ("POST", "/v1/banks/{bank}/recall"): ("read", {"query": "비밀 표식 Marker"}),
     ("POST", "/v1/banks/{bank}/reflect"): ("read", {"question": "비밀 표식은 뭐야?"}),
     ("POST", "/v1/banks/{bank}/forget"): ("write", {"memory_id": "f-999999"}),

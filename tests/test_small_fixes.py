@@ -56,7 +56,7 @@ def test_cli_retain_of_a_missing_or_binary_file_is_one_line(db_path: str, fake_e
     pdf = tmp_path / "guide.pdf"
     pdf.write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj <<>> endobj\n")
     code, out = _run(db_path, "retain", "u", str(pdf))
-    assert code == 2 and "is a PDF" in out and "pdftotext" in out
+    assert code == 2 and "is a PDF" in out and "gieok ingest" in out
     folder = tmp_path / "docs"
     folder.mkdir()
     code, out = _run(db_path, "retain", "u", str(folder))

@@ -902,3 +902,22 @@ def test_postgres_connection_errors_are_clear_and_hide_the_password() -> None:
     with pytest.raises(StoreError, match="cannot connect to PostgreSQL") as info:
         PostgresStore(dsn)
     assert "s3cret-pw" not in str(info.value)
+
+
+def test_chunk_locations_round_trip_and_follow_a_moved_chunk(store: AnyStore) -> None:
+    with store.write():
+        b = store.create_bank("docs", "fake", 4)
+        source = store.upsert_source(b.id, "policy.pdf", "document", "x", {})
+        located = store.add_chunk(b.id, source, 0, "sha-a", "환불 정책", [],
+                                  {"section": ["환불 정책", "예외"], "start": 0, "end": 5})
+        paged = store.add_chunk(b.id, source, 1, "sha-b", "Refunds take 14 days", [],
+                                {"page": 3, "start": 7, "end": 27})
+        plain = store.add_chunk(b.id, source, 2, "sha-c", "no location", [])
+    assert store.chunk_locations([located, paged, plain]) == {
+        located: {"section": ["환불 정책", "예외"], "start": 0, "end": 5}, paged: {"page": 3, "start": 7, "end": 27}}
+    assert store.chunk_locations([]) == {}
+    with store.write():
+        store.set_chunk_position(paged, 0, {"page": 4, "start": 0, "end": 20})
+        store.set_chunk_position(located, 1)  # no location given: the stored one stays
+    found = store.chunk_locations([located, paged])
+    assert found[paged] == {"page": 4, "start": 0, "end": 20} and found[located]["section"] == ["환불 정책", "예외"]

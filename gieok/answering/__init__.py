@@ -9,8 +9,8 @@ package is its deterministic part, with no model calls:
   says whether anything supported is left.
 - ``extractive_answer`` (``_extractive``) answers without an LLM by quoting the memory sentences that
   cover the question's content terms, and returns None below a calibrated sufficiency gate.
-- ``detect_language`` / ``not_in_memory`` (``_language``) pick the answer language and phrase the
-  refusal the caller gives when nothing supported remains.
+- ``detect_language`` / ``not_in_memory`` / ``not_in_documents`` (``_language``) pick the answer
+  language and phrase the refusal the caller gives when nothing supported remains.
 """
 
 from gieok.answering._check import AnswerCheck, CheckedQuote, check_answer, find_citations
@@ -22,7 +22,7 @@ from gieok.answering._extractive import (
     question_entities,
     question_terms,
 )
-from gieok.answering._language import Language, detect_language, not_in_memory, question_topic
+from gieok.answering._language import Language, detect_language, not_in_documents, not_in_memory, question_topic
 from gieok.answering._quotes import Quote, QuoteCheck, find_quotes, is_checkable, verify_quote
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "find_citations",
     "find_quotes",
     "is_checkable",
+    "not_in_documents",
     "not_in_memory",
     "question_entities",
     "question_terms",

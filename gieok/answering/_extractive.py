@@ -58,6 +58,7 @@ __all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer
            "question_terms"]
 
 MIN_SUPPORT = 0.85
+_TABLE_ROW = " | "  # how gieok.documents writes a table row's cells; its first row is the header
 CONTEXT_CREDIT = 0.5
 RANK_WEIGHT = 0.1
 ENTITY_MISS = 0.5
@@ -96,6 +97,9 @@ class EvidenceItem:
     mentioned_at: datetime | None = None
     speaker: str | None = None
     source_id: str | None = None  # the conversation or document it came from (who "user" is, there)
+    # an ingested document's heading path above this memory ("환불 정책", "예외"): a heading is not an
+    # answer of its own, and the section it names is part of every sentence under it
+    headings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -215,7 +219,9 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
     question on its own line (a FAQ's "Q. 배송은 얼마나 걸리나요?") lends its terms to the line after
     it, which answers it. A chosen sentence followed by a short one that carries a value ("My
     daughter Lily started school. She's six.") is quoted with it: that sentence leans on the one
-    before for its subject."""
+    before for its subject. A document's heading line is not a passage either; the words of the
+    section a sentence sits in count as its own ("§ Warranty: lasts three years"), and a table's
+    header row is not a passage but part of every row under it ("Meal | Daily limit" over "Dinner | 40")."""
     ranked = sorted(enumerate(memories), key=lambda pair: (-pair[1].score, pair[0]))
     sentences: list[_Sentence] = []
     passages: list[_Sentence] = []
@@ -229,10 +235,17 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
         spans = _spans(item.text)
         singles: list[_Sentence] = []
         lent: frozenset[str] = frozenset()
+        headings = {" ".join(h.split()) for h in item.headings}
+        section = _terms(" ".join(item.headings))
+        header: frozenset[str] = frozenset()  # the header row of the table this sentence is a row of
         for start, end in spans:
             text = item.text[start:end]
-            sentence = _Sentence(item, rank, text, with_categories(_terms(text) | speaker) | lent, context,
-                                 question=_is_question(text))
+            heading = " ".join(text.split()) in headings
+            row = _TABLE_ROW in text and "\n" not in text.strip()
+            first_row = row and not header
+            header = (_terms(text) if first_row else header) if row else frozenset()
+            terms = with_categories(_terms(text) | speaker | section | (frozenset() if first_row else header)) | lent
+            sentence = _Sentence(item, rank, text, terms, context, question=_is_question(text) or heading or first_row)
             lent = sentence.terms if sentence.question and _ends_line(item.text, end) else frozenset()
             singles.append(sentence)
         sentences.extend(singles)

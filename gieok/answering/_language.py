@@ -83,6 +83,22 @@ def not_in_memory(question: str, *, found: int = 0) -> str:
     return "That's not in memory: I found nothing stored that answers this question."
 
 
+def not_in_documents(question: str, *, found: int = 0) -> str:
+    """The refusal when every memory searched came from ingested documents: the answer is not in
+    *these documents* (a knowledge base answers from its files or says plainly it cannot)."""
+    topic = question_topic(question)
+    if detect_language(question) == "ko":
+        about = f"{topic}에 대한 " if topic else ""
+        seen = f" 관련 구절 {found}개를 찾았지만 {about}답은 없었어요." if found else f" {about}내용을 찾지 못했어요."
+        return "이 문서들에는 없어요:" + seen
+    about = f" about {topic}" if topic else ""
+    if found:
+        passages = "passage" if found == 1 else "passages"
+        return (f"That's not in these documents: I found {found} related {passages}, but none answers the "
+                f"question{about}.")
+    return f"That's not in these documents: nothing in them answers the question{about}."
+
+
 def _korean_runs(question: str) -> list[str]:
     runs: list[str] = []
     run_start = run_end = -1

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from gieok.cli._common import echo_json, open_memory
+from gieok.documents import format_location
 from gieok.errors import FileFormatError
 from gieok.ids import parse_memory_id
 
@@ -40,8 +41,8 @@ def _read_text_file(path: Path) -> str:
         raise FileFormatError(f"{path}: cannot be read (permission denied)") from None
     for magic, kind in _BINARY_FORMATS:
         if data.startswith(magic):
-            raise FileFormatError(f"{path}: is {kind}, which gieok does not read yet: extract its text first "
-                                  f"(e.g. `pdftotext {path.name} -` for a PDF) and retain the text")
+            raise FileFormatError(f"{path}: is {kind}, which `gieok retain` does not read: use `gieok ingest BANK "
+                                  f"{path.name}` (PDF, DOCX, HTML, Markdown; pip install 'gieok[documents]')")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -138,7 +139,9 @@ def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, li
             channels = ", ".join(f"{name} #{hit.rank}" for name, hit in m.channels.items())
         text = m.text + (f"\n(replaces {', '.join(m.supersedes)})" if m.supersedes else "")
         text += f"\n(replaced by {m.superseded_by})" if m.superseded_by else ""
-        table.add_row(str(i), m.id, f"{m.score:.4f}", escape(text), escape(", ".join(m.source_ids)), channels)
+        where = format_location(m.location)  # an ingested document's page or heading path
+        cited = f"{m.source_id}, {where}" if where else ", ".join(m.source_ids)
+        table.add_row(str(i), m.id, f"{m.score:.4f}", escape(text), escape(cited), channels)
     Console().print(table)
 
 

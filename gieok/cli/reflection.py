@@ -29,7 +29,8 @@ def reflect(ctx: click.Context, bank: str, question: str, now: str | None, as_js
         return
     click.echo(result.answer)
     for item in result.based_on:
-        click.echo(f"  [{item['id']}] {item['text']}" if item["text"] else f"  [{item['id']}]")
+        where = f" ({item['citation']})" if item.get("citation") else ""
+        click.echo(f"  [{item['id']}]{where} {item['text']}" if item["text"] else f"  [{item['id']}]{where}")
     if result.dropped_quotes:
         click.echo(f"  (dropped {len(result.dropped_quotes)} unverified quote(s))")
 

@@ -77,6 +77,7 @@ class PlannedChunk:
     message: Message | None = None
     keep_chunk_id: int | None = None  # an unchanged stored chunk that is kept as it is
     fact_ids: list[int] = field(default_factory=list)
+    location: dict[str, Any] | None = None  # an ingested document's page / heading path and span
 
 
 def is_system(speaker: str | None) -> bool:
@@ -307,24 +308,40 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
     return plan
 
 
+# an ingested document's chunks, laid out by gieok.documents: (text, location) in order; the text is
+# the chunk's own (a table piece repeats its header row), the location its page / heading path / span
+Layout = Sequence[tuple[str, Mapping[str, Any]]]
+
+
 def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedder: Embedder, text: str,
                   document_id: str, timestamp: str | None, metadata: dict[str, Any], options: FactOptions,
-                  llm: Any, progress: Progress = None, on_total: Callable[[int], None] | None = None) -> Plan:
+                  llm: Any, progress: Progress = None, on_total: Callable[[int], None] | None = None,
+                  layout: Layout | None = None) -> Plan:
     options = replace(options, document=True)
     row = store.get_source_row(bank.id, document_id) if bank is not None else None
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {document_id!r} is a conversation; retain the document under another id")
     stored = {c.sha256: c for c in store.chunks_of(row[0])} if row else {}
     planned: list[PlannedChunk] = []
-    for a, b in chunk_document(text, settings.chunk_chars):
-        piece = text[a:b]
-        sha = content_sha(piece)
-        chunk = PlannedChunk(sha, piece, [])
+    pieces: list[tuple[str, dict[str, Any] | None]] = [(text[a:b], None) for a, b in
+                                                        chunk_document(text, settings.chunk_chars)] \
+        if layout is None else [(piece, dict(location)) for piece, location in layout]
+    for piece, location in pieces:
+        # a section's chunk is matched by its text and heading path: the same words under another
+        # heading are another chunk (a moved page keeps its chunk; its location is updated)
+        sha = content_sha(piece) if not location or not location.get("section") else \
+            content_sha(piece, "\x1f".join(location["section"]))
+        chunk = PlannedChunk(sha, piece, [], location=location)
         if sha in stored:
             chunk.keep_chunk_id = stored.pop(sha).id
         else:
+            # a chunk in the middle of a section is embedded with its heading path ("환불 정책 › 예외")
+            context = " › ".join(location["section"]) if location and location.get("section") else None
+            if context is not None and piece.startswith(location["section"][-1]):  # type: ignore[index]
+                context = None  # the chunk opens with its heading: its facts say it already
             for fa, fb in facts_from_text(piece, max(200, settings.max_fact_chars // 2)):
-                chunk.facts.append(options.apply(_make_fact(piece[fa:fb], None, timestamp, [])))
+                chunk.facts.append(options.apply(_make_fact(piece[fa:fb], None, timestamp, [], context,
+                                                            settings.context_vectors)))
         planned.append(chunk)
     causal = _document_llm_facts(llm, planned, timestamp, options) if llm is not None else []
     meta = dict(metadata)

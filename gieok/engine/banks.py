@@ -12,7 +12,7 @@ from gieok.engine._time import from_epoch
 from gieok.engine._validate import check_name
 from gieok.engine.context import BankContext, Engine
 from gieok.engine.observations import observation_memory
-from gieok.engine.recall import add_versions, fact_to_memory
+from gieok.engine.recall import add_locations, add_versions, fact_to_memory
 from gieok.errors import BankNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import parse_memory_id
 from gieok.records import EntityInfo, RecalledMemory, SourceInfo
@@ -49,6 +49,7 @@ def get_memory(ctx: BankContext, memory_id: str) -> RecalledMemory:
         raise MemoryNotFoundError(memory_id)
     memory = fact_to_memory(facts[0], 0.0, {})
     add_versions(ctx.store, [memory])  # which version replaced it, and what it replaced
+    add_locations(ctx.store, [(memory, facts[0].chunk_id)])
     return memory
 
 
@@ -60,6 +61,7 @@ def history(ctx: BankContext, memory_id: str) -> list[RecalledMemory]:
     chain = ctx.store.get_facts(ctx.bank.id, ctx.store.version_chain(ref.number))
     versions = [fact_to_memory(f, 0.0, {}) for f in chain]
     add_versions(ctx.store, versions)
+    add_locations(ctx.store, [(v, f.chunk_id) for v, f in zip(versions, chain)])
     return versions
 
 

@@ -17,7 +17,7 @@ fingerprint; never the value. A finding outside the text names its field in ``it
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +109,23 @@ def check_blocked(out: Redacted) -> None:
         error = BlockedContentError(types)
         error.items = sorted(out.blocked)  # type: ignore[attr-defined]
         raise error
+
+
+def redact_layout(layout: Sequence[tuple[str, Mapping[str, Any]]], document_id: str, policy: RedactionPolicy,
+                  out: Redacted) -> list[tuple[str, Mapping[str, Any]]]:
+    """An ingested document's chunks, each redacted like the document's text (a block finding is already
+    in ``out`` from the text; the chunks' audit rows are not added twice). Section headings in the
+    locations are redacted too: they are stored and shown."""
+    scratch = Redacted()
+    chunks: list[tuple[str, Mapping[str, Any]]] = []
+    for piece, location in layout:
+        redacted_location = dict(location)
+        if location.get("section"):
+            redacted_location["section"] = [_apply(str(h), document_id, policy, scratch) for h in location["section"]]
+        chunks.append((_apply(piece, document_id, policy, scratch), redacted_location))
+    for item, types in scratch.blocked.items():
+        out.blocked.setdefault(item, []).extend(t for t in types if t not in out.blocked.get(item, []))
+    return chunks
 
 
 def redact_messages(messages: list[Message], policy: RedactionPolicy) -> Redacted:

@@ -45,7 +45,7 @@ from gieok.temporal import find_time_expressions, parse_time_range
 from gieok.text.korean import has_hangul
 from gieok.text.terms import keyword_terms
 
-__all__ = ["recall", "fact_to_memory", "CHANNELS"]
+__all__ = ["recall", "fact_to_memory", "add_locations", "CHANNELS"]
 
 CHANNELS = ("semantic", "keyword", "graph", "temporal")
 # "요즘 무슨 운동 해?" / "what does she do these days?" ask for the current state, which may have been
@@ -106,6 +106,13 @@ def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit])
         pinned=fact.pinned,
         strength=fact.strength,
     )
+
+
+def add_locations(store: Store, pairs: list[tuple[RecalledMemory, int]]) -> None:
+    """Give each memory of an ingested document its chunk's location (page / heading path / span)."""
+    found = store.chunk_locations(sorted({chunk for _, chunk in pairs})) if pairs else {}
+    for memory, chunk in pairs:
+        memory.location = found.get(chunk)
 
 
 def _replaced(fact: FactRow, now_ts: float, as_of: float | None) -> bool:
@@ -328,11 +335,14 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     if not history:
         scored = replacements_first(scored, lambda fact: _replaced(fact, now_ts, as_of_ts))
 
+    chunk_of: dict[str, int] = {}
+
     def build(candidate: _Scored) -> RecalledMemory:
         if isinstance(candidate.item, RecalledMemory):
             return candidate.item
         fact, hits, fused_score, multipliers = candidate.item
         memory = fact_to_memory(fact, candidate.score, hits)
+        chunk_of[memory.id] = fact.chunk_id
         if explain:
             memory.explanation = {
                 "channels": {name: {"rank": h.rank, "score": h.score} for name, h in hits.items()},
@@ -351,5 +361,6 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     picked, used = fill_budget(scored, lambda c: c.tokens, max_tokens, limit)
     chosen = [build(c) for c in picked]
     add_versions(store, chosen)
+    add_locations(store, [(m, chunk_of[m.id]) for m in chosen if m.id in chunk_of])
     return Recall(query=query, bank=bank.name, memories=chosen, total_tokens=used, max_tokens=max_tokens, now=now,
                   time_range=time_range_dt)

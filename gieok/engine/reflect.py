@@ -19,12 +19,18 @@ searched.
   citations are removed, and if nothing verified remains the answer is the honest refusal in the
   question's language. If the model gives up without having recalled raw facts, the facts are
   recalled for it and it is asked once more.
+
+Memories of an ingested document carry their chunk's location; the answer cites it after the memory
+id — ``[f-5] (refund.md, § 환불 정책 › 예외)`` / ``[f-2] (policy.pdf, p. 2)`` — and a question that
+only documents were searched for, and none answered, is refused as "이 문서들에는 없어요" / "not in
+these documents" (quote-or-refuse, as for conversations).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -36,10 +42,12 @@ from gieok.answering import (
     check_answer,
     detect_language,
     extractive_answer,
+    not_in_documents,
     not_in_memory,
     question_entities,
     question_terms,
 )
+from gieok.documents import format_location
 from gieok.engine._time import TimeLike
 from gieok.engine.banks import get_memory
 from gieok.engine.context import BankContext, JobContext
@@ -51,8 +59,8 @@ from gieok.records import Recall, RecalledMemory
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms
 
-__all__ = ["MAX_STEPS", "Reflection", "cited", "current_versions", "match_mental_model", "reflect", "refresh_models",
-           "similarity_stats"]
+__all__ = ["MAX_STEPS", "Reflection", "citation", "cited", "current_versions", "match_mental_model", "reflect",
+           "refresh_models", "similarity_stats"]
 
 MAX_STEPS = 10
 MODEL_MATCH = 0.8  # share of a mental model's question terms the question must have (and vice versa)
@@ -123,24 +131,82 @@ def match_mental_model(store: Store, bank: BankRow, question: str) -> Any | None
     return best if best_score >= MODEL_MATCH else None
 
 
+_TITLE_END = (".", "?", "!", "。", "다", "요", ":", "|")
+
+
+def _headings(memory: RecalledMemory) -> tuple[str, ...]:
+    """A document memory's heading path; for a PDF page or a text file, which have none, a short
+    first line without sentence punctuation ("사내 복리후생 안내", "Billing") is taken as its title."""
+    if memory.location is None:
+        return ()
+    if memory.location.get("section"):
+        return tuple(memory.location["section"])
+    first, newline, _ = memory.text.strip().partition("\n")
+    title = first.strip()
+    if newline and title and len(title.split()) <= 6 and len(title) <= 40 and not title.endswith(_TITLE_END):
+        return (title,)
+    return ()
+
+
 def _evidence(memories: list[RecalledMemory]) -> list[EvidenceItem]:
-    return [EvidenceItem(m.id, m.text, m.score, m.mentioned_at, m.speaker, m.source_id) for m in memories]
+    return [EvidenceItem(m.id, m.text, m.score, m.mentioned_at, m.speaker, m.source_id, _headings(m))
+            for m in memories]
 
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
+def citation(memory: RecalledMemory) -> str | None:
+    """How an answer cites a document's memory: ``policy.pdf, p. 3`` / ``refund.md, § 환불 정책 › 예외``."""
+    if memory.location is None:
+        return None  # not an ingested document's
+    where = format_location(memory.location)
+    return f"{memory.source_id}, {where}" if where else memory.source_id
+
+
 def cited(memory: RecalledMemory, quotes: list[str]) -> dict[str, Any]:
-    """A ``based_on`` entry: the memory, the quotes taken from it, and the messages it rests on."""
-    return {"id": memory.id, "type": memory.type, "text": memory.text, "quotes": quotes,
-            "source_id": memory.source_id, "source_ids": list(memory.source_ids), "speaker": memory.speaker,
-            "mentioned_at": _iso(memory.mentioned_at), "occurred_start": _iso(memory.occurred_start),
-            "occurred_end": _iso(memory.occurred_end)}
+    """A ``based_on`` entry: the memory, the quotes taken from it, and the messages it rests on (for
+    a document's memory also its ``location`` and the ``citation`` the answer prints)."""
+    entry: dict[str, Any] = {"id": memory.id, "type": memory.type, "text": memory.text, "quotes": quotes,
+                             "source_id": memory.source_id, "source_ids": list(memory.source_ids),
+                             "speaker": memory.speaker, "mentioned_at": _iso(memory.mentioned_at),
+                             "occurred_start": _iso(memory.occurred_start), "occurred_end": _iso(memory.occurred_end)}
+    if memory.location is not None:
+        entry["location"] = {k: v for k, v in memory.location.items() if k in ("page", "section")}
+        entry["citation"] = citation(memory)
+    return entry
 
 
-def _refusal(question: str, language: str, found: int, steps: list[dict[str, Any]], **extra: Any) -> Reflection:
-    return Reflection(question, not_in_memory(question, found=found), False, language, "none", [], steps,
+_LEADS = {"기억에 따르면:": "문서에 따르면:", "From memory:": "From the documents:"}
+
+
+def _cite_documents(reflection: Reflection) -> Reflection:
+    """Print each cited document memory's location after its id; an answer resting on documents only
+    says so in its lead."""
+    located = {b["id"]: b["citation"] for b in reflection.based_on if b.get("citation")}
+    if not located:
+        return reflection
+    answer = re.sub(r"\[([fo]-\d+)\]", lambda m: f"{m.group(0)} ({located[m.group(1)]})" if m.group(1) in located
+                    else m.group(0), reflection.answer)
+    if len(located) == len(reflection.based_on):
+        for lead, documents_lead in _LEADS.items():
+            if answer.startswith(lead):
+                answer = documents_lead + answer[len(lead):]
+    reflection.answer = answer
+    return reflection
+
+
+def _only_documents(memories: Iterable[RecalledMemory]) -> bool:
+    listed = list(memories)
+    return bool(listed) and all(m.location is not None for m in listed)
+
+
+def _refusal(question: str, language: str, found: int, steps: list[dict[str, Any]], *, documents: bool = False,
+             **extra: Any) -> Reflection:
+    """The honest refusal; ``documents``: everything searched came from ingested documents."""
+    text = (not_in_documents if documents else not_in_memory)(question, found=found)
+    return Reflection(question, text, False, language, "none", [], steps,
                       refusal="insufficient" if found else "nothing_found", **extra)
 
 
@@ -208,7 +274,9 @@ def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use
     recalled = current_versions(ctx, question, recall_fn(question).memories)  # one recall serves both rungs
     found = _extractive(question, recalled, steps, lambda text: similarity_stats(ctx, text))
     if found is None:
-        found = _refusal(question, language, len(recalled), steps)
+        found = _refusal(question, language, len(recalled), steps, documents=_only_documents(recalled))
+    else:
+        found = _cite_documents(found)
     found.mode, found.mode_reason = mode, reason
     return found
 
@@ -224,7 +292,7 @@ def _model_evidence(ctx: BankContext, memory_id: str) -> dict[str, Any]:
 def _show(memories: list[RecalledMemory]) -> str:
     if not memories:
         return "(nothing found)"
-    return "\n".join(f"[{m.id}] ({m.mentioned_at.date() if m.mentioned_at else '?'}"
+    return "\n".join(f"[{m.id}] ({citation(m) or (m.mentioned_at.date() if m.mentioned_at else '?')}"
                      f"{', ' + m.speaker if m.speaker else ''}"
                      f"{', replaced by ' + m.superseded_by if m.superseded_by else ''}) {m.text}" for m in memories)
 
@@ -294,11 +362,12 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
             conversation.append({"role": "user", "content": "Unknown action: use one of the four tools."})
     answer_text = str((final or {}).get("answer", "")).strip()
     if not answer_text:
-        return _refusal(question, language, len(retrieved), steps, llm=llm.model, mode="llm")
+        return _refusal(question, language, len(retrieved), steps, documents=_only_documents(retrieved.values()),
+                        llm=llm.model, mode="llm")
     check = check_answer(answer_text, {mid: m.text for mid, m in retrieved.items()})
     if not check.supported:
-        return _refusal(question, language, len(retrieved), steps, dropped_quotes=[q.quote.text for q in check.dropped],
-                        llm=llm.model, mode="llm")
+        return _refusal(question, language, len(retrieved), steps, documents=_only_documents(retrieved.values()),
+                        dropped_quotes=[q.quote.text for q in check.dropped], llm=llm.model, mode="llm")
     quotes: dict[str, list[str]] = {}
     for q in check.verified:
         if q.memory_id:
@@ -306,8 +375,8 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
     used = [mid for mid in dict.fromkeys([*check.citations, *quotes]) if mid in retrieved]
     based_on = [cited(retrieved[mid], quotes.get(mid, [])) for mid in used]
     source = "observations" if used and all(retrieved[m].type == "observation" for m in used) else "facts"
-    return Reflection(question, check.cleaned_answer, True, language, source, based_on, steps,
-                      [q.quote.text for q in check.dropped], llm=llm.model, mode="llm")
+    return _cite_documents(Reflection(question, check.cleaned_answer, True, language, source, based_on, steps,
+                                      [q.quote.text for q in check.dropped], llm=llm.model, mode="llm"))
 
 
 def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:

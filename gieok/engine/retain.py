@@ -35,6 +35,7 @@ from gieok.engine import defense
 from gieok.engine._resolution import plan_entities, write_entities
 from gieok.engine._retain_plan import (
     FactOptions,
+    Layout,
     Plan,
     content_sha,
     normalize_messages,
@@ -86,13 +87,15 @@ class Screened:
     source_id: str
     redacted: defense.Redacted
     timestamp: str | None  # a document's default time (messages carry their own)
+    layout: Layout | None = None  # an ingested document's chunks (redacted) and their locations
 
 
 def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
-           metadata: Mapping[str, Any] | None = None) -> Screened:
+           metadata: Mapping[str, Any] | None = None, layout: Layout | None = None) -> Screened:
     """Steps 1 and 2: validate the call and redact it with the bank's policy. A "block" finding writes
-    the refusal's audit row and raises BlockedContentError; nothing else is written."""
+    the refusal's audit row and raises BlockedContentError; nothing else is written. ``layout`` (from
+    ingest) is a document's chunks with their locations: each chunk is redacted as well."""
     if (messages is None) == (text is None):
         raise InputError("retain needs exactly one of messages=[...] or text='...'")
     if document_id is not None and (not isinstance(document_id, str) or not document_id.strip()):
@@ -121,11 +124,14 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
         check_encodable(text, "text")
         source_id = document_id or "doc-" + content_sha(text)[:16]
         redacted = defense.redact_document(text, source_id, metadata or {}, policy)
+        if layout is not None:
+            layout = defense.redact_layout(layout, source_id, policy, redacted)
     if redacted.blocked:
         with engine.store.write():
             _audit(engine.store, bank, "retain-refused", source_id, redacted)
         defense.check_blocked(redacted)
-    return Screened(bank, "conversation" if messages is not None else "document", source_id, redacted, default_ts)
+    return Screened(bank, "conversation" if messages is not None else "document", source_id, redacted, default_ts,
+                    layout)
 
 
 def _check_size(engine: Engine, messages: Any, text: Any) -> None:
@@ -194,7 +200,8 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
                              llm, progress, on_total)
     else:
         plan = plan_document(engine.store, row, engine.settings, embedder, redacted.text or "", source_id,
-                             screened.timestamp, redacted.metadata, options, llm, progress, on_total)
+                             screened.timestamp, redacted.metadata, options, llm, progress, on_total,
+                             layout=screened.layout)
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if engine.settings.supersede:
@@ -346,10 +353,10 @@ def _write_document(ctx: BankContext, plan: Plan) -> RetainResult:
     vectors: list[np.ndarray] = []
     for position, (chunk, (chunk_vectors, context_vectors)) in enumerate(zip(plan.chunks, plan.vectors)):
         if chunk.keep_chunk_id is not None:
-            store.set_chunk_position(chunk.keep_chunk_id, position)
+            store.set_chunk_position(chunk.keep_chunk_id, position, chunk.location)
             skipped += 1
             continue
-        chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [])
+        chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [], chunk.location)
         chunk.fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
         ids += chunk.fact_ids
         facts += chunk.facts

@@ -10,10 +10,11 @@ said just before in the same conversation — unless the verdict is explicit ("X
 Y") and the older statement was found through a shared entity rather than by shared words alone.
 
 A document is reference text, not statements over time: its sections never close one another (a
-guide's FAQ is not replaced by its outage section). A new version of a document — the same
+guide's FAQ is not replaced by its outage section), nor those of another document (two manuals
+that disagree are both cited, not one hidden). A new version of a document — the same
 ``document_id`` retained with changed text — replaces only its changed chunks, in retain itself
 (unchanged chunks and their facts stay as they are; see ``gieok.engine._retain_plan``); its facts
-may still update what other sources said.
+may still update what conversations said.
 
 Only statements by the same speaker are paired (Caroline's move does not close Melanie's address;
 an assistant repeating something back updates nothing). Order is decided by when each statement
@@ -231,8 +232,8 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
             other = others.get(cid) or new_rows.get(cid)
             if other is None or other.id in done:
                 continue
-            if document and other.source_id == fact.source_id:
-                continue  # two sections of one document: reference text, not one statement replacing another
+            if document and (other.source_id == fact.source_id or other.decay_class == "document"):
+                continue  # sections of documents: reference text, not one statement replacing another
             older, newer = (other, fact) if (_said(other), other.id) < (_said(fact), fact.id) else (fact, other)
             if older.valid_to is not None or older.id in done:
                 continue  # already closed by another version

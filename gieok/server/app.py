@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
+from starlette.concurrency import run_in_threadpool
 
 from gieok import __version__
 from gieok.engine import keys as _keys
@@ -24,7 +25,16 @@ from gieok.engine.keys import ApiKey, Principal
 from gieok.engine.reflect import Reflection
 from gieok.errors import OperationNotFoundError
 from gieok.memory import Memory
-from gieok.records import BankInfo, EntityInfo, Operation, Recall, RecalledMemory, RetainResult, SourceInfo
+from gieok.records import (
+    BankInfo,
+    EntityInfo,
+    IngestResult,
+    Operation,
+    Recall,
+    RecalledMemory,
+    RetainResult,
+    SourceInfo,
+)
 from gieok.server.errors import install_error_handlers
 from gieok.server.limits import BodyLimit
 from gieok.server.metrics import Metrics
@@ -149,6 +159,16 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
             accepted = OperationAccepted(operation_id=op.id, status=op.status, bank=op.bank)
             return JSONResponse(accepted.model_dump(), status_code=202, headers={"Location": f"/v1/operations/{op.id}"})
         return memory.retain(bank, **body.call())
+
+    @app.post("/v1/banks/{bank}/documents", tags=["memory"],
+              openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
+    async def ingest_document(bank: Writable, request: Request, document_id: str | None = None) -> IngestResult:
+        """The request body is the file (PDF, DOCX, HTML, Markdown, text); its Content-Type, or else the
+        extension of ``document_id`` and the bytes themselves, say which format it is."""
+        data = await request.body()
+        content_type = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+        media_type = None if content_type in ("", "application/octet-stream") else content_type
+        return await run_in_threadpool(memory.ingest, bank, data, document_id=document_id, media_type=media_type)
 
     @app.post("/v1/banks/{bank}/recall", tags=["memory"])
     def recall(bank: Readable, body: RecallRequest) -> Recall:

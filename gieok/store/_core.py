@@ -250,8 +250,22 @@ class CoreQueries(StoreQueries):
         ).fetchall()
         return [Chunk(int(r[0]), int(r[1]), str(r[2])) for r in rows]
 
-    def set_chunk_position(self, chunk_id: int, position: int) -> None:
-        self._require_write().execute("UPDATE chunks SET position = ? WHERE id = ?", (position, chunk_id))
+    def set_chunk_position(self, chunk_id: int, position: int, location: dict[str, Any] | None = None) -> None:
+        """Move a kept chunk; ``location`` (an ingested document's) replaces the stored one when given."""
+        if location is None:
+            self._require_write().execute("UPDATE chunks SET position = ? WHERE id = ?", (position, chunk_id))
+        else:
+            self._require_write().execute("UPDATE chunks SET position = ?, location = ? WHERE id = ?",
+                                          (position, _dumps(location), chunk_id))
+
+    def chunk_locations(self, chunk_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """The location of each chunk that has one (an ingested document's), by chunk id."""
+        out: dict[int, dict[str, Any]] = {}
+        for ids_in, part in self._dialect.in_parts(chunk_ids):
+            for chunk_id, location in self._conn().execute(
+                    f"SELECT id, location FROM chunks WHERE id {ids_in} AND location IS NOT NULL", part):
+                out[int(chunk_id)] = dict(self._dialect.from_json(location))
+        return out
 
     def chunk_ids_for_message(self, bank_id: int, source_id: int, message_id: str) -> list[int]:
         rows = self._conn().execute(
@@ -261,11 +275,13 @@ class CoreQueries(StoreQueries):
         return [int(r[0]) for r in rows]
 
     def add_chunk(self, bank_id: int, source_id: int, position: int, sha256: str, text: str,
-                  message_ids: list[str]) -> int:
+                  message_ids: list[str], location: dict[str, Any] | None = None) -> int:
         return self._dialect.insert_id(
             self._require_write(),
-            "INSERT INTO chunks (bank_id, source_id, position, sha256, text, message_ids) VALUES (?, ?, ?, ?, ?, ?)",
-            (bank_id, source_id, position, sha256, text, _dumps(message_ids)),
+            "INSERT INTO chunks (bank_id, source_id, position, sha256, text, message_ids, location) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (bank_id, source_id, position, sha256, text, _dumps(message_ids),
+             None if location is None else _dumps(location)),
         )
 
     def delete_chunks(self, bank_id: int, chunk_ids: Sequence[int]) -> int:

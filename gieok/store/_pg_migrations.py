@@ -162,9 +162,14 @@ def m0006_keys(conn: Any) -> None:
     _run_script(conn, _schema.KEYS)
 
 
+def m0008_documents(conn: Any) -> None:
+    """An ingested document's chunk keeps its page / heading path and its span in the extracted text."""
+    _run_script(conn, _schema.CHUNK_LOCATIONS)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
-                                                                       m0006_keys)
+                                                                       m0006_keys, m0008_documents)
 
 
 def migrate(raw: Any) -> list[str]:

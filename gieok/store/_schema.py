@@ -26,10 +26,11 @@ from collections.abc import Callable
 from string import Template
 from typing import Any
 
-__all__ = ["CORE", "DEFENSE", "GRAPH", "KEYS", "LIFECYCLE", "NAMES", "ordered", "render"]
+__all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "KEYS", "LIFECYCLE", "NAMES", "ordered", "render"]
 
 
-NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys")
+NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
+         "0008_documents")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
@@ -270,4 +271,10 @@ CREATE TABLE api_keys (
     revoked_at   $REAL
 );
 ALTER TABLE jobs ADD COLUMN result $JSON;
+"""
+
+# Where an ingested document's chunk lies: {"page": 3} / {"section": [...]} and its "start"/"end" in the
+# extracted text; NULL for conversations and documents retained as plain text.
+CHUNK_LOCATIONS = """
+ALTER TABLE chunks ADD COLUMN location $JSON
 """
