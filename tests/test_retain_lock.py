@@ -187,3 +187,17 @@ def test_a_resolution_made_stale_by_another_writer_is_done_again(lang: str, name
              if row.canonical_name == name]
     assert len(named) == 1, named  # one person, not a second entity from the stale plan
     assert mem.engine.store.list_entities(mem.engine.find_bank("b").id)[0][1] >= 2  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("common", "rare"), [("deploy", "kubernetes"), ("배포", "쿠버네티스")])
+def test_a_long_message_does_not_search_for_its_commonest_words(common: str, rare: str) -> None:
+    # a word in more of the call's facts than versions._COMMON_TERM picks none of them over another;
+    # searching for it costs postings as long as the message (quadratic over a long one)
+    many = [f"{common} {rare}{i % 7} step {i}" if common.isascii() else f"{common} {rare}{i % 7} 단계 {i}"
+            for i in range(versions._COMMON_TERM + 10)]
+    queries = versions._search_terms(many)
+    stems = {t for q in queries for t in q}
+    assert not any(t.startswith(common[:4]) for t in stems), stems
+    assert all(queries)  # each fact still searches for its own words
+    few = many[:10]
+    assert versions._search_terms(few) == [list(versions.keyword_terms(t)) for t in few]  # a short call keeps all

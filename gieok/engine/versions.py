@@ -106,6 +106,18 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
     return verdicts
 
 
+def _search_terms(texts: Sequence[str]) -> list[list[str]]:
+    """Each text's keyword query for finding its candidates: its terms, less those more than
+    ``_COMMON_TERM`` of the call's texts share. Such a word cannot pick one fact of a long message
+    over another, and every search for it would read postings as long as the message, so the
+    searches of a long message would grow with its square. A call of fewer texts keeps every term."""
+    terms = [list(keyword_terms(text)) for text in texts]
+    if len(texts) <= _COMMON_TERM:
+        return terms
+    counts = Counter(t for ts in terms for t in set(ts))
+    return [[t for t in ts if counts[t] <= _COMMON_TERM] for ts in terms]
+
+
 def _postings(items: Sequence[Sequence[str]] | Sequence[frozenset[str]]) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     for j, keys in enumerate(items):
@@ -144,9 +156,11 @@ def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: S
     recent = ([i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE)]
               if source and not document else [])
     wanted: dict[int, set[int]] = {}
-    for j, fact in enumerate(facts):
+    queries = _search_terms([f.text for f in facts])
+    for j, query in enumerate(queries):
         hits = store.vector_search(bank.id, bank.dim, vectors[j], _NEAREST + 1)
-        hits += store.keyword_search(bank.id, keyword_terms(fact.text), _KEYWORD_NEIGHBOURS + 1)
+        if query:
+            hits += store.keyword_search(bank.id, query, _KEYWORD_NEIGHBOURS + 1)
         for i in [i for i, _ in hits] + recent:
             wanted.setdefault(i, set()).add(j)
     naming: dict[int, set[int]] = {}  # a stored entity -> the new facts naming it
@@ -175,8 +189,9 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
     words: dict[int, set[int]] = {}
     recent: dict[int, set[int]] = {}
     by_source: dict[int, list[int]] = {}  # the same recent facts serve every new fact of a source
-    for fact_id, fact in facts.items():  # the same words in another session ("라떼 … 두유" → "라떼 … 귀리우유")
-        hits = store.keyword_search(bank.id, keyword_terms(fact.text), _KEYWORD_NEIGHBOURS + 1)
+    queries = dict(zip(fact_ids, _search_terms([f.text for f in facts.values()])))
+    for fact_id in fact_ids:  # the same words in another session ("라떼 … 두유" → "라떼 … 귀리우유")
+        hits = store.keyword_search(bank.id, queries[fact_id], _KEYWORD_NEIGHBOURS + 1) if queries[fact_id] else []
         words[fact_id] = {i for i, _ in hits} - out[fact_id]
         out[fact_id] |= {i for i, _ in hits}
     entities = store.entities_of_facts(list(fact_ids))
