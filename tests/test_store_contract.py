@@ -664,27 +664,32 @@ def test_job_queue_enqueue_claim_lease_finish_retry(store: AnyStore) -> None:
     assert len({first, second, decay, later}) == 4
     with store.write():
         assert store.claim_job("w1", 20.0, 60.0) is None  # nothing is due yet
-        job = store.claim_job("w1", 200.0, 60.0)
+        job = store.claim_job("w1", 200.0, 60.0, after_bank=a)  # bank a was served last: b's turn
         assert isinstance(job, JobRow)
         assert (job.id, job.bank_id, job.kind, job.status, job.attempts, job.payload) == (
             decay, b, "decay", "running", 1, {"이름": "값"})
+        assert (job.claimed_by, job.lease_until, job.started_at) == ("w1", 260.0, 200.0)
         assert store.claim_job("w2", 200.0, 60.0, kinds=["decay"]) is None
         mine = store.claim_job("w2", 200.0, 60.0, bank_id=a)
         assert mine.id == first and mine.run_after == 100.0
-        assert store.claim_job("w3", 200.0, 60.0, kinds=["consolidate"], bank_id=a).id == second
+        # one consolidation per bank at a time: the second waits while the first runs
+        assert store.claim_job("w3", 200.0, 60.0, kinds=["consolidate"], bank_id=a) is None
         assert store.claim_job("w3", 230.0, 60.0) is None  # claimed ones are leased
-        reclaimed = store.claim_job("w3", 270.0, 60.0, kinds=["decay"])  # w1's lease ran out
-        assert (reclaimed.id, reclaimed.attempts) == (decay, 2)
-        store.finish_job(decay)
-        store.finish_job(first, error="boom " * 200, retry_at=500.0)
+        reclaimed = store.claim_job("w3b", 270.0, 60.0, kinds=["decay"])  # w1's lease ran out
+        assert (reclaimed.id, reclaimed.attempts, reclaimed.claimed_by) == (decay, 2, "w3b")
+        assert store.finish_job(decay, claimed_by="w1") is False  # the old claim may not end it
+        assert store.finish_job(decay, claimed_by="w3b") is True
+        assert store.finish_job(first, error="boom " * 200, retry_at=500.0, claimed_by="w2")
+        assert store.claim_job("w3c", 300.0, 60.0, kinds=["consolidate"], bank_id=a).id == second
         store.finish_job(second, error="gave up")
     done = store.list_jobs(status="done")
-    assert [j.id for j in done] == [decay] and done[0].last_error is None
+    assert [j.id for j in done] == [decay] and done[0].last_error is None and done[0].finished_at is not None
     retry = store.list_jobs(bank_id=a, status="queued")
     assert [j.id for j in retry] == [later, first]  # newest first
     assert retry[1].run_after == 500.0 and len(retry[1].last_error) == 500
     assert [j.status for j in store.list_jobs(bank_id=a)] == ["queued", "failed", "queued"]
     assert store.list_jobs(bank_id=a, limit=1)[0].id == later
+    assert store.job_counts() == {"done": 1, "failed": 1, "queued": 2}
     with store.write():
         assert store.claim_job("w4", 400.0, 60.0, bank_id=a) is None
         assert store.claim_job("w4", 600.0, 60.0, bank_id=a).id == first

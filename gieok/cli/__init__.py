@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "gieok.cli.llm",         # llm
     "gieok.cli.demo",        # demo
     "gieok.server.cli",      # serve, mcp, keys
+    "gieok.workers.cli",     # worker
 )
 
 

@@ -162,9 +162,17 @@ def m0006_keys(conn: Any) -> None:
     _run_script(conn, _schema.KEYS)
 
 
+def m0007_workers(conn: Any) -> None:
+    """Job leases, start and end times, the cancelled state and the indexes the workers' fair claim uses."""
+    statuses = ", ".join(f"'{s}'" for s in _schema.JOB_STATUSES)
+    conn.execute("ALTER TABLE jobs DROP CONSTRAINT IF EXISTS jobs_status_check")
+    conn.execute(f"ALTER TABLE jobs ADD CONSTRAINT jobs_status_check CHECK (status IN ({statuses}))")
+    _run_script(conn, _schema.WORKERS)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
-                                                                       m0006_keys)
+                                                                       m0006_keys, m0007_workers)
 
 
 def migrate(raw: Any) -> list[str]:
