@@ -229,7 +229,7 @@ class DerivedQueries(StoreQueries):
         # worker is claiming), the UPDATE takes; the claim's token then names the row
         conn.execute("SAVEPOINT gieok_claim")
         try:
-            changed = self._claim(conn, worker, now, lease, filters, params, after_bank)
+            rows = self._claim(conn, worker, now, lease, filters, params, after_bank)
         except Exception as exc:
             if not self._dialect.is_conflict(exc):
                 raise
@@ -237,14 +237,13 @@ class DerivedQueries(StoreQueries):
             conn.execute("ROLLBACK TO SAVEPOINT gieok_claim")
             return None
         conn.execute("RELEASE SAVEPOINT gieok_claim")
-        if not changed:
-            return None
-        return self._job(conn.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE claimed_by = ? AND status = 'running'",
-                                      (worker,)).fetchone())
+        return self._job(rows[0]) if rows else None
 
     def _claim(self, conn: Any, worker: str, now: float, lease: float, filters: str, params: list[Any],
-               after_bank: int | None) -> int:
-        return int(conn.execute(
+               after_bank: int | None) -> list[Any]:
+        """The claim itself: one ``UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING`` (the SELECT
+        locks its row ``FOR UPDATE SKIP LOCKED`` on PostgreSQL; SQLite holds the file's write lock)."""
+        return list(conn.execute(
             "UPDATE jobs SET status = 'running', claimed_at = ?, claimed_by = ?, lease_until = ?, "
             "started_at = COALESCE(started_at, ?), attempts = attempts + 1, updated_at = ? "
             "WHERE id = (SELECT due.id FROM jobs AS due WHERE ((due.status = 'queued' AND due.run_after <= ?) "
@@ -253,9 +252,9 @@ class DerivedQueries(StoreQueries):
             "WHERE other.bank_id = due.bank_id AND other.kind = 'consolidate' AND other.status = 'running' "
             "AND other.id <> due.id)) "
             "ORDER BY CASE WHEN due.bank_id > ? THEN 0 ELSE 1 END, due.bank_id, due.run_after, due.id "
-            f"LIMIT 1{self._dialect.skip_locked})",
+            f"LIMIT 1{self._dialect.skip_locked}) RETURNING {_JOB_COLUMNS}",
             (now, worker, now + lease, now, now, now, now, *params,
-             -1 if after_bank is None else int(after_bank))).rowcount)
+             -1 if after_bank is None else int(after_bank))).fetchall())
 
     def finish_job(self, job_id: int, *, error: str | None = None, retry_at: float | None = None,
                    result: dict[str, Any] | None = None, claimed_by: str | None = None) -> bool:
