@@ -50,6 +50,7 @@ class WorkerPool:
         self._banks_read = 0.0
         self._cursor: int | None = None
         self._lock = threading.Lock()
+        self._claim_lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._hurry = threading.Event()
@@ -114,13 +115,15 @@ class WorkerPool:
         return self._bank_ids
 
     def _claim(self) -> tuple[Any, str] | None:
-        with self._lock:
-            cursor = self._cursor
-        claimed = _jobs.claim_next(self.engine, banks=self._banks(), after_bank=cursor)
+        # one claim at a time per process, so the threads move the shared cursor in turn (two
+        # threads reading the same cursor would both serve the same bank)
+        with self._claim_lock:
+            claimed = _jobs.claim_next(self.engine, banks=self._banks(), after_bank=self._cursor)
+            if claimed is not None:
+                self._cursor = claimed[0].bank_id
         if claimed is not None:
             job, token = claimed
             with self._lock:
-                self._cursor = job.bank_id
                 self._running[job.id] = token
             self.heartbeat.add(job.id, token)
         return claimed
