@@ -107,7 +107,7 @@ class Workers:
         self.logs = [open(log_dir / f"worker-{time.monotonic_ns()}-{i}.log", "wb") for i in range(count)]  # noqa: SIM115
         self.processes = [subprocess.Popen(
             [sys.executable, "-m", "gieok", "--set", f"job_lease_seconds={lease}", "worker", "--database", dsn,
-             "--poll", "0.05", "--grace", "30", "--log-level", "warning"],
+             "--poll", "0.05", "--grace", "30", "--log-level", "info"],
             env=env, stdout=log, stderr=subprocess.STDOUT) for log in self.logs]
 
     def cpu(self) -> float:
@@ -199,22 +199,27 @@ def phase_kill(base: str, args: argparse.Namespace, logs: Path) -> dict[str, Any
 
 def phase_fair(base: str, args: argparse.Namespace, logs: Path) -> dict[str, Any]:
     dsn = new_schema(base)
-    with Memory(store=PostgresStore(dsn)) as mem:
+    with Memory(store=PostgresStore(dsn)) as mem, Workers(dsn, 2, args.lease, logs):
+        mem.submit_retain("fair-warm", text="warm-up 준비")  # both workers are up and idle before the backlog
+        wait_for(lambda: counts(dsn, "retain") == {"done": 1} and idle(dsn), 300, "the workers to start")
+        time.sleep(1.0)
         started = time.time()
-        queue_retains(mem, args.backlog, ["fair-a-upload"])
+        with mem.store.write():  # bank A's backlog and B's job become visible at once, B's last
+            queue_retains(mem, args.backlog, ["fair-a-upload"])
+            b_op = mem.submit_retain("fair-b-chat", text="민지: 내일 3시에 치과 예약. Dentist at 3 pm.").id
         queued_in = time.time() - started
-        b_op = mem.submit_retain("fair-b-chat", text="민지: 내일 3시에 치과 예약. Dentist at 3 pm.").id
-    b_id = int(b_op[3:])
-    with Workers(dsn, 2, args.lease, logs):
+        b_id = int(b_op[3:])
         wait_for(lambda: sql(dsn, "SELECT status FROM jobs WHERE id = %s", (b_id,))[0][0] == "done", 600,
                  "bank B's job")
         b_started = float(sql(dsn, "SELECT started_at FROM jobs WHERE id = %s", (b_id,))[0][0])
-        first = float(sql(dsn, "SELECT MIN(started_at) FROM jobs WHERE started_at IS NOT NULL")[0][0])
+        first = float(sql(dsn, "SELECT MIN(j.started_at) FROM jobs j JOIN banks b ON b.id = j.bank_id "
+                               "WHERE b.name = %s", ("fair-a-upload",))[0][0])
         before = int(sql(dsn, "SELECT COUNT(*) FROM jobs j JOIN banks b ON b.id = j.bank_id WHERE b.name = %s "
                               "AND j.kind = 'retain' AND j.started_at < %s", ("fair-a-upload", b_started))[0][0])
         wait_for(lambda: counts(dsn, "retain").get("done", 0) >= 20, 600, "20 of bank A's jobs")
-        durations = [float(d) for (d,) in sql(dsn, "SELECT finished_at - started_at FROM jobs WHERE kind = 'retain' "
-                                                    "AND status = 'done' AND id <> %s", (b_id,))]
+        durations = [float(d) for (d,) in sql(dsn, "SELECT j.finished_at - j.started_at FROM jobs j JOIN banks b "
+                                                    "ON b.id = j.bank_id WHERE j.kind = 'retain' AND j.status = 'done' "
+                                                    "AND b.name = %s", ("fair-a-upload",))]
     median = statistics.median(durations)
     wait = b_started - first
     return {
@@ -318,14 +323,17 @@ def main() -> int:
     parser.add_argument("--throughput-jobs", type=int, default=120)
     parser.add_argument("--acks", type=int, default=100)
     parser.add_argument("--lease", type=float, default=5.0, help="job_lease_seconds of the workers")
+    parser.add_argument("--log-dir", default=None, help="keep the workers' logs here (default: deleted)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ["GIEOK_THREADS"] = "1"
     results: dict[str, Any] = {}
     with workdir() as directory, postgres(directory) as base:
+        logs = Path(args.log_dir) if args.log_dir else directory
+        logs.mkdir(parents=True, exist_ok=True)
         for name in [p.strip() for p in args.only.split(",") if p.strip()]:
             started = time.monotonic()
-            results[name] = PHASES[name](base, args, directory)
+            results[name] = PHASES[name](base, args, logs)
             results[name]["phase_seconds"] = round(time.monotonic() - started, 1)
             if not args.json:
                 show(name, results[name])

@@ -1,6 +1,6 @@
 """``python tests/worker_child.py ARGS``: the gieok CLI in a child process with the tests' fake
 embedder registered (as ``fake``), for tests and benches that run real ``gieok worker`` processes.
-``WORKER_CHILD_EMBED_SLEEP`` (seconds) makes each embedding call that slow, so a job is still running
+``WORKER_CHILD_EMBED_SLEEP`` (seconds) makes each document embedding that slow, so a job is still running
 when the test signals the process."""
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from gieok.providers import registry  # noqa: E402
 
 class SlowFakeEmbedder(FakeEmbedder):
     def embed_batch(self, texts: list[str], kind: str) -> np.ndarray:  # type: ignore[override]
-        time.sleep(float(os.environ.get("WORKER_CHILD_EMBED_SLEEP", "0")))
+        if kind == "document":  # the worker's warm-up embeds a query: it stays fast
+            time.sleep(float(os.environ.get("WORKER_CHILD_EMBED_SLEEP", "0")))
         return super().embed_batch(texts, kind)
 
 

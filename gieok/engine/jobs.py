@@ -55,10 +55,11 @@ from gieok.errors import (
 )
 from gieok.records import Operation, RetainResult
 from gieok.store.protocol import BankRow
+from gieok.text.terms import keyword_terms
 
 __all__ = ["HANDLERS", "Heartbeat", "run_pending", "claim_next", "run_claimed", "operation", "cancel", "retry",
            "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS", "JOB_RETENTION_DAYS", "job_to_dict",
-           "claim_token", "operation_id"]
+           "claim_token", "operation_id", "warm_up"]
 
 MAX_ATTEMPTS = 3  # the default of the job_max_attempts setting
 LEASE_SECONDS = 60.0  # the default of the job_lease_seconds setting
@@ -143,6 +144,13 @@ class Heartbeat:
                 self.beat()
             except Exception:  # a store hiccup must not end the heartbeat; the next beat retries
                 log.exception("could not renew job leases")
+
+
+def warm_up(engine: Engine) -> None:
+    """Load what the first job would load (the default embedder, the Korean morpheme analyser), so
+    a worker's first claim is not spent loading models."""
+    engine.embedder().embed_query("warm-up 준비")
+    keyword_terms("준비 운동을 합니다. Warming up.")
 
 
 def claim_next(engine: Engine, *, bank_id: int | None = None, banks: Sequence[int] | None = None,

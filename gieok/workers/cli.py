@@ -6,13 +6,16 @@ Registered from :data:`gieok.cli.COMMAND_MODULES`; it takes its helpers from :mo
 from __future__ import annotations
 
 import logging
+import os
 import signal
+import sys
 import threading
 from types import FrameType
 
 import click
 
 from gieok.cli._common import open_memory, store_options
+from gieok.engine.jobs import warm_up
 from gieok.workers.pool import WorkerPool
 
 __all__ = ["register"]
@@ -60,6 +63,9 @@ def worker(ctx: click.Context, concurrency: int, banks: str | None, poll_seconds
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
+        # load the models before the first claim: seconds of loading inside a claimed job would
+        # hold the GIL past the heartbeat, and another worker would take the job over
+        warm_up(memory.engine)
         pool.start()
         click.echo(f"gieok worker on {memory.path}: {concurrency} at once"
                    + (f", banks {banks}" if banks else "") + " (SIGTERM or Ctrl-C stops)", err=True)
@@ -68,6 +74,12 @@ def worker(ctx: click.Context, concurrency: int, banks: str | None, poll_seconds
         released = pool.stop(grace=grace)
         click.echo(f"gieok worker stopped: {pool.jobs_run} jobs run"
                    + (f", released {', '.join(f'op-{i}' for i in released)}" if released else ""), err=True)
+        if pool.alive():
+            # a thread is still inside a released job (its late commit would be refused): end the
+            # process now rather than tear the interpreter down under it (native libraries abort)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
