@@ -175,6 +175,14 @@ class Client:
     def operation(self, operation_id: str) -> Operation:
         return self._get("operation", item=operation_id)  # type: ignore[no-any-return]
 
+    def cancel_operation(self, operation_id: str) -> Operation:
+        return self._call("POST", f"/v1/operations/{_q(operation_id)}/cancel", None,  # type: ignore[no-any-return]
+                          Operation)
+
+    def retry_operation(self, operation_id: str) -> Operation:
+        return self._call("POST", f"/v1/operations/{_q(operation_id)}/retry", None,  # type: ignore[no-any-return]
+                          Operation)
+
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
                now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None) -> Recall:
         body = _drop_none({"query": query, "max_tokens": max_tokens, "limit": limit, "now": _time(now),

@@ -25,7 +25,8 @@
     │   ├── MemoryNotFoundError
     │   ├── SourceNotFoundError
     │   ├── EntityNotFoundError       forget(entity=...) names nobody
-    │   └── OperationNotFoundError    no async retain with this operation id
+    │   └── OperationNotFoundError    no background job with this operation id
+    ├── OperationStateError           cancel or retry of an operation in a state that does not allow it
     ├── AuthError                     the server refused the request's API key
     │   ├── KeyRequiredError          no key, or a key nobody issued (HTTP 401)
     │   └── PermissionDeniedError     the key's role may not do this (HTTP 403)
@@ -44,7 +45,8 @@
     │   └── RerankerUnavailableError  the reranker did not answer after every retry
     └── StoreError                    the database cannot do what gieok needs
         ├── MissingExtensionError     FTS5 or sqlite-vec is unavailable
-        └── StoreBusyError            another writer held the write lock too long: retry
+        ├── StoreBusyError            another writer held the write lock too long: retry
+        └── ClaimLostError            a worker's claim on a job is gone: its work was rolled back
 
 Every class is importable from :mod:`gieok`; the modules that raise them import them from here (the
 old homes, ``gieok.providers.llms`` and friends, still re-export them). LLMRateLimitError and
@@ -63,6 +65,7 @@ __all__ = [
     "AuthError",
     "BankNotFoundError",
     "BlockedContentError",
+    "ClaimLostError",
     "ConfigError",
     "CorruptDocumentError",
     "DocumentError",
@@ -91,6 +94,7 @@ __all__ = [
     "MissingExtensionError",
     "NotFoundError",
     "OperationNotFoundError",
+    "OperationStateError",
     "PermissionDeniedError",
     "RerankerError",
     "RerankerUnavailableError",
@@ -230,7 +234,20 @@ class EntityNotFoundError(NotFoundError):
 class OperationNotFoundError(NotFoundError):
     def __init__(self, operation_id: str):
         self.operation_id = operation_id
-        super().__init__(f"no operation {operation_id!r}: operation ids come from an async retain's 202 reply")
+        super().__init__(f"no operation {operation_id!r}: operation ids (op-12) come from an async retain's 202 "
+                         "reply or `gieok jobs`")
+
+
+class OperationStateError(GieokError):
+    """Cancel of an operation that already ended, or retry of one that has not failed (HTTP 409)."""
+
+    def __init__(self, operation_id: str, status: str, action: str):
+        self.operation_id, self.status, self.action = operation_id, status, action
+        allowed = "queued or running" if action == "cancel" else "failed or cancelled"
+        super().__init__(f"operation {operation_id} is {status}: only {allowed} operations can be {action}led"
+                         if action == "cancel" else
+                         f"operation {operation_id} is {status}: only {allowed} operations can be retried "
+                         "(see `gieok jobs`)")
 
 
 class AuthError(GieokError):
@@ -367,6 +384,17 @@ class StoreError(GieokError):
 
 class MissingExtensionError(StoreError):
     pass
+
+
+class ClaimLostError(StoreError):
+    """A worker's claim on a job ended while it worked (its lease ran out and another worker took
+    the job, or the job was cancelled): what it was about to write was rolled back, exactly once
+    is kept by the other claim. Raise the lease (``job_lease_seconds``) if jobs outlive it."""
+
+    def __init__(self, job_id: int):
+        self.job_id = job_id
+        super().__init__(f"job {job_id} is no longer this worker's (cancelled, or its lease ran out and another "
+                         "worker claimed it): nothing was written; raise job_lease_seconds if jobs run that long")
 
 
 class StoreBusyError(StoreError):

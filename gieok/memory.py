@@ -144,8 +144,19 @@ class Memory:
         return self.operation(f"op-{job}")
 
     def operation(self, operation_id: str) -> Operation:
-        """A submitted retain: ``queued`` / ``running`` / ``done`` (with its RetainResult) / ``failed``."""
+        """A background job (a submitted retain, or any job ``jobs()`` lists as ``op-N``): ``queued``
+        (pending) / ``running`` / ``done`` (a retain with its RetainResult) / ``failed`` (with its last
+        error) / ``cancelled``, with its attempts and times."""
         return _jobs.operation(self.engine, operation_id)
+
+    def cancel_operation(self, operation_id: str) -> Operation:
+        """Cancel a queued or running job. A running retain writes nothing (its worker's commit
+        finds its claim gone and rolls back); OperationStateError once it has ended."""
+        return _jobs.cancel(self.engine, operation_id)
+
+    def retry_operation(self, operation_id: str) -> Operation:
+        """Queue a failed or cancelled job again, due now, with its attempts reset."""
+        return _jobs.retry(self.engine, operation_id)
 
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
                now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None) -> Recall:

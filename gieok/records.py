@@ -226,14 +226,20 @@ class EntityInfo:
 
 @dataclass(frozen=True)
 class Operation:
-    """A retain queued to run in the background (``submit_retain``; HTTP ``"async": true``)."""
+    """A background job: a retain queued to run in the background (``submit_retain``; HTTP
+    ``"async": true``), or a consolidation, decay, purge or mental-model refresh. ``status`` is
+    queued (pending), running, done, failed or cancelled; ``error`` is the last error, kept while it
+    is retried; ``result`` is a retain's RetainResult once done."""
 
     id: str
     bank: str
     kind: str
-    status: str  # queued, running, done, failed
+    status: str  # queued, running, done, failed, cancelled
     created_at: datetime
     updated_at: datetime
     attempts: int = 0
     result: RetainResult | None = None
     error: str | None = None
+    run_after: datetime | None = None  # when it is (or was) due: a retry's backoff moves it
+    started_at: datetime | None = None
+    finished_at: datetime | None = None

@@ -95,6 +95,12 @@ SETTINGS: tuple[Setting, ...] = (
             "beside a SQLite file, none on PostgreSQL (no fingerprints unless this or GIEOK_FINGERPRINT_KEY is set)"),
     Setting("server_max_body_bytes", 4_194_304, int,
             "the largest request body `gieok serve` accepts (bytes); a larger one gets 413 and nothing is stored"),
+    Setting("job_lease_seconds", 60.0, float,
+            "a claimed job's lease, renewed by its worker's heartbeat (every third of it); a job whose lease ran "
+            "out (its worker died) is claimed again"),
+    Setting("job_max_attempts", 3, int, "a job that keeps failing is marked failed after this many runs"),
+    Setting("job_backoff_seconds", 30.0, float,
+            "the first retry's delay; each further one doubles it, up to an hour (an LLM's Retry-After wins)"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}

@@ -16,6 +16,7 @@ from gieok.settings import SETTINGS, resolve_settings
 def test_public_names_are_pinned() -> None:
     assert sorted(gieok.__all__) == sorted([
         "AsyncMemory", "AsyncClient", "Client", "AuthError", "KeyRequiredError", "OperationNotFoundError",
+        "OperationStateError", "ClaimLostError",
         "PermissionDeniedError",
         "EntityInfo", "Operation", "BankInfo", "BankNotFoundError", "BlockedContentError", "ChannelHit", "ConfigError",
         "EmbedderMismatchError", "EntityNotFoundError", "ErasureProof", "ExtractionError", "ForgetResult",
@@ -44,8 +45,8 @@ PUBLIC_METHODS = {
     "retain", "recall", "reflect", "banks", "sources", "source", "get", "history", "observations", "forget",
     "verify_erased", "delete_bank", "redaction_policy", "set_redaction_policy", "audit_log", "configure_llm",
     "llm_usage", "add_mental_model", "mental_model", "mental_models", "delete_mental_model", "maintain",
-    "run_jobs", "jobs", "close", "submit_retain", "operation", "entities", "ingest", "overview", "source_facts",
-    "connections", "entity", "pin", "create_bank",
+    "run_jobs", "jobs", "close", "submit_retain", "operation", "entities", "cancel_operation", "retry_operation",
+    "ingest", "overview", "source_facts", "connections", "entity", "pin", "create_bank",
 }
 
 

@@ -23,6 +23,7 @@ from gieok import (
     Memory,
     MemoryNotFoundError,
     Operation,
+    OperationStateError,
     Recall,
     RecalledMemory,
     Reflection,
@@ -40,8 +41,8 @@ CHAT = [
     {"id": "c3", "speaker": "Jihoon", "text": "My manager Sora Park works in Pangyo.",
      "timestamp": "2026-06-02T10:00:00+09:00"},
 ]
-CONTRACT_METHODS = {"retain", "submit_retain", "operation", "recall", "reflect", "forget", "banks", "sources",
-                    "source", "get", "history", "observations", "entities", "delete_bank"}
+CONTRACT_METHODS = {"retain", "submit_retain", "operation", "cancel_operation", "retry_operation", "recall", "reflect",
+                    "forget", "banks", "sources", "source", "get", "history", "observations", "entities", "delete_bank"}
 
 
 @pytest.fixture(params=["memory", "client-sqlite", "client-postgres"])
@@ -123,6 +124,10 @@ def test_a_submitted_retain_is_an_operation(api: Any) -> None:
     done = _finish(api, op)
     assert done.status == "done" and isinstance(done.result, RetainResult) and done.result.facts_added == 2
     assert "제주도" in api.recall("지훈", "제주도 출장").memories[0].text
+    with pytest.raises(OperationStateError, match="only queued or running"):
+        api.cancel_operation(op.id)
+    with pytest.raises(OperationStateError, match="only failed or cancelled"):
+        api.retry_operation(op.id)
 
 
 def test_the_same_typed_errors(api: Any) -> None:

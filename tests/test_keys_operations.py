@@ -123,8 +123,10 @@ def test_a_submit_is_screened_before_it_is_queued(any_mem: Memory) -> None:
 
 
 def test_unknown_operations_are_not_found(any_mem: Memory) -> None:
-    any_mem.retain("alice", messages=CHAT)  # its consolidation job is not an operation
+    any_mem.retain("alice", messages=CHAT)  # its consolidation job is an operation too
     job = any_mem.jobs("alice")[0]
-    for bad in ("op-999", "nope", f"op-{job['id']}"):
+    consolidation = any_mem.operation(job["operation_id"])
+    assert (consolidation.kind, consolidation.status, consolidation.result) == ("consolidate", "queued", None)
+    for bad in ("op-999", "nope", "op-x"):
         with pytest.raises(OperationNotFoundError):
             any_mem.operation(bad)

@@ -38,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "gieok.cli.llm",         # llm
     "gieok.cli.demo",        # demo
     "gieok.server.cli",      # serve, mcp, keys
+    "gieok.workers.cli",     # worker
 )
 
 

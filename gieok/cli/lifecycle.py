@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import click
 
 from gieok.cli._common import echo_json, open_memory
@@ -81,13 +83,27 @@ def verify_erased(ctx: click.Context, texts: tuple[str, ...], shallow: bool, as_
 
 @click.command()
 @click.argument("bank", required=False)
-@click.option("--status", type=click.Choice(["queued", "running", "done", "failed"]), default=None)
+@click.option("--status", type=click.Choice(["queued", "running", "done", "failed", "cancelled"]), default=None)
 @click.option("--run", "run_now", is_flag=True, help="run the queued jobs now")
+@click.option("--cancel", "cancel_id", default=None, metavar="OP",
+              help="cancel a queued or running job (op-12 or 12)")
+@click.option("--retry", "retry_id", default=None, metavar="OP",
+              help="queue a failed or cancelled job again (op-12 or 12)")
+@click.option("--limit", default=100, show_default=True, type=int, help="list at most this many jobs")
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 @click.pass_context
-def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool, as_json: bool) -> None:
-    """Show the background job queue (consolidation, decay, purge), or run it with --run."""
+def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool, cancel_id: str | None,
+         retry_id: str | None, limit: int, as_json: bool) -> None:
+    """Show the background job queue (retain, consolidation, decay, purge, mental models), run it
+    with --run, or --cancel / --retry one job. `gieok worker` runs it in the background."""
     mem = open_memory(ctx)
+    if cancel_id or retry_id:
+        op = mem.cancel_operation(cancel_id) if cancel_id else mem.retry_operation(retry_id or "")
+        if as_json:
+            echo_json(asdict(op))
+        else:
+            click.echo(f"{op.id} {op.kind} ({op.bank}): {op.status}")
+        return
     if run_now:
         reports = mem.run_jobs(bank=bank)
         if as_json:
@@ -98,7 +114,7 @@ def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool
                 click.echo(f"job {r['id']} {r['kind']} ({r['bank']}): {r['status']} {outcome}")
             click.echo(f"{len(reports)} jobs run")
         return
-    rows = mem.jobs(bank, status=status)
+    rows = mem.jobs(bank, status=status, limit=limit)
     if as_json:
         echo_json(rows)
         return
@@ -107,7 +123,7 @@ def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool
     for j in rows:
         error = f"  last error: {j['last_error']}" if j["last_error"] else ""
         done = "  " + ", ".join(f"{k} {v}" for k, v in j["result"].items()) if j.get("result") else ""
-        click.echo(f"{j['id']:>5}  {j['bank']}  {j['kind']:<14} {j['status']:<8} attempts {j['attempts']}"
+        click.echo(f"{j['operation_id']:>7}  {j['bank']}  {j['kind']:<14} {j['status']:<9} attempts {j['attempts']}"
                    f"  facts {j['facts']}{done}  updated {j['updated_at']}{error}")
 
 

@@ -24,7 +24,7 @@ from gieok.engine._validate import check_encodable
 from gieok.engine.defense import check_id
 from gieok.engine.fingerprint_key import KeySource, resolve_fingerprint_key
 from gieok.engine.llm_calls import MeteredLLM, spend_limit
-from gieok.errors import BankNotFoundError, ConfigError, EmbedderMismatchError, InputError
+from gieok.errors import BankNotFoundError, ClaimLostError, ConfigError, EmbedderMismatchError, InputError
 from gieok.providers import create as create_provider
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
@@ -216,7 +216,23 @@ class BankContext:
 
 @dataclass
 class JobContext(BankContext):
-    """A bank's context inside a background job: the job's clock (epoch seconds) and payload."""
+    """A bank's context inside a background job: the job's clock (epoch seconds) and payload, and
+    the claim it runs under. A handler whose effects are one write transaction (retain) calls
+    :meth:`commit` inside it, so the job is marked done in the very transaction that writes its
+    effects: a worker killed after that commit leaves nothing to redo, and a claim that was lost
+    meanwhile (lease ran out, cancelled) rolls the effects back instead of writing them twice."""
 
     now: float = 0.0
     payload: dict[str, Any] = field(default_factory=dict)
+    job_id: int | None = None
+    claim: str | None = None  # the claim's token (None: run outside the queue, nothing to mark)
+    committed: bool = False
+
+    def commit(self, result: dict[str, Any] | None) -> None:
+        """Inside the handler's write transaction: mark the job done with ``result``; ClaimLostError
+        (which rolls the transaction back) when this claim no longer holds the job."""
+        if self.job_id is None or self.claim is None:
+            return
+        if not self.store.finish_job(self.job_id, result=result, claimed_by=self.claim):
+            raise ClaimLostError(self.job_id)
+        self.committed = True

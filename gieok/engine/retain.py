@@ -156,14 +156,18 @@ def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     return write_screened(engine, screened, options, progress=progress, on_total=on_total)
 
 
+OnCommit = Callable[[RetainResult], None] | None
+
+
 def write_screened(engine: Engine, screened: Screened, options: FactOptions = NO_OVERRIDES, *,
                    progress: Progress = None, on_total: Callable[[int], None] | None = None,
-                   audit_operation: str = "retain") -> RetainResult:
+                   audit_operation: str = "retain", on_commit: OnCommit = None) -> RetainResult:
     """Steps 3 and 4: plan outside the write lock, then write everything in one transaction. A call
-    that fails leaves no new, empty bank behind (see the module docstring)."""
+    that fails leaves no new, empty bank behind (see the module docstring). ``on_commit(result)``
+    runs last inside the write transaction (a queued retain marks its job done there)."""
     new_bank = engine.find_bank(screened.bank) is None
     try:
-        return _plan_and_write(engine, screened, options, progress, on_total, audit_operation)
+        return _plan_and_write(engine, screened, options, progress, on_total, audit_operation, on_commit)
     except BaseException:
         if new_bank:
             discard_if_empty(engine, screened.bank)
@@ -174,10 +178,10 @@ _REPLANS = 3  # a retain planned against what another writer changed meanwhile i
 
 
 def _plan_and_write(engine: Engine, screened: Screened, options: FactOptions, progress: Progress,
-                    on_total: Callable[[int], None] | None, audit_operation: str) -> RetainResult:
+                    on_total: Callable[[int], None] | None, audit_operation: str, on_commit: OnCommit) -> RetainResult:
     for attempt in range(_REPLANS + 1):
         result = _try_plan_and_write(engine, screened, options, progress if attempt == 0 else None,
-                                     on_total if attempt == 0 else None, audit_operation)
+                                     on_total if attempt == 0 else None, audit_operation, on_commit)
         if result is not None:
             return result
     raise StoreBusyError(f"bank {screened.bank!r}: other writers kept changing source {screened.source_id!r} "
@@ -185,7 +189,8 @@ def _plan_and_write(engine: Engine, screened: Screened, options: FactOptions, pr
 
 
 def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions, progress: Progress,
-                        on_total: Callable[[int], None] | None, audit_operation: str) -> RetainResult | None:
+                        on_total: Callable[[int], None] | None, audit_operation: str,
+                        on_commit: OnCommit = None) -> RetainResult | None:
     """Plan outside the write lock, then write in one transaction; None when another writer changed
     the messages or chunks the plan was made against (nothing is written then: plan again)."""
     bank, redacted, source_id = screened.bank, screened.redacted, screened.source_id
@@ -219,8 +224,11 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
         _audit(store, bank, audit_operation, source_id, redacted)
         if result.facts_added:
             store.enqueue_job(ctx.bank.id, "consolidate")
-    return RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
-                        result.chunks_total, result.chunks_skipped, redactions=redacted.count)
+        final = RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
+                             result.chunks_total, result.chunks_skipped, redactions=redacted.count)
+        if on_commit is not None:
+            on_commit(final)
+    return final
 
 
 def _written(plan: Plan) -> tuple[list[NewFact], list[Any]]:
@@ -274,13 +282,21 @@ def submit(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
 
 
 def run_retain_job(ctx: JobContext) -> dict[str, Any]:
-    """The ``retain`` job: write what :func:`submit` screened (it is not redacted twice)."""
+    """The ``retain`` job: write what :func:`submit` screened (it is not redacted twice), and mark
+    the job done in the same transaction (:meth:`JobContext.commit`): run again after a crash, it
+    finds the job done or its claim gone and writes nothing; run outside the queue, the message ids
+    and chunk hashes already stored make a second run add no fact."""
     p = ctx.payload
     redacted = defense.Redacted(messages=[Message(**m) for m in p.get("messages", [])], text=p.get("text"),
                                 metadata=dict(p.get("metadata") or {}))
     screened = Screened(ctx.bank.name, str(p["kind"]), str(p["source_id"]), redacted, p.get("timestamp"))
-    result = write_screened(ctx.engine, screened, FactOptions(**p.get("options", {})))
-    return {**asdict(result), "redactions": int(p.get("redactions", 0))}
+    redactions = int(p.get("redactions", 0))
+
+    def done(result: RetainResult) -> None:
+        ctx.commit({**asdict(result), "redactions": redactions})
+
+    result = write_screened(ctx.engine, screened, FactOptions(**p.get("options", {})), on_commit=done)
+    return {**asdict(result), "redactions": redactions}
 
 
 def _audit(store: Store, bank: str, operation: str, source_id: str, redacted: defense.Redacted) -> None:

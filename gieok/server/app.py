@@ -216,6 +216,25 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
             raise OperationNotFoundError(operation_id)
         return op
 
+    def _writable_operation(operation_id: str, who: Principal) -> None:
+        op = memory.operation(operation_id)
+        if not who.sees(op.bank):
+            raise OperationNotFoundError(operation_id)
+        who.require(op.bank, "write")
+
+    @app.post("/v1/operations/{operation_id}/cancel", tags=["memory"])
+    def cancel_operation(operation_id: str, who: Caller) -> Operation:
+        _writable_operation(operation_id, who)
+        return memory.cancel_operation(operation_id)
+
+    @app.post("/v1/operations/{operation_id}/retry", tags=["memory"])
+    def retry_operation(operation_id: str, who: Caller) -> Operation:
+        _writable_operation(operation_id, who)
+        op = memory.retry_operation(operation_id)
+        if runner is not None:
+            runner.wake()
+        return op
+
     # -- keys (admin) ------------------------------------------------------------------------
     @app.post("/v1/keys", tags=["keys"], status_code=201)
     def create_key(body: KeyRequest, who: Caller) -> dict[str, Any]:

@@ -1,55 +1,37 @@
-"""The server's in-process worker: one thread that runs queued jobs (submitted retains first in
-queue order, then consolidation, decay, purge, mental-model refresh) while the server answers.
+"""The server's in-process worker: a :class:`gieok.workers.WorkerPool` of one thread that runs
+queued jobs (submitted retains, consolidation, decay, purge, mental-model refresh) while the server
+answers, unless ``gieok serve --no-worker`` (then ``gieok worker`` processes run them).
 
-It calls the same ``Memory.run_jobs`` the library and ``gieok jobs`` use, one job at a time, and
-sleeps until woken (a submit) or ``poll_seconds`` pass. Jobs are durable rows: stopping the server
-mid-job leaves the job to be claimed again when its lease expires.
+It claims exactly as a ``gieok worker`` process does, so servers and workers may share one
+database. Jobs are durable rows: stopping the server releases the job it was running (queued again
+at once), and a server killed mid-job leaves the job to be claimed again when its lease expires.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-
 from gieok.memory import Memory
+from gieok.workers import WorkerPool
 
 __all__ = ["Worker"]
 
-log = logging.getLogger("gieok.server")
-
 
 class Worker:
-    def __init__(self, memory: Memory, *, poll_seconds: float = 1.0) -> None:
-        self.memory, self.poll_seconds = memory, poll_seconds
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.jobs_run = 0
+    def __init__(self, memory: Memory, *, poll_seconds: float = 1.0, concurrency: int = 1) -> None:
+        self.memory = memory
+        self.pool = WorkerPool(memory.engine, concurrency=concurrency, poll_seconds=poll_seconds, grace=30.0)
+
+    @property
+    def jobs_run(self) -> int:
+        return self.pool.jobs_run
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="gieok-worker", daemon=True)
-        self._thread.start()
+        self.pool.start()
 
     def wake(self) -> None:
-        self._wake.set()
+        self.pool.wake()
 
     def alive(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self.pool.alive()
 
     def stop(self, timeout: float = 30.0) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                done = self.memory.run_jobs(limit=1)
-            except Exception:  # a broken store must not kill the thread silently; the next poll retries
-                log.exception("the worker could not run jobs")
-                done = []
-            self.jobs_run += len(done)
-            if not done:
-                self._wake.wait(self.poll_seconds)
-                self._wake.clear()
+        self.pool.stop(grace=timeout)

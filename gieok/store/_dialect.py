@@ -90,6 +90,12 @@ class Dialect:
     def lock(self, conn: Any, key: str) -> None:
         """Serialise writers on ``key`` until the transaction ends (a check-then-insert)."""
 
+    def is_conflict(self, exc: BaseException) -> bool:
+        """Did a statement break a unique index (two processes racing to the same row)?"""
+        from gieok.store._connect import sqlite_module
+
+        return isinstance(exc, sqlite_module().IntegrityError)
+
     def connection(self, raw: Any) -> Any:
         """``raw`` as the shared queries use it: sqlite3 takes ``?`` placeholders as it is."""
         return raw
@@ -119,6 +125,11 @@ class PostgresDialect(Dialect):
 
     def lock(self, conn: Any, key: str) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,))
+
+    def is_conflict(self, exc: BaseException) -> bool:
+        import psycopg
+
+        return isinstance(exc, psycopg.errors.UniqueViolation)
 
     def connection(self, raw: Any) -> Any:
         return PgConnection(raw)

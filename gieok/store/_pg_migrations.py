@@ -162,6 +162,14 @@ def m0006_keys(conn: Any) -> None:
     _run_script(conn, _schema.KEYS)
 
 
+def m0007_workers(conn: Any) -> None:
+    """Job leases, start and end times, the cancelled state and the indexes the workers' fair claim uses."""
+    statuses = ", ".join(f"'{s}'" for s in _schema.JOB_STATUSES)
+    conn.execute("ALTER TABLE jobs DROP CONSTRAINT IF EXISTS jobs_status_check")
+    conn.execute(f"ALTER TABLE jobs ADD CONSTRAINT jobs_status_check CHECK (status IN ({statuses}))")
+    _run_script(conn, _schema.WORKERS)
+
+
 def m0008_documents(conn: Any) -> None:
     """An ingested document's chunk keeps its page / heading path and its span in the extracted text."""
     _run_script(conn, _schema.CHUNK_LOCATIONS)
@@ -169,7 +177,7 @@ def m0008_documents(conn: Any) -> None:
 
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
-                                                                       m0006_keys, m0008_documents)
+                                                                       m0006_keys, m0007_workers, m0008_documents)
 
 
 def migrate(raw: Any) -> list[str]:

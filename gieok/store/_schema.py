@@ -26,11 +26,12 @@ from collections.abc import Callable
 from string import Template
 from typing import Any
 
-__all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "KEYS", "LIFECYCLE", "NAMES", "ordered", "render"]
+__all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS", "LIFECYCLE", "NAMES", "WORKERS",
+           "ordered", "render"]
 
 
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
-         "0008_documents")
+         "0007_workers", "0008_documents")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
@@ -271,6 +272,24 @@ CREATE TABLE api_keys (
     revoked_at   $REAL
 );
 ALTER TABLE jobs ADD COLUMN result $JSON;
+"""
+
+# A job's states from 0007 on: cancelled joins them (SQLite rebuilds the table to change its CHECK,
+# PostgreSQL replaces the constraint; see each store's m0007_workers)
+JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
+
+# Workers: a claim's lease (renewed by a heartbeat; a running job whose lease passed is claimed
+# again), when the job first started and when it ended; the due jobs per bank in queue order (the
+# fair claim walks banks), the leases, and at most one running consolidation per bank.
+WORKERS = """
+ALTER TABLE jobs ADD COLUMN lease_until $REAL;
+ALTER TABLE jobs ADD COLUMN started_at $REAL;
+ALTER TABLE jobs ADD COLUMN finished_at $REAL;
+UPDATE jobs SET lease_until = claimed_at + 600, started_at = claimed_at WHERE status = 'running';
+UPDATE jobs SET finished_at = updated_at WHERE status IN ('done', 'failed');
+CREATE INDEX jobs_due ON jobs(bank_id, run_after, id) WHERE status = 'queued';
+CREATE INDEX jobs_leases ON jobs(lease_until) WHERE status = 'running';
+CREATE UNIQUE INDEX jobs_one_consolidation ON jobs(bank_id) WHERE kind = 'consolidate' AND status = 'running'
 """
 
 # Where an ingested document's chunk lies: {"page": 3} / {"section": [...]} and its "start"/"end" in the

@@ -60,6 +60,35 @@ def m0006_keys(conn: Any) -> None:
     _run_script(conn, _schema.KEYS)
 
 
+def m0007_workers(conn: Any) -> None:
+    """Job leases, start and end times, the cancelled state and the indexes the workers' fair claim uses.
+    SQLite cannot change a CHECK in place: the jobs table is rebuilt with the wider one (nothing
+    references it), then the columns and indexes both stores add are added."""
+    statuses = ", ".join(f"'{s}'" for s in _schema.JOB_STATUSES)
+    conn.execute(f"""
+        CREATE TABLE jobs_0007 (
+            id          INTEGER PRIMARY KEY,
+            bank_id     INTEGER NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+            kind        TEXT NOT NULL,
+            payload     TEXT NOT NULL DEFAULT '{{}}',
+            status      TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ({statuses})),
+            attempts    INTEGER NOT NULL DEFAULT 0,
+            run_after   REAL NOT NULL,
+            claimed_at  REAL,
+            claimed_by  TEXT,
+            last_error  TEXT,
+            created_at  REAL NOT NULL,
+            updated_at  REAL NOT NULL,
+            result      TEXT
+        )""")
+    conn.execute("INSERT INTO jobs_0007 SELECT id, bank_id, kind, payload, status, attempts, run_after, claimed_at, "
+                 "claimed_by, last_error, created_at, updated_at, result FROM jobs")
+    conn.execute("DROP TABLE jobs")
+    conn.execute("ALTER TABLE jobs_0007 RENAME TO jobs")
+    conn.execute("CREATE INDEX jobs_queue ON jobs(status, run_after)")
+    _run_script(conn, _schema.WORKERS)
+
+
 def m0008_documents(conn: Any) -> None:
     """An ingested document's chunk keeps its page / heading path and its span in the extracted text."""
     _run_script(conn, _schema.CHUNK_LOCATIONS)
@@ -67,7 +96,7 @@ def m0008_documents(conn: Any) -> None:
 
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
-                                                                       m0006_keys, m0008_documents)
+                                                                       m0006_keys, m0007_workers, m0008_documents)
 
 
 def migrate(conn: Any) -> list[str]:
