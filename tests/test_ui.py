@@ -72,7 +72,7 @@ def test_pages_draw_the_engine_data(client: TestClient) -> None:
     answer = client.get("/ui/b/민지/reflect?q=Where+does+Minji+live%3F").text
     assert '<mark class="quote">' in answer
     ko = client.get("/ui/b/민지/jobs", headers={"accept-language": "ko"}).text
-    assert "재시도·취소" in ko
+    assert "다시 시도" in ko and "취소</button>" in ko
     assert client.get("/ui/b/nobody").status_code == 404
     assert client.get("/ui/b/nobody").headers["content-type"].startswith("text/html")
 
@@ -118,3 +118,28 @@ def test_keys_login_cookie_and_isolation(mem: Memory) -> None:
 def test_ui_can_be_switched_off(mem: Memory) -> None:
     with TestClient(create_app(mem, mcp=False, worker=False, ui=False)) as http:
         assert http.get("/ui/").status_code == 404
+
+
+@pytest.mark.parametrize("language,cancelled,retried", [("en", "cancelled.", "queued again."),
+                                                        ("ko", "취소했습니다", "다시 대기열에 넣었습니다")])
+def test_a_job_is_cancelled_and_retried_from_the_jobs_page(client: TestClient, mem: Memory, language: str,
+                                                           cancelled: str, retried: str) -> None:
+    headers = {"accept-language": language}
+    queued = [j for j in mem.jobs("민지") if j["status"] == "queued"]
+    assert queued, "retain queues a consolidation: there is a job to cancel"
+    op = queued[0]["operation_id"]
+    page = client.get("/ui/b/민지/jobs", headers=headers).text
+    assert f"/jobs/{op}/cancel" in page
+    assert client.post(f"/ui/b/민지/jobs/{op}/cancel", data={"csrf": "forged"}).status_code == 403
+    assert mem.operation(op).status == "queued"  # a forged form changed nothing
+    done = client.post(f"/ui/b/민지/jobs/{op}/cancel", data={"csrf": _csrf(page)}, headers=headers)
+    assert done.status_code == 200 and cancelled in done.text
+    assert mem.operation(op).status == "cancelled" and f"/jobs/{op}/retry" in done.text
+    again = client.post(f"/ui/b/민지/jobs/{op}/retry", data={"csrf": _csrf(done.text)}, headers=headers)
+    assert again.status_code == 200 and retried in again.text and mem.operation(op).status == "queued"
+    twice = client.post(f"/ui/b/민지/jobs/{op}/retry", data={"csrf": _csrf(again.text)}, headers=headers)
+    assert twice.status_code == 409 and "Traceback" not in twice.text  # a queued job cannot be retried
+    mem.retain("other", [{"id": "o1", "speaker": "Jun", "text": "I work at Naver in Pangyo."}])
+    theirs = next(j["operation_id"] for j in mem.jobs("other") if j["status"] == "queued")
+    wrong = client.post(f"/ui/b/민지/jobs/{theirs}/cancel", data={"csrf": _csrf(again.text)}, headers=headers)
+    assert wrong.status_code == 404 and mem.operation(theirs).status == "queued"  # another bank's job

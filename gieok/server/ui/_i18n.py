@@ -137,10 +137,16 @@ STRINGS: dict[str, tuple[str, str]] = {
     "attempts": ("Attempts", "시도"),
     "error": ("Error", "오류"),
     "no_jobs": ("No jobs.", "작업이 없습니다."),
-    "retry_note": ("Retry and cancel: the engine has no call for them yet. A failed job is retried by the worker "
-                   "with backoff until its last attempt; then it stays failed, as shown.",
-                   "재시도·취소: 엔진에 아직 그 호출이 없습니다. 실패한 작업은 워커가 간격을 늘려 가며 마지막 시도까지 "
-                   "다시 실행하고, 그 뒤에는 보이는 대로 실패로 남습니다."),
+    "retry_note": ("A failed job is retried by the worker with backoff until its last attempt; then it stays failed "
+                   "until you retry it. Cancel stops a queued or running job (a running retain writes nothing).",
+                   "실패한 작업은 워커가 간격을 늘려 가며 마지막 시도까지 다시 실행하고, "
+                   "그 뒤에는 다시 시도를 누를 때까지 실패로 남습니다. 취소는 대기 중이거나 실행 중인 작업을 "
+                   "멈춥니다 (실행 중인 retain은 아무것도 쓰지 않습니다)."),
+    "cancelled": ("cancelled", "취소됨"),
+    "cancel": ("Cancel", "취소"),
+    "retry": ("Retry", "다시 시도"),
+    "job_cancelled": ("Job {op} cancelled.", "작업 {op}을(를) 취소했습니다."),
+    "job_retried": ("Job {op} queued again.", "작업 {op}을(를) 다시 대기열에 넣었습니다."),
     "audit": ("Audit log (types, positions and fingerprints; never values)", "감사 기록 (종류·위치·지문; 값은 없음)"),
     "no_audit": ("No audit entries.", "감사 기록이 없습니다."),
     "at": ("At", "시각"),

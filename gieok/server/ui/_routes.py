@@ -297,7 +297,21 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
     def jobs_page(request: Request, bank: str) -> Response:
         caller = reader(request, bank)
         return page(request, "jobs.html", caller, bank, "jobs", jobs=memory.jobs(bank, limit=200),
-                    audit=memory.audit_log(bank, 200), usage=memory.llm_usage(bank))
+                    audit=memory.audit_log(bank, 200), usage=memory.llm_usage(bank), changed=None)
+
+    @router.post("/b/{bank}/jobs/{operation}/{action}")
+    async def change_job(request: Request, bank: str, operation: str, action: str) -> Response:
+        await posted(request)
+        caller = reader(request, bank, "write")
+        if action not in ("cancel", "retry"):
+            raise InputError(f"a job can be cancelled or retried, not {action!r}")
+        if memory.operation(operation).bank != bank:  # another bank's job is not this page's to change
+            raise NotFoundError(f"operation {operation!r} not found in bank {bank!r}")
+        change = memory.cancel_operation if action == "cancel" else memory.retry_operation
+        await run_in_threadpool(change, operation)
+        note = renderer_t(request, "job_cancelled" if action == "cancel" else "job_retried").format(op=operation)
+        return page(request, "jobs.html", caller, bank, "jobs", jobs=memory.jobs(bank, limit=200),
+                    audit=memory.audit_log(bank, 200), usage=memory.llm_usage(bank), changed=note)
 
     @router.get("/b/{bank}/erase")
     def erase_page(request: Request, bank: str) -> Response:
