@@ -180,6 +180,10 @@ class Recall:
 
 @dataclass(frozen=True)
 class RetainResult:
+    """What one retain wrote. ``facts_removed``: a changed message's old facts (deleted with its old
+    text) or, for a new version of a document, the facts of the chunks it left out (closed, kept as
+    the document's history)."""
+
     bank: str
     source_id: str
     facts_added: int

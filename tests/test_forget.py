@@ -129,3 +129,18 @@ def test_deleting_a_bank_is_proven_too(mem: Memory) -> None:
     _conversation(mem)
     mem.delete_bank("alice")
     assert mem.verify_erased([KO_MARKER, EN_MARKER]).clean
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("환불은 구매 후 7일 이내에 됩니다.", "환불은 구매 후 14일 이내에 됩니다."),
+    ("Refunds are accepted within 7 days.", "Refunds are accepted within 14 days."),
+])
+def test_forgetting_a_document_erases_the_sections_its_new_versions_left_out(mem: Memory, old: str, new: str) -> None:
+    marker = "zebraquartz" if old.isascii() else "얼룩말석영"
+    first = f"# Policy\n\n{old} {marker} section.\n\n# Contact\n\nWrite to the help desk."
+    mem.retain("kb", text=first, document_id="policy.md")
+    mem.retain("kb", text=first.replace(f"{old} {marker} section.", new), document_id="policy.md")
+    assert not mem.verify_erased(marker, deep=False).clean  # the left-out section is kept as history
+    result = mem.forget("kb", source_id="policy.md", verify=True)
+    assert result.proof is not None and result.proof.clean, result.proof
+    assert mem.verify_erased(marker).clean

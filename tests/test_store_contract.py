@@ -1082,3 +1082,21 @@ def test_chunk_locations_round_trip_and_follow_a_moved_chunk(store: AnyStore) ->
         store.set_chunk_position(located, 1)  # no location given: the stored one stays
     found = store.chunk_locations([located, paged])
     assert found[paged] == {"page": 4, "start": 0, "end": 20} and found[located]["section"] == ["환불 정책", "예외"]
+
+
+def test_retired_chunks_close_their_facts_and_leave_the_document_order(store: AnyStore) -> None:
+    with store.write():
+        b = store.create_bank("docs", "fake", 4)
+        source = store.upsert_source(b.id, "guide.md", "document", "x", {})
+        old = store.add_chunk(b.id, source, 0, "sha-old", "환불은 7일 이내", [])
+        kept = store.add_chunk(b.id, source, 1, "sha-kept", "Refunds take 5 days", [])
+        old_facts = store.add_facts(b.id, source, old, [_fact("환불은 7일 이내"), _fact("교환은 3일 이내")],
+                                    np.ones((2, 4), np.float32))
+        kept_facts = store.add_facts(b.id, source, kept, [_fact("Refunds take 5 days")], np.ones((1, 4), np.float32))
+        assert store.retire_chunks(b.id, [old], 1_800_000_000.0, "removed from the document") == 2
+        assert store.retire_chunks(b.id, [old], 1_900_000_000.0, "again") == 0  # already closed: kept as it was
+        assert store.retire_chunks(b.id, [], 1.0, "nothing") == 0
+    rows = {f.id: f for f in store.get_facts(b.id, old_facts + kept_facts)}
+    assert [rows[i].valid_to for i in old_facts] == [1_800_000_000.0] * 2
+    assert all(rows[i].superseded_by is None for i in old_facts) and rows[kept_facts[0]].valid_to is None
+    assert {c.id: c.position for c in store.chunks_of(source)} == {old: -1, kept: 1}

@@ -321,7 +321,8 @@ def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedd
     row = store.get_source_row(bank.id, document_id) if bank is not None else None
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {document_id!r} is a conversation; retain the document under another id")
-    stored = {c.sha256: c for c in store.chunks_of(row[0])} if row else {}
+    # the chunks of the document's current version (a retired chunk is history: never matched again)
+    stored = {c.sha256: c for c in store.chunks_of(row[0]) if c.position >= 0} if row else {}
     planned: list[PlannedChunk] = []
     pieces: list[tuple[str, dict[str, Any] | None]] = [(text[a:b], None) for a, b in
                                                         chunk_document(text, settings.chunk_chars)] \

@@ -319,7 +319,10 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     scored: list[_Scored] = []
     for fact_id, fused_score, hits in fused:
         fact = facts.get(fact_id)
-        if fact is None or not _is_current(fact, now_ts, as_of_ts, history or replaced_weight > 0):
+        # a version with a replacement stays findable below it; a document section a new version
+        # left out (closed, no replacement) is the document's history, found by as_of or history
+        keep = history or (replaced_weight > 0 and fact is not None and fact.superseded_by is not None)
+        if fact is None or not _is_current(fact, now_ts, as_of_ts, keep):
             continue
         multipliers = _multipliers(fact, now_ts, time_range, support.get(fact_id, 0), settings.recency_half_life_days)
         if not history and _replaced(fact, now_ts, as_of_ts):

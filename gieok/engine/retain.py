@@ -174,6 +174,7 @@ def write_screened(engine: Engine, screened: Screened, options: FactOptions = NO
         raise
 
 
+REMOVED_FROM_DOCUMENT = "removed from the document by a new version"
 _REPLANS = 3  # a retain planned against what another writer changed meanwhile is planned again
 
 
@@ -254,7 +255,7 @@ def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
     if plan.kind == "conversation":
         return store.existing_messages(bank.id, [m.id for m in plan.messages]) == plan.existing
     row = store.get_source_row(bank.id, plan.source_id)
-    stored = {c.id for c in store.chunks_of(row[0])} if row is not None else set()
+    stored = {c.id for c in store.chunks_of(row[0]) if c.position >= 0} if row is not None else set()
     planned = set(plan.removed_chunks) | {c.keep_chunk_id for c in plan.chunks if c.keep_chunk_id is not None}
     return stored == planned
 
@@ -362,7 +363,9 @@ def _write_document(ctx: BankContext, plan: Plan) -> RetainResult:
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {plan.source_id!r} is a conversation; retain the document under another id")
     source_id = store.upsert_source(bank.id, plan.source_id, "document", plan.text, plan.metadata)
-    removed = store.delete_chunks(bank.id, plan.removed_chunks)
+    # a section the new version left out is closed, not deleted: the document's history stays
+    # recallable as it stood (as_of), and forgetting the document still removes all of it
+    removed = store.retire_chunks(bank.id, plan.removed_chunks, time.time(), REMOVED_FROM_DOCUMENT)
     added = skipped = 0
     ids: list[int] = []
     facts: list[NewFact] = []

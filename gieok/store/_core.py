@@ -244,6 +244,19 @@ class CoreQueries(StoreQueries):
         )
 
     # -- chunks ------------------------------------------------------------------------------
+    def retire_chunks(self, bank_id: int, chunk_ids: Sequence[int], at: float, reason: str) -> int:
+        """A new version of a document left these chunks out: their facts are closed at ``at`` with
+        ``reason`` (kept as the document's history) and the chunks leave the document's order
+        (position -1, never matched again). Returns the facts closed."""
+        conn = self._require_write()
+        closed = 0
+        for ids_in, part in self._dialect.in_parts(chunk_ids):
+            closed += int(conn.execute(
+                f"UPDATE facts SET valid_to = ?, supersede_reason = ? WHERE bank_id = ? AND chunk_id {ids_in} "
+                "AND valid_to IS NULL", (at, reason, bank_id, *part)).rowcount)
+            conn.execute(f"UPDATE chunks SET position = -1 WHERE bank_id = ? AND id {ids_in}", (bank_id, *part))
+        return closed
+
     def chunks_of(self, source_id: int) -> list[Chunk]:
         rows = self._conn().execute(
             "SELECT id, position, sha256 FROM chunks WHERE source_id = ? ORDER BY position, id", (source_id,)
