@@ -5,6 +5,7 @@ and memory defense (a key and a 주민등록번호 sent over MCP never reach the
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import sys
@@ -29,7 +30,7 @@ from gieok.server.app import create_app
 from gieok.server.mcp import build_mcp
 from gieok.store.postgres import PostgresStore
 
-TOOLS = {"retain", "recall", "reflect", "forget", "list_banks", "get_memory", "history", "sources"}
+TOOLS = {"retain", "ingest_document", "recall", "reflect", "forget", "list_banks", "get_memory", "history", "sources"}
 CHAT = [
     {"id": "m1", "speaker": "지우", "text": "나 다음 달에 제주도로 이사 가.", "timestamp": "2026-05-04T09:00:00+09:00"},
     {"id": "m2", "speaker": "Jiwoo", "text": "My brother Tae runs a bakery in Seoul.",
@@ -140,6 +141,36 @@ def test_typed_errors_and_bad_arguments_reach_the_agent_as_tool_errors(mem: Memo
             assert _error(await client.call_tool("forget", {"bank": "b"}))
     anyio.run(main)
     assert mem.banks() == []  # nothing above created a bank
+
+
+GUIDE = ("# 환불 정책\n\n구매 후 14일 이내에는 전액 환불됩니다.\n\n"
+         "# Shipping\n\nOrders ship from the Busan warehouse within two business days.\n")
+
+
+def test_an_agent_ingests_a_document_and_recall_cites_its_section(mem: Memory) -> None:
+    async def main() -> None:
+        async with Client(build_mcp(mem)) as client:
+            encoded = base64.b64encode(GUIDE.encode("utf-8")).decode("ascii")
+            done = _result(await client.call_tool("ingest_document", {
+                "bank": "docs", "document_id": "guide.md", "content_base64": encoded}))
+            assert done["facts_added"] >= 2
+            refund = _result(await client.call_tool("recall", {"bank": "docs", "query": "환불은 며칠까지 돼?"}))
+            assert "14일" in refund["memories"][0]["text"]
+            assert refund["memories"][0]["location"]["section"] == ["환불 정책"]
+            ship = _result(await client.call_tool("recall", {"bank": "docs", "query": "Where do orders ship from?"}))
+            assert "Busan" in ship["memories"][0]["text"]
+            assert ship["memories"][0]["location"]["section"] == ["Shipping"]
+            as_text = _result(await client.call_tool("ingest_document", {
+                "bank": "docs", "document_id": "notes.txt", "text": "The office code word is heron."}))
+            assert as_text["facts_added"] == 1
+            bad = _error(await client.call_tool("ingest_document", {
+                "bank": "docs", "document_id": "x.md", "content_base64": "%%% not base64 %%%"}))
+            assert "InputError" in bad and "base64" in bad
+            both = _error(await client.call_tool("ingest_document", {
+                "bank": "docs", "document_id": "y.md", "content_base64": encoded, "text": "x"}))
+            assert "exactly one" in both
+    anyio.run(main)
+    assert len(mem.sources("docs")) == 2  # the refused calls stored nothing
 
 
 def test_a_fixed_bank_takes_no_bank_argument(mem: Memory) -> None:

@@ -10,6 +10,8 @@ argument, so an agent cannot wander into another bank.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import inspect
 import logging
@@ -29,7 +31,7 @@ from gieok import __version__
 from gieok.engine import keys as _keys
 from gieok.engine.context import check_bank_name
 from gieok.engine.keys import Principal
-from gieok.errors import GieokError
+from gieok.errors import GieokError, InputError
 from gieok.memory import Memory
 
 __all__ = ["build_mcp", "mount_mcp", "run_stdio"]
@@ -104,6 +106,17 @@ class _Tools:
         return self.one(ctx, bank, "write", lambda: self.memory.retain(
             bank, messages, text=text, document_id=document_id, timestamp=timestamp))
 
+    def ingest_document(self, ctx: Context, bank: str, document_id: str, content_base64: str | None = None,
+                        text: str | None = None, media_type: str | None = None) -> dict[str, Any]:
+        """Keep a file (PDF, DOCX, HTML, Markdown or plain text) as a document whose memories cite their
+        page or section: `content_base64` is the file's bytes in base64 (or `text` for a text file);
+        `document_id` is its name, whose extension or `media_type` says the format. Ingesting the same
+        `document_id` again replaces only the parts that changed. Returns chunks, facts and the source id."""
+        def ingest() -> Any:
+            return self.memory.ingest(bank, _document_bytes(content_base64, text), document_id=document_id,
+                                      media_type=media_type)
+        return self.one(ctx, bank, "write", ingest)
+
     def recall(self, ctx: Context, bank: str, query: str, max_tokens: int | None = 1500, limit: int | None = None,
                now: str | None = None, as_of: str | None = None) -> dict[str, Any]:
         """Find the memories a question needs, best first, within `max_tokens`. Each memory has its
@@ -146,8 +159,22 @@ class _Tools:
         return self.many(ctx, bank, "read", "sources", lambda: self.memory.sources(bank))
 
 
+def _document_bytes(content_base64: str | None, text: str | None) -> bytes:
+    """The file an agent sent: exactly one of base64 bytes or text."""
+    if (content_base64 is None) == (text is None):
+        raise InputError("give the file as content_base64 (its bytes in base64) or, for a text file, as text; "
+                         "exactly one of the two")
+    if text is not None:
+        return text.encode("utf-8")
+    try:
+        return base64.b64decode(content_base64 or "", validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise InputError(f"content_base64 is not valid base64 ({exc}): encode the file's bytes with "
+                         "standard base64, without line breaks") from exc
+
+
 _TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
-    ("retain", _WRITE), ("recall", _READ), ("reflect", _READ), ("forget", _ERASE),
+    ("retain", _WRITE), ("ingest_document", _WRITE), ("recall", _READ), ("reflect", _READ), ("forget", _ERASE),
     ("list_banks", _READ), ("get_memory", _READ), ("history", _READ), ("sources", _READ))
 
 
