@@ -16,6 +16,7 @@ from gieok.defense import RedactionPolicy
 from gieok.engine import banks as _banks
 from gieok.engine import browse as _browse
 from gieok.engine import forget as _forget
+from gieok.engine import imports as _imports
 from gieok.engine import ingest as _ingest
 from gieok.engine import jobs as _jobs
 from gieok.engine import mental_models as _models
@@ -31,6 +32,7 @@ from gieok.providers.rerankers import Reranker
 from gieok.records import (
     BankInfo,
     EntityInfo,
+    ImportResult,
     IngestResult,
     Message,
     Operation,
@@ -129,6 +131,25 @@ class Memory:
         options = _retain.fact_options(decay_class, importance, pinned)
         return _ingest.ingest(self.engine, bank, path_or_bytes, document_id=document_id, media_type=media_type,
                               timestamp=timestamp, metadata=metadata, progress=progress, options=options)
+
+    def import_chat(self, bank: str, path_or_bytes: _ingest.Source, format: str, *, name: str | None = None,
+                    skip_bad: bool = False, timezone: str = "Asia/Seoul",
+                    progress: Callable[[int, int], None] | None = None,
+                    decay_class: str | None = None, importance: float | None = None,
+                    pinned: bool | None = None) -> ImportResult:
+        """Import a chat export — ``format`` ``"kakaotalk"`` (the app's exported .txt, Korean or English),
+        ``"chatgpt"`` (``conversations.json`` of ChatGPT's data export) or ``"jsonl"`` (OpenAI-format
+        messages) — keeping speakers and times, one source per conversation.
+
+        A line that cannot be read stops the import before anything is stored, with an error naming
+        the lines; ``skip_bad=True`` imports the rest and lists them in ``bad_lines``. Message ids are
+        stable, so importing the same or a longer export again adds only what is new. ``timezone`` is
+        the zone of a KakaoTalk export's times (they carry none). ``name`` (default: the file's name,
+        ``upload`` for bytes) names a KakaoTalk or JSONL conversation: give the same one to re-import
+        it. ``progress(done, total)`` follows conversations."""
+        options = _retain.fact_options(decay_class, importance, pinned)
+        return _imports.import_chat(self.engine, bank, path_or_bytes, format, name=name, skip_bad=skip_bad,
+                                    timezone=timezone, options=options, progress=progress)
 
     def submit_retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
                       text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,

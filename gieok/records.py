@@ -14,6 +14,7 @@ __all__ = [
     "FactRow",
     "ChannelHit",
     "RecalledMemory",
+    "ImportResult",
     "Recall",
     "RetainResult",
     "IngestResult",
@@ -210,6 +211,29 @@ class IngestResult:
     facts_removed: int
     chunks_total: int
     chunks_skipped: int
+    redactions: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """A chat export imported: one source per conversation. ``bad_lines`` are the lines (or, for
+    ``conversations.json``, conversations) that could not be read — with ``skip_bad`` they were left
+    out, otherwise nothing was imported; ``skipped`` are lines meant to be left out (date lines,
+    join notices, photo placeholders, system prompts)."""
+
+    bank: str
+    format: str
+    name: str
+    conversations: int
+    messages: int
+    facts_added: int
+    source_ids: list[str]
+    skipped: int = 0
+    bad_lines: list[str] = field(default_factory=list)
     redactions: int = 0
     seconds: float = 0.0
 

@@ -30,6 +30,7 @@ def test_public_names_are_pinned() -> None:
         "parse_time_range", "redact",
         "CorruptDocumentError", "DocumentError", "DocumentTooLargeError", "EmptyDocumentError",
         "EncryptedDocumentError", "FormatMismatchError", "ScannedPageError", "UnsupportedFormatError", "IngestResult",
+        "ImportResult",
     ])
     for name in gieok.__all__:
         assert hasattr(gieok, name)
@@ -46,7 +47,7 @@ PUBLIC_METHODS = {
     "verify_erased", "delete_bank", "redaction_policy", "set_redaction_policy", "audit_log", "configure_llm",
     "llm_usage", "add_mental_model", "mental_model", "mental_models", "delete_mental_model", "maintain",
     "run_jobs", "jobs", "close", "submit_retain", "operation", "entities", "cancel_operation", "retry_operation",
-    "ingest", "overview", "source_facts", "connections", "entity", "pin", "create_bank",
+    "ingest", "overview", "source_facts", "connections", "entity", "pin", "create_bank", "import_chat",
 }
 
 

@@ -33,6 +33,7 @@ __all__ = ["COMMAND_MODULES", "cli", "main", "register_commands"]
 COMMAND_MODULES: tuple[str, ...] = (
     "gieok.cli.memories",    # retain, recall, banks, sources, entities, show, delete-bank
     "gieok.cli.documents",   # ingest
+    "gieok.cli.imports",     # import kakaotalk | chatgpt | jsonl
     "gieok.cli.lifecycle",   # history, forget, verify-erased, jobs, maintain
     "gieok.cli.reflection",  # reflect, models, observations
     "gieok.cli.llm",         # llm

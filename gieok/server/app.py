@@ -28,6 +28,7 @@ from gieok.memory import Memory
 from gieok.records import (
     BankInfo,
     EntityInfo,
+    ImportResult,
     IngestResult,
     Operation,
     Recall,
@@ -169,6 +170,18 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
         content_type = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         media_type = None if content_type in ("", "application/octet-stream") else content_type
         return await run_in_threadpool(memory.ingest, bank, data, document_id=document_id, media_type=media_type)
+
+    @app.post("/v1/banks/{bank}/imports/{format}", tags=["memory"],
+              openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
+    async def import_chat(bank: Writable, format: str, request: Request, name: str = "upload",
+                          skip_bad: bool = False, timezone: str = "Asia/Seoul") -> ImportResult:
+        """The request body is a chat export: ``format`` kakaotalk (the app's .txt), chatgpt
+        (conversations.json) or jsonl (OpenAI messages). ``name`` (the file's) names a KakaoTalk or JSONL
+        conversation, so importing the same export again adds only what is new. Bad lines: 422, with
+        their numbers, and nothing stored — unless ``skip_bad``."""
+        data = await request.body()
+        return await run_in_threadpool(lambda: memory.import_chat(bank, data, format, skip_bad=skip_bad,
+                                                                  timezone=timezone, name=name))
 
     @app.post("/v1/banks/{bank}/recall", tags=["memory"])
     def recall(bank: Readable, body: RecallRequest) -> Recall:

@@ -1,0 +1,50 @@
+"""``gieok import FORMAT BANK FILE``: a KakaoTalk, ChatGPT or JSONL chat export into a bank
+(Memory.import_chat). A line it cannot read stops the import before anything is stored, and the
+error names the lines; ``--skip-bad`` imports the rest and lists them."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gieok.cli._common import echo_json, open_memory
+from gieok.importers import FORMATS
+
+__all__ = ["register"]
+
+
+def register(cli: click.Group) -> None:
+    """Add ``import`` to ``cli``."""
+    cli.add_command(import_chat)
+
+
+@click.command("import")
+@click.argument("format", type=click.Choice(sorted(FORMATS)))
+@click.argument("bank")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--skip-bad", is_flag=True, help="import what can be read and list the lines that cannot")
+@click.option("--timezone", default="Asia/Seoul", show_default=True,
+              help="time zone of a KakaoTalk export's times (they carry none)")
+@click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
+@click.pass_context
+def import_chat(ctx: click.Context, format: str, bank: str, file: str, skip_bad: bool, timezone: str,
+                as_json: bool) -> None:
+    """Import a chat export into BANK, keeping speakers and times: FORMAT is kakaotalk (the app's
+    exported .txt), chatgpt (conversations.json of ChatGPT's data export) or jsonl (OpenAI messages).
+
+    Importing the same or a longer export again adds only the new messages."""
+    mem = open_memory(ctx)
+    from rich.progress import Progress
+
+    with Progress(transient=True, disable=as_json or not sys.stderr.isatty()) as progress:
+        task = progress.add_task("importing conversations", total=None)
+        result = mem.import_chat(bank, file, format, skip_bad=skip_bad, timezone=timezone,
+                                 progress=lambda done, total: progress.update(task, completed=done, total=total))
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    click.echo(f"imported {result.name} into {result.bank}: {result.conversations} conversation(s), "
+               f"{result.messages} messages, {result.facts_added} facts added, {result.skipped} lines skipped")
+    for line in result.bad_lines:
+        click.echo(f"  not imported: {line}", err=True)
