@@ -75,6 +75,25 @@ def test_a_change_denied_is_no_update(old: str, new: str) -> None:
     assert detect_update(old, new) is None
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ("I live in Austin.", "I moved last spring, it was a big change. The weather is great today. "
+                          "My sister visited. We ate in Denver at a nice place."),
+    ("나는 서울에 살아.", "요즘 이사 준비 중이야. 애들은 잘 지내. 영화도 봤어. 부산에서 친구가 왔어."),
+    ("팀 회의는 3시야.", "회의 시간이 바뀌었대. 점심은 김치찌개 먹었어. 오후에 비가 왔어. 친구랑 4시에 만났어."),
+], ids=["en", "ko", "ko-time"])
+def test_a_change_word_far_from_the_value_in_a_long_message_is_no_update(old: str, new: str) -> None:
+    assert detect_update(old, new) is None
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("I live in Austin.", "The kids are fine. We watched a movie. Last spring I moved to Denver."),
+    ("나는 서울에 살아.", "애들은 잘 지내. 영화도 봤어. 지난달에 부산으로 이사했어."),
+    ("팀 회의는 3시야.", "점심은 김치찌개 먹었어. 오후에 비가 왔어. 회의 시간이 4시로 바뀌었대."),
+], ids=["en", "ko", "ko-time"])
+def test_a_change_stated_in_one_place_of_a_long_message_still_updates(old: str, new: str) -> None:
+    assert detect_update(old, new) is not None
+
+
 @pytest.mark.parametrize(("first", "second", "query", "needle"), [
     ("민지 생일은 6월 23일이야.", "엄마 생일은 1월 6일이야.", "민지 생일 언제야?", "민지"),
     ("My sister's birthday is May 2.", "My birthday is June 23.", "When is my sister's birthday?", "sister"),

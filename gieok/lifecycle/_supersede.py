@@ -55,11 +55,13 @@ from gieok.lifecycle._values import Value, find_values, value_group
 from gieok.lifecycle._verdict import UpdateKind, UpdateVerdict
 from gieok.lifecycle._vocatives import strip_vocatives
 from gieok.text.korean import analyze, has_hangul
+from gieok.text.sentences import split_sentences
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
 
 __all__ = ["UpdateKind", "UpdateVerdict", "detect_update"]
 
 _GROUP_ORDER = ("time", "day", "month", "number", "name")
+_WINDOWED_FROM = 3  # sentences in a new statement from which the rules read it two sentences at a time
 _KOREAN_PHRASE_TAGS = ("NNG", "NNP", "NNB", "NR", "SN", "SL", "SH", "XR")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.:]\d+)?")
 _EDGE_WORDS = ENGLISH_STOPWORDS | {"it's", "its", "i'm", "going", "go"}
@@ -78,9 +80,31 @@ class _Statement:
 
 
 def detect_update(old: str, new: str) -> UpdateVerdict | None:
-    """How ``new`` (said later) updates ``old``, or None when it does not (see the module docstring)."""
+    """How ``new`` (said later) updates ``old``, or None when it does not (see the module docstring).
+
+    A change is stated in one place: in a longer ``new`` (three sentences or more) the rules run on
+    each pair of adjacent sentences and the surest verdict wins, so a change word in one sentence
+    ("이직 준비 중이야") and a value in another far from it ("회의는 4시야") make no update."""
     old, new = strip_vocatives(old.strip()), strip_vocatives(new.strip())
     if not old or not new or old.casefold() == new.casefold():
+        return None
+    windows = _sentence_windows(new)
+    if len(windows) > 1:
+        verdicts = [v for v in (_detect_one(old, w) for w in windows) if v is not None]
+        return max(verdicts, key=lambda v: v.confidence) if verdicts else None
+    return _detect_one(old, new)
+
+
+def _sentence_windows(text: str) -> list[str]:
+    """``text`` itself when it has one or two sentences, else each pair of adjacent sentences."""
+    spans = split_sentences(text)
+    if len(spans) < _WINDOWED_FROM:
+        return [text]
+    return [text[a[0]:b[1]] for a, b in zip(spans, spans[1:])]
+
+
+def _detect_one(old: str, new: str) -> UpdateVerdict | None:
+    if old.casefold() == new.casefold():
         return None
     if QUESTION.search(old) or QUESTION.search(new):
         return None
