@@ -53,6 +53,7 @@ from gieok.errors import (
     StoreBusyError,
     StoreError,
     UnknownProviderError,
+    UnreadableLineError,
     UnsupportedFormatError,
 )
 from gieok.memory import AsyncMemory, Memory
@@ -136,6 +137,7 @@ __all__ = [
     "StoreError",
     "TimeMention",
     "UnknownProviderError",
+    "UnreadableLineError",
     "UnsupportedFormatError",
     "__version__",
     "find_time_expressions",

@@ -12,6 +12,7 @@
     │   ├── SensitiveIdError          an id or bank name that holds a secret or identifier (refused, not redacted)
     │   ├── InvalidTimeError          a time/date string that cannot be read
     │   └── FileFormatError           a file the CLI cannot read as messages or text
+    │       ├── UnreadableLineError   one line of a chat export (gieok import) that cannot be read
     │       └── DocumentError         a file ingest cannot turn into a document (gieok.documents)
     │           ├── UnsupportedFormatError  not PDF, Markdown, HTML, DOCX or plain text
     │           ├── FormatMismatchError     the extension or media_type says one format, the bytes another
@@ -104,6 +105,7 @@ __all__ = [
     "StoreBusyError",
     "StoreError",
     "UnknownProviderError",
+    "UnreadableLineError",
     "UnsupportedFormatError",
 ]
 
@@ -153,6 +155,11 @@ class InvalidTimeError(InputError):
 
 class FileFormatError(InputError):
     pass
+
+
+class UnreadableLineError(FileFormatError):
+    """One line (or message) of a chat export that cannot be read: a time stamp naming no real date,
+    a message without a speaker. The importers report it with its line number."""
 
 
 # --- documents (raised by gieok.documents; nothing of the document is stored) ----------------------

@@ -32,6 +32,7 @@ ROUTES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/v1/banks/{bank}/retain"): ("write", {"messages": [{"id": "p", "speaker": "x",
                                                                    "text": "새 메시지 new"}]}),
     ("POST", "/v1/banks/{bank}/documents"): ("write", None),  # an empty upload: refused as an empty document
+    ("POST", "/v1/banks/{bank}/imports/{format}"): ("write", None),  # an empty export: refused
     ("POST", "/v1/banks/{bank}/recall"): ("read", {"query": "비밀 표식 Marker"}),
     ("POST", "/v1/banks/{bank}/reflect"): ("read", {"question": "비밀 표식은 뭐야?"}),
     ("POST", "/v1/banks/{bank}/forget"): ("write", {"memory_id": "f-999999"}),
@@ -85,7 +86,7 @@ def _key(world: dict[str, Any], role: str, banks: tuple[str, ...]) -> str:
 
 def _path(world: dict[str, Any], template: str, bank: str) -> str:
     return template.format(bank=bank, memory_id=world["facts"].get(bank, "f-1"), source_id="s1",
-                           operation_id=world["ops"].get(bank, "op-1"), key_id=999999)
+                           operation_id=world["ops"].get(bank, "op-1"), key_id=999999, format="jsonl")
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

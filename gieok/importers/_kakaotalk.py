@@ -24,6 +24,7 @@ import re
 from datetime import date, datetime, time
 from zoneinfo import ZoneInfo
 
+from gieok.errors import UnreadableLineError
 from gieok.importers._ids import StableIds
 from gieok.importers._types import BadLine, Conversation, Parsed
 
@@ -55,8 +56,6 @@ _MONTHS = {name: i for i, names in enumerate(
      ("nov", "november"), ("dec", "december")), start=1) for name in names}
 
 
-class _Unreadable(ValueError):
-    """A time stamp of the right shape that names no real date or time (13월, 25:10)."""
 
 
 def _day(m: re.Match[str]) -> date:
@@ -67,7 +66,7 @@ def _day(m: re.Match[str]) -> date:
     try:
         return date(year, month, int(groups["d"]))
     except ValueError as exc:
-        raise _Unreadable(f"no such date ({exc})") from None
+        raise UnreadableLineError(f"no such date ({exc})") from None
 
 
 def _clock(m: re.Match[str]) -> time:
@@ -76,12 +75,12 @@ def _clock(m: re.Match[str]) -> time:
     meridiem = g["ap1"] or (g["ap2"] or "").replace(".", "").lower()
     if meridiem:
         if not 1 <= hour <= 12:
-            raise _Unreadable(f"{hour} is no hour of a 12-hour clock")
+            raise UnreadableLineError(f"{hour} is no hour of a 12-hour clock")
         hour = hour % 12 + (12 if meridiem in ("오후", "pm") else 0)
     try:
         return time(hour, minute)
     except ValueError as exc:
-        raise _Unreadable(f"no such time ({exc})") from None
+        raise UnreadableLineError(f"no such time ({exc})") from None
 
 
 def _stamped(line: str) -> tuple[date | None, time, str] | None:
@@ -115,7 +114,7 @@ class _Reader:
     def add(self, day: date, clock: time, speaker: str, text: str) -> None:
         speaker, text = speaker.strip(), text.strip()
         if not speaker:
-            raise _Unreadable("a message without a speaker")
+            raise UnreadableLineError("a message without a speaker")
         if _PLACEHOLDER.fullmatch(text):
             self.parsed.skipped += 1
             self.last = None
@@ -136,7 +135,7 @@ class _Reader:
                 return False
             day = when[0] or self.day
             if day is None:
-                raise _Unreadable("a message before any date line")
+                raise UnreadableLineError("a message before any date line")
             self.add(day, when[1], bracketed["speaker"], bracketed["text"])
             return True
         stamped = _stamped(line)
@@ -148,7 +147,7 @@ class _Reader:
             if not sep:
                 return False
             if self.day is None:
-                raise _Unreadable("a time without a date line before it")
+                raise UnreadableLineError("a time without a date line before it")
             day = self.day
         if not sep:  # "…님이 들어왔습니다", "… joined this chatroom"
             self.parsed.skipped += 1
@@ -180,7 +179,7 @@ class _Reader:
             if self.titled is False and ("대화" in line or "chat" in line.lower()):
                 self.chat.title, self.titled = line, True
         else:
-            raise _Unreadable("not a KakaoTalk message line (is this a KakaoTalk export?)")
+            raise UnreadableLineError("not a KakaoTalk message line (is this a KakaoTalk export?)")
 
 
 def parse_kakaotalk(text: str, name: str, *, timezone: str = "Asia/Seoul") -> Parsed:
@@ -189,7 +188,7 @@ def parse_kakaotalk(text: str, name: str, *, timezone: str = "Asia/Seoul") -> Pa
     for number, raw in enumerate(text.splitlines(), start=1):
         try:
             reader.line(number, raw)
-        except _Unreadable as exc:
+        except UnreadableLineError as exc:
             reader.parsed.bad.append(BadLine(number, str(exc), raw.strip()))
             reader.last = None
     if reader.chat.messages:

@@ -17,6 +17,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from gieok.errors import UnreadableLineError
 from gieok.importers._ids import StableIds
 from gieok.importers._types import BadLine, Conversation, Parsed
 
@@ -25,8 +26,6 @@ __all__ = ["parse_chatgpt", "parse_jsonl"]
 _SKIPPED_ROLES = ("system", "tool", "function", "developer")
 
 
-class _Unreadable(ValueError):
-    pass
 
 
 def _text_of(content: Any) -> str:
@@ -38,7 +37,7 @@ def _text_of(content: Any) -> str:
     if isinstance(content, list):
         parts = [p if isinstance(p, str) else p.get("text", "") if isinstance(p, dict) else "" for p in content]
         return "\n".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
-    raise _Unreadable(f"content is a {type(content).__name__}, not text or a list of parts")
+    raise UnreadableLineError(f"content is a {type(content).__name__}, not text or a list of parts")
 
 
 def _epoch(value: Any) -> str | None:
@@ -46,7 +45,7 @@ def _epoch(value: Any) -> str | None:
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return datetime.fromtimestamp(float(value), timezone.utc).isoformat()
-    raise _Unreadable(f"create_time {value!r} is not seconds since 1970")
+    raise UnreadableLineError(f"create_time {value!r} is not seconds since 1970")
 
 
 def _active_branch(mapping: dict[str, Any], current: str | None) -> list[dict[str, Any]]:
@@ -54,18 +53,18 @@ def _active_branch(mapping: dict[str, Any], current: str | None) -> list[dict[st
     if current is None or current not in mapping:
         leaves = [key for key, node in mapping.items() if not node.get("children")]
         if not leaves:
-            raise _Unreadable("the message tree has no leaf")
+            raise UnreadableLineError("the message tree has no leaf")
         current = leaves[-1]
     branch: list[dict[str, Any]] = []
     seen: set[str] = set()
     node_id: str | None = current
     while node_id is not None and node_id in mapping:
         if node_id in seen:
-            raise _Unreadable("the message tree has a cycle")
+            raise UnreadableLineError("the message tree has a cycle")
         seen.add(node_id)
         node = mapping[node_id]
         if not isinstance(node, dict):
-            raise _Unreadable(f"node {node_id!r} is not an object")
+            raise UnreadableLineError(f"node {node_id!r} is not an object")
         if node.get("message"):
             branch.append(node["message"])
         node_id = node.get("parent")
@@ -74,7 +73,7 @@ def _active_branch(mapping: dict[str, Any], current: str | None) -> list[dict[st
 
 def _chatgpt_conversation(item: Any, position: int, parsed: Parsed) -> Conversation:
     if not isinstance(item, dict) or not isinstance(item.get("mapping"), dict):
-        raise _Unreadable("a conversation needs a 'mapping' of messages")
+        raise UnreadableLineError("a conversation needs a 'mapping' of messages")
     conv_id = str(item.get("conversation_id") or item.get("id") or f"{position}")
     chat = Conversation(f"chatgpt:{conv_id}", str(item.get("title") or conv_id))
     fallback = _epoch(item.get("create_time"))
@@ -86,7 +85,7 @@ def _chatgpt_conversation(item: Any, position: int, parsed: Parsed) -> Conversat
             parsed.skipped += 1
             continue
         if role not in ("user", "assistant"):
-            raise _Unreadable(f"a message with role {role!r} (expected user or assistant)")
+            raise UnreadableLineError(f"a message with role {role!r} (expected user or assistant)")
         stamp = _epoch(message.get("create_time")) or fallback
         entry: dict[str, Any] = {"id": f"chatgpt-{message.get('id') or len(chat.messages)}", "role": role, "text": text}
         if stamp:
@@ -111,7 +110,7 @@ def parse_chatgpt(text: str, name: str) -> Parsed:
     for position, item in enumerate(data, start=1):
         try:
             chat = _chatgpt_conversation(item, position, parsed)
-        except _Unreadable as exc:
+        except UnreadableLineError as exc:
             title = item.get("title", "") if isinstance(item, dict) else ""
             parsed.bad.append(BadLine(position, f"conversation {position}: {exc}", str(title)))
             continue
@@ -122,13 +121,13 @@ def parse_chatgpt(text: str, name: str) -> Parsed:
 
 def _jsonl_message(obj: Any, ids: StableIds) -> dict[str, Any] | None:
     if not isinstance(obj, dict) or "role" not in obj:
-        raise _Unreadable("expected {\"role\": ..., \"content\": ...} or {\"messages\": [...]}")
+        raise UnreadableLineError("expected {\"role\": ..., \"content\": ...} or {\"messages\": [...]}")
     role = str(obj["role"]).lower()
     text = _text_of(obj.get("content"))
     if role in _SKIPPED_ROLES or not text:
         return None
     if role not in ("user", "assistant"):
-        raise _Unreadable(f"role {role!r} (expected user, assistant, system or tool)")
+        raise UnreadableLineError(f"role {role!r} (expected user, assistant, system or tool)")
     stamp = obj.get("timestamp")
     if stamp is not None and not isinstance(stamp, str):
         stamp = _epoch(stamp)
@@ -168,7 +167,7 @@ def parse_jsonl(text: str, name: str) -> Parsed:
         except json.JSONDecodeError as exc:
             parsed.bad.append(BadLine(number, f"not valid JSON ({exc.msg})", raw.strip()))
             continue
-        except _Unreadable as exc:
+        except UnreadableLineError as exc:
             parsed.bad.append(BadLine(number, str(exc), raw.strip()))
             continue
         if message is None:
