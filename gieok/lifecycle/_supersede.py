@@ -82,17 +82,19 @@ class _Statement:
 def detect_update(old: str, new: str) -> UpdateVerdict | None:
     """How ``new`` (said later) updates ``old``, or None when it does not (see the module docstring).
 
-    A change is stated in one place: in a longer ``new`` (three sentences or more) the rules run on
-    each pair of adjacent sentences and the surest verdict wins, so a change word in one sentence
+    A change is stated in one place: a longer ``new`` (three sentences or more) updates only when the
+    rules also find the update in one pair of adjacent sentences, so a change word in one sentence
     ("이직 준비 중이야") and a value in another far from it ("회의는 4시야") make no update."""
     old, new = strip_vocatives(old.strip()), strip_vocatives(new.strip())
     if not old or not new or old.casefold() == new.casefold():
         return None
+    verdict = _detect_one(old, new)
     windows = _sentence_windows(new)
-    if len(windows) > 1:
-        verdicts = [v for v in (_detect_one(old, w) for w in windows) if v is not None]
-        return max(verdicts, key=lambda v: v.confidence) if verdicts else None
-    return _detect_one(old, new)
+    if verdict is None or len(windows) == 1:
+        return verdict
+    # the whole message and one place in it must both read as the update: a window alone lacks the
+    # rest of the message that rules out another holder or a second value
+    return verdict if any(_detect_one(old, w) is not None for w in windows) else None
 
 
 def _sentence_windows(text: str) -> list[str]:
