@@ -59,8 +59,8 @@ from gieok.records import Recall, RecalledMemory
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms
 
-__all__ = ["MAX_STEPS", "Reflection", "citation", "cited", "current_versions", "match_mental_model", "reflect",
-           "refresh_models", "similarity_stats"]
+__all__ = ["MAX_STEPS", "Reflection", "citation", "cited", "current_versions", "match_mental_model", "memory_lines",
+           "reflect", "refresh_models", "similarity_stats"]
 
 MAX_STEPS = 10
 MODEL_MATCH = 0.8  # share of a mental model's question terms the question must have (and vice versa)
@@ -289,7 +289,9 @@ def _model_evidence(ctx: BankContext, memory_id: str) -> dict[str, Any]:
                 "speaker": None, "mentioned_at": None, "occurred_start": None, "occurred_end": None}
 
 
-def _show(memories: list[RecalledMemory]) -> str:
+def memory_lines(memories: list[RecalledMemory]) -> str:
+    """Recalled memories as a model reads them: one line each, ``[id] (date or document place,
+    speaker, replaced by) text``."""
     if not memories:
         return "(nothing found)"
     return "\n".join(f"[{m.id}] ({citation(m) or (m.mentioned_at.date() if m.mentioned_at else '?')}"
@@ -340,7 +342,7 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
                 retrieved.update({m.id: m for m in found})
                 steps.append({"action": "recall", "query": question, "found": [m.id for m in found], "forced": True})
                 conversation.append({"role": "user",
-                                     "content": "Before giving up, here are raw facts:\n" + _show(found)})
+                                     "content": "Before giving up, here are raw facts:\n" + memory_lines(found)})
                 continue
             final = step
             steps.append({"action": "answer"})
@@ -352,7 +354,7 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
             searched_facts |= wanted == "fact"
             retrieved.update({m.id: m for m in found})
             steps.append({"action": action, "query": query, "found": [m.id for m in found]})
-            conversation.append({"role": "user", "content": _show(found)})
+            conversation.append({"role": "user", "content": memory_lines(found)})
         elif action == "expand":
             memory_id = str(step.get("memory_id", ""))
             context = _expand(store, bank, retrieved.get(memory_id))

@@ -56,8 +56,6 @@ _MONTHS = {name: i for i, names in enumerate(
      ("nov", "november"), ("dec", "december")), start=1) for name in names}
 
 
-
-
 def _day(m: re.Match[str]) -> date:
     groups = m.groupdict()
     year = int(groups["y"])

@@ -26,8 +26,6 @@ __all__ = ["parse_chatgpt", "parse_jsonl"]
 _SKIPPED_ROLES = ("system", "tool", "function", "developer")
 
 
-
-
 def _text_of(content: Any) -> str:
     """The text of an OpenAI message's ``content`` (a string, or a list of parts)."""
     if content is None:

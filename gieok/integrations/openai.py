@@ -23,14 +23,16 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from gieok.engine.reflect import memory_lines
 from gieok.errors import BankNotFoundError, GieokError, InputError
 from gieok.memory import Memory
 from gieok.records import Recall
 
 __all__ = ["MemoryChat", "memory_tools", "run_tool"]
 
-_HEADER = ("Memories about this user and conversation, recalled by gieok (best first; [id] date, "
-           "speaker: text). Use them when they bear on the answer; do not invent what they do not say:")
+_HEADER = ("Memories about this user and conversation, recalled by gieok (best first; [id] (date or "
+           "document place, speaker) text). Use them when they bear on the answer; do not invent what they "
+           "do not say:")
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -48,12 +50,7 @@ def _text(content: Any) -> str:
 
 def memory_block(recall: Recall) -> str:
     """The recalled memories as the lines the system message carries ("" when there are none)."""
-    lines = []
-    for m in recall.memories:
-        when = m.mentioned_at or m.occurred_start
-        label = ", ".join(x for x in (when.date().isoformat() if when else "", m.speaker or "") if x)
-        lines.append(f"- [{m.id}] {label + ': ' if label else ''}{m.text}")
-    return _HEADER + "\n" + "\n".join(lines) if lines else ""
+    return _HEADER + "\n" + memory_lines(recall.memories) if recall.memories else ""
 
 
 class _Completions:
@@ -111,7 +108,7 @@ class MemoryChat:
             return messages
         first = messages[0] if messages else {}
         if first.get("role") in ("system", "developer") and isinstance(first.get("content"), str):
-            return [{**messages[0], "content": messages[0]["content"] + "\n\n" + block}, *messages[1:]]
+            return [{**first, "content": first["content"] + "\n\n" + block}, *messages[1:]]
         return [{"role": "system", "content": block}, *messages]
 
     def _remember(self, question: str, reply: str) -> None:
