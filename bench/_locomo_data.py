@@ -25,7 +25,7 @@ class Turn:
 class Question:
     question: str
     evidence: list[str]
-    category: int
+    category: int | str  # LoCoMo: 1-4 (see CATEGORIES); BEAM: the ability name
 
 
 @dataclass

@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _locomo_data import CATEGORIES, Conversation, load, ndcg_at, recall_at  # noqa: E402
+from _locomo_data import CATEGORIES, Conversation, Question, load, ndcg_at, recall_at  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
@@ -33,6 +33,7 @@ from rich.table import Table  # noqa: E402
 from gieok import Memory  # noqa: E402
 from gieok.engine.fusion import rrf_fuse  # noqa: E402
 from gieok.providers import create  # noqa: E402
+from gieok.providers.embedders import Embedder  # noqa: E402
 from gieok.text.terms import keyword_terms  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo-public.json"
@@ -67,11 +68,11 @@ class BM25:
         return out
 
 
-def baselines(conv: Conversation, embedder_name: str) -> dict[str, Ranker]:
+def baselines(conv: Conversation, embedder_name: str | Embedder) -> dict[str, Ranker]:
     ids = [t.id for t in conv.turns]
     texts = [f"{t.speaker}: {t.text}" for t in conv.turns]
     bm25 = BM25([keyword_terms(t) for t in texts])
-    embedder = create("embedder", embedder_name)
+    embedder = create("embedder", embedder_name) if isinstance(embedder_name, str) else embedder_name
     matrix = embedder.embed(texts, "document")
 
     def bm25_rank(q: str) -> list[tuple[int, float]]:
@@ -110,6 +111,74 @@ def gieok_ranker(mem: Memory, bank: str, now: str) -> Ranker:
     return rank
 
 
+def bucket_of(q: Question) -> str:
+    return CATEGORIES[q.category] if isinstance(q.category, int) else q.category
+
+
+def evaluate(conversations: list[Conversation], buckets: Sequence[str], *, embedder: str | Embedder,
+             db: str, title: str, with_baselines: bool = True, with_ablations: bool = True,
+             console: Console | None = None) -> dict[str, dict[str, list[float]]]:
+    """Retain each conversation into its own bank, rank every question with gieok, its ablations and the
+    baselines, print the table (and a markdown copy) and return the per-question scores by system."""
+    console = console or Console()
+    name = embedder if isinstance(embedder, str) else embedder.model_id
+    results: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    timings: dict[str, float] = defaultdict(float)
+    with Memory(db, embedder=embedder) as mem, Progress(console=console) as progress:
+        ablated = {} if not with_ablations else {
+            label: Memory(db, embedder=embedder, channels=channels) for label, channels in ABLATIONS.items()
+        }
+        for conv in conversations:
+            task = progress.add_task(f"retain {conv.id}", total=None)
+            start = time.perf_counter()
+            mem.retain(conv.id, messages=[{"id": t.id, "speaker": t.speaker, "text": t.text, "timestamp": t.timestamp}
+                                          for t in conv.turns],
+                       document_id=conv.id, on_total=lambda n, task=task: progress.update(task, total=n),
+                       progress=lambda n, task=task: progress.advance(task, n))
+            timings["gieok retain"] += time.perf_counter() - start
+            rankers: dict[str, Ranker] = {"gieok": gieok_ranker(mem, conv.id, conv.now)}
+            rankers.update({label: gieok_ranker(m, conv.id, conv.now) for label, m in ablated.items()})
+            if with_baselines:
+                start = time.perf_counter()
+                rankers.update(baselines(conv, embedder))
+                timings["baseline index"] += time.perf_counter() - start
+            qtask = progress.add_task(f"questions {conv.id}", total=len(conv.questions) * len(rankers))
+            for label, rank in rankers.items():
+                start = time.perf_counter()
+                for q in conv.questions:
+                    ranked = rank(q.question)
+                    for bucket in ("all", bucket_of(q)):
+                        for k in KS:
+                            results[label][f"{bucket} R@{k}"].append(recall_at(ranked, q.evidence, k))
+                        results[label][f"{bucket} nDCG@10"].append(ndcg_at(ranked, q.evidence, 10))
+                    progress.advance(qtask)
+                timings[f"{label} queries"] += time.perf_counter() - start
+        for m in ablated.values():
+            m.close()
+
+    def mean(label: str, key: str) -> str:
+        values = results[label].get(key, [])
+        return f"{sum(values) / len(values):.3f}" if values else "-"
+
+    table = Table(title=f"{title} (embedder {name})")
+    for col in ("system", "R@5", "R@10", "R@20", "nDCG@10", *[f"{c} R@10" for c in buckets]):
+        table.add_column(col, justify="right" if col != "system" else "left")
+    for label in results:
+        table.add_row(label, *[mean(label, f"all R@{k}") for k in KS], mean(label, "all nDCG@10"),
+                      *[mean(label, f"{c} R@10") for c in buckets])
+    console.print(table)
+    console.print("markdown:")
+    print("| system | R@5 | R@10 | R@20 | nDCG@10 | " + " | ".join(f"{c} R@10" for c in buckets) + " |")
+    print("|---|" + "---:|" * (4 + len(buckets)))
+    for label in results:
+        cells = [mean(label, f"all R@{k}") for k in KS] + [mean(label, "all nDCG@10")]
+        cells += [mean(label, f"{c} R@10") for c in buckets]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    for what, seconds in timings.items():
+        console.print(f"{what}: {seconds:.1f} s")
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA))
@@ -125,63 +194,11 @@ def main() -> None:
     n_questions = sum(len(c.questions) for c in conversations)
     console.print(f"{len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns, "
                   f"{n_questions} questions (categories 1-4) from {args.data}")
-    tmp = tempfile.TemporaryDirectory()
-    db = args.db or str(Path(tmp.name) / "locomo.db")
-    results: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    timings: dict[str, float] = defaultdict(float)
-    with Memory(db, embedder=args.embedder) as mem, Progress(console=console) as progress:
-        ablated = {} if args.no_ablations else {
-            name: Memory(db, embedder=args.embedder, channels=channels) for name, channels in ABLATIONS.items()
-        }
-        for conv in conversations:
-            task = progress.add_task(f"retain {conv.id}", total=None)
-            start = time.perf_counter()
-            mem.retain(conv.id, messages=[{"id": t.id, "speaker": t.speaker, "text": t.text, "timestamp": t.timestamp}
-                                          for t in conv.turns],
-                       document_id=conv.id, on_total=lambda n, task=task: progress.update(task, total=n),
-                       progress=lambda n, task=task: progress.advance(task, n))
-            timings["gieok retain"] += time.perf_counter() - start
-            rankers: dict[str, Ranker] = {"gieok": gieok_ranker(mem, conv.id, conv.now)}
-            rankers.update({name: gieok_ranker(m, conv.id, conv.now) for name, m in ablated.items()})
-            if not args.no_baselines:
-                start = time.perf_counter()
-                rankers.update(baselines(conv, args.embedder))
-                timings["baseline index"] += time.perf_counter() - start
-            qtask = progress.add_task(f"questions {conv.id}", total=len(conv.questions) * len(rankers))
-            for name, rank in rankers.items():
-                start = time.perf_counter()
-                for q in conv.questions:
-                    ranked = rank(q.question)
-                    for bucket in ("all", CATEGORIES[q.category]):
-                        for k in KS:
-                            results[name][f"{bucket} R@{k}"].append(recall_at(ranked, q.evidence, k))
-                        results[name][f"{bucket} nDCG@10"].append(ndcg_at(ranked, q.evidence, 10))
-                    progress.advance(qtask)
-                timings[f"{name} queries"] += time.perf_counter() - start
-        for m in ablated.values():
-            m.close()
-
-    def mean(name: str, key: str) -> str:
-        values = results[name].get(key, [])
-        return f"{sum(values) / len(values):.3f}" if values else "-"
-
-    table = Table(title=f"LoCoMo evidence recall ({n_questions} questions, embedder {args.embedder})")
-    for col in ("system", "R@5", "R@10", "R@20", "nDCG@10", *[f"{c} R@10" for c in CATEGORIES.values()]):
-        table.add_column(col, justify="right" if col != "system" else "left")
-    for name in results:
-        table.add_row(name, *[mean(name, f"all R@{k}") for k in KS], mean(name, "all nDCG@10"),
-                      *[mean(name, f"{c} R@10") for c in CATEGORIES.values()])
-    console.print(table)
-    console.print("markdown:")
-    print("| system | R@5 | R@10 | R@20 | nDCG@10 | " + " | ".join(f"{c} R@10" for c in CATEGORIES.values()) + " |")
-    print("|---|" + "---:|" * (4 + len(CATEGORIES)))
-    for name in results:
-        cells = [mean(name, f"all R@{k}") for k in KS] + [mean(name, "all nDCG@10")]
-        cells += [mean(name, f"{c} R@10") for c in CATEGORIES.values()]
-        print(f"| {name} | " + " | ".join(cells) + " |")
-    for what, seconds in timings.items():
-        console.print(f"{what}: {seconds:.1f} s")
-    tmp.cleanup()
+    with tempfile.TemporaryDirectory() as tmp:
+        evaluate(conversations, list(CATEGORIES.values()), embedder=args.embedder,
+                 db=args.db or str(Path(tmp) / "locomo.db"),
+                 title=f"LoCoMo evidence recall ({n_questions} questions)",
+                 with_baselines=not args.no_baselines, with_ablations=not args.no_ablations, console=console)
 
 
 if __name__ == "__main__":
