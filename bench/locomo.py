@@ -25,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _embed_cache import DiskCachedEmbedder  # noqa: E402
 from _locomo_data import CATEGORIES, Conversation, Question, load, ndcg_at, recall_at  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
@@ -195,7 +196,7 @@ def main() -> None:
     console.print(f"{len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns, "
                   f"{n_questions} questions (categories 1-4) from {args.data}")
     with tempfile.TemporaryDirectory() as tmp:
-        evaluate(conversations, list(CATEGORIES.values()), embedder=args.embedder,
+        evaluate(conversations, list(CATEGORIES.values()), embedder=DiskCachedEmbedder(args.embedder),
                  db=args.db or str(Path(tmp) / "locomo.db"),
                  title=f"LoCoMo evidence recall ({n_questions} questions)",
                  with_baselines=not args.no_baselines, with_ablations=not args.no_ablations, console=console)

@@ -23,6 +23,7 @@ class Setting:
     default: Any
     type: type
     help: str
+    bounds: tuple[float, float] | None = None  # inclusive range a number must fall in, where one makes sense
 
     @property
     def env(self) -> str:
@@ -45,6 +46,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("temporal_weight", 0.5, float, "RRF weight of the temporal (query time range) channel"),
     Setting("superseded_weight", 0.6, float,
             "score multiplier of a version a later statement replaced (0 leaves replaced versions out of recall)"),
+    Setting("same_message_weight", 0.5, float,
+            "score multiplier of a memory per better-ranked memory from the same message (a long message "
+            "makes many facts; 1 keeps them all in place)", bounds=(0.01, 1.0)),
     Setting("graph_seeds", 5, int,
             "best hits of each of the semantic and keyword channels that seed the graph channel"),
     Setting("recency_half_life_days", 180.0, float, "age at which the recency multiplier is halfway (±5 % at most)"),
@@ -107,6 +111,14 @@ _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "fals
 
 
 def _coerce(setting: Setting, value: Any, origin: str) -> Any:
+    parsed = _parse(setting, value, origin)
+    if setting.bounds is not None and not setting.bounds[0] <= parsed <= setting.bounds[1]:
+        low, high = setting.bounds
+        raise ConfigError(f"setting {setting.name!r} from {origin} must be between {low} and {high}, got {value!r}")
+    return parsed
+
+
+def _parse(setting: Setting, value: Any, origin: str) -> Any:
     if isinstance(value, setting.type) and not (setting.type is int and isinstance(value, bool)):
         return value
     try:

@@ -141,7 +141,8 @@ def _embed_text(text: str, speaker: str | None, context: str | None = None) -> s
 
 
 def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str],
-               context: str | None = None, context_vector: bool = True) -> NewFact:
+               context: str | None = None, context_vector: bool = True,
+               context_terms: tuple[str, ...] | None = None) -> NewFact:
     dt = to_datetime(when) if when else None
     occurred: tuple[float, float] | None = None
     if dt is not None:
@@ -157,7 +158,7 @@ def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: li
         embed_text=_embed_text(text, speaker),
         context_embed_text=_embed_text(text, speaker, context) if context and context_vector else None,
         terms=keyword_terms(f"{speaker} {text}" if speaker else text),
-        context_terms=keyword_terms(context) if context else (),
+        context_terms=context_terms if context_terms is not None else keyword_terms(context) if context else (),
         kind="experience" if speaker and speaker.lower() in AGENT_SPEAKERS else "world",
         speaker=speaker,
         message_ids=message_ids,
@@ -293,12 +294,19 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
         if old is not None:
             changed.add(m.id)
         chunk = PlannedChunk(content_sha(m.speaker, m.timestamp, m.text), m.text, [m.id], message=m)
+        # only a reply gets context: a message continuing the same speaker's turn stands on its own.
+        # Its vector sees the message it answers; its keyword terms only when both are short ("Yes,
+        # twice!" says little without the question). A long message carries its own words: borrowed
+        # into each piece of a long answer, the question's words lift the answer above the question,
+        # and a long answer's words borrowed into the short reply to it drown the reply's own
+        replies = previous is not None and previous.speaker != m.speaker
+        context = f"{previous.speaker}: {previous.text}" if replies and previous is not None else None
+        short = previous is not None and max(len(m.text), len(previous.text)) <= settings.max_fact_chars
+        context_terms = keyword_terms(context) if context is not None and short else ()
         # a system prompt instructs the assistant; it is kept in the source, it is not a memory
         for a, b in ([] if is_system(m.speaker) else facts_from_text(m.text, settings.max_fact_chars)):
-            # only a reply gets context: a message continuing the same speaker's turn stands on its own
-            context = f"{previous.speaker}: {previous.text}" if previous and previous.speaker != m.speaker else None
             chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
-                                                        settings.context_vectors)))
+                                                        settings.context_vectors, context_terms)))
         previous = m
         planned.append(chunk)
     causal = _llm_facts(llm, planned, options) if llm is not None else []

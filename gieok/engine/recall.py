@@ -209,6 +209,29 @@ def replacements_first(scored: list[_Scored], replaced: Callable[[FactRow], bool
     return sorted(scored, key=lambda c: -c.score)
 
 
+def spread_messages(scored: list[_Scored], weight: float) -> list[_Scored]:
+    """A long message makes many facts, and they match a question alike: ten memories from one message
+    say less than ten from ten. Each memory is scored ``weight`` times lower for every better-ranked one
+    from the same message (``same_message``), so the others step up; one pass, then sorted again."""
+    if weight >= 1.0:
+        return scored
+    seen: Counter[tuple[object, ...]] = Counter()
+    out = []
+    for candidate in scored:
+        if not isinstance(candidate.item, tuple):
+            out.append(candidate)
+            continue
+        fact, _hits, _fused, multipliers = candidate.item
+        key = tuple(sorted(fact.message_ids)) if fact.message_ids else ("chunk", fact.chunk_id)
+        repeats = seen[key]
+        seen[key] += 1
+        if repeats:
+            multipliers["same_message"] = weight ** repeats
+            candidate = candidate._replace(score=candidate.score * weight ** repeats)
+        out.append(candidate)
+    return sorted(out, key=lambda c: -c.score)
+
+
 def _rerank(reranker: Reranker, query: str, memories: list[RecalledMemory], top: int,
             explain: bool) -> list[RecalledMemory]:
     """Reorder the fused top-N by the reranker; if it cannot be reached, keep the fused order."""
@@ -337,6 +360,7 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     scored.sort(key=lambda c: -c.score)
     if not history:
         scored = replacements_first(scored, lambda fact: _replaced(fact, now_ts, as_of_ts))
+    scored = spread_messages(scored, float(settings.same_message_weight))
 
     chunk_of: dict[str, int] = {}
 
