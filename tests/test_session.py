@@ -173,3 +173,20 @@ def test_should_recall_keeps_turns_that_need_memory(mem: Memory, text: str) -> N
 
 def _unused(_: Callable[[], str]) -> None:  # pg_dsn_factory is used through getfixturevalue
     pass
+
+
+def test_recall_gate_meets_its_targets_on_the_held_out_half() -> None:
+    import json
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
+    from recall_gate import DATA, halves, measure
+
+    turns = json.loads(DATA.read_text(encoding="utf-8"))["turns"]
+    assert len(turns) >= 300 and 0.4 <= sum(t["lang"] == "ko" for t in turns) / len(turns) <= 0.6
+    _, held_out = halves(turns)
+    result = measure(held_out)
+    for lang in ("ko", "en"):  # both languages are in the held-out half, on both sides
+        assert {(t["lang"], t["needs_memory"]) for t in held_out} >= {(lang, True), (lang, False)}
+    assert result["need_skipped_pct"] <= 2.0, result["missed"]
+    assert result["talk_skipped_pct"] >= 70.0, result["talk_recalled"]
