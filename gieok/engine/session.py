@@ -118,7 +118,7 @@ class Session:
             raise InputError(f"keep_recent={keep_recent}: keep at least one turn verbatim (keep_recent=1)")
         self.engine, self.bank, self.session_id = engine, bank, session_id
         self.max_tokens, self.keep_recent = max_tokens, keep_recent
-        self.summary_tokens = max(32, max_tokens // 3)
+        self.summary_tokens = max(64, max_tokens // 3)  # room for a few facts even in a tiny session
 
     @property
     def source_id(self) -> str:
@@ -224,3 +224,14 @@ class Session:
         messages = [*messages[:1], block, *messages[1:]] if messages and messages[0]["role"] == "system" \
             else [block, *messages]
         return SessionContext(messages, found, gate, used + spent + count_tokens(MEMORY_HEADER), kept)
+
+    def show(self, query: str | None = None, max_tokens: int = 4000) -> dict[str, Any]:
+        """The session as JSON: its summary, the verbatim turns and the rendered messages; with a
+        ``query``, the context for it (messages, the gate's decision, recalled memory ids, tokens)."""
+        view: dict[str, Any] = {"bank": self.bank, "session_id": self.session_id, "source_id": self.source_id,
+                                "summary": self.summary, "turns": self.turns(), "messages": self.render()}
+        if query is not None:
+            ctx = self.context(query, max_tokens)
+            view.update(messages=ctx.messages, tokens=ctx.tokens, memories=[m.id for m in ctx.memories],
+                        recalled=ctx.gate.recall, gate_reason=ctx.gate.reason)
+        return view
