@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
 
 from gieok.cli._common import echo_json, open_memory
 from gieok.engine.session import ROLES
 
 __all__ = ["register"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _SESSION_OPTIONS = [
     click.option("--max-tokens", default=3000, show_default=True, type=click.IntRange(min=50),
@@ -22,7 +27,7 @@ def register(cli: click.Group) -> None:
     cli.add_command(session)
 
 
-def _with_session_options(func):  # type: ignore[no-untyped-def]
+def _with_session_options(func: F) -> F:
     for option in reversed(_SESSION_OPTIONS):
         func = option(func)
     return func
