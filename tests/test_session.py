@@ -190,3 +190,21 @@ def test_recall_gate_meets_its_targets_on_the_held_out_half() -> None:
         assert {(t["lang"], t["needs_memory"]) for t in held_out} >= {(lang, True), (lang, False)}
     assert result["need_skipped_pct"] <= 2.0, result["missed"]
     assert result["talk_skipped_pct"] >= 70.0, result["talk_recalled"]
+
+
+def test_capture_raises_corrections_and_decisions_and_pins_explicit_requests(mem: Memory) -> None:
+    s = mem.session("gil", "c")
+    s.add("user", "아니 사실은 회의실은 3층이야.")  # alone: a transient plan, 0.4
+    s.add("user", "We decided to move the launch to Friday.")
+    s.add("user", "기억해 줘, 주차 자리는 B2 구역이야.")
+    s.add("user", "Remember this: the spare key is under the blue pot.")
+    s.add("user", "오늘 점심은 그냥 그랬어.")
+    ids = [int(m.id.removeprefix("f-")) for facts in mem.source_facts("gil", "session:c").values() for m in facts]
+    by_text = {f.text: f for f in mem.store.get_facts(mem.store.get_bank("gil").id, ids)}
+
+    def find(word: str) -> object:
+        return next(m for t, m in by_text.items() if word in t)
+
+    assert find("3층").importance >= 0.9 and find("launch").importance >= 0.9  # type: ignore[attr-defined]
+    assert find("B2").pinned and find("spare key").pinned  # type: ignore[attr-defined]
+    assert find("점심").importance < 0.9 and not find("점심").pinned  # type: ignore[attr-defined]

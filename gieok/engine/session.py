@@ -139,7 +139,11 @@ class Session:
         # unique across restarts and erasures: a reused message id with new text would replace the old one
         message = {"id": f"{self.session_id}-{position}-{uuid.uuid4().hex[:8]}", "role": role, "text": content,
                    "timestamp": now}
-        _retain.retain(self.engine, self.bank, [message], document_id=self.source_id)
+        # capture: a correction or a decision is raised to stable, important memory (the decay cues
+        # already pin "기억해 줘" / health); everything else keeps the importance retain gives it
+        score, _ = max((_score(m.group(0), role) for m in _SENTENCE.finditer(content)), default=(0.0, ""))
+        options = _retain.fact_options("stable", 0.9) if score >= 0.95 and role == "user" else _retain.NO_OVERRIDES
+        _retain.retain(self.engine, self.bank, [message], document_id=self.source_id, options=options)
         self._fold_if_needed()
         return position
 
