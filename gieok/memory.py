@@ -23,9 +23,11 @@ from gieok.engine import mental_models as _models
 from gieok.engine import recall as _recall
 from gieok.engine import reflect as _reflect
 from gieok.engine import retain as _retain
+from gieok.engine import session as _session
 from gieok.engine._time import TimeLike, optional_epoch
 from gieok.engine.context import Engine, check_bank_name
 from gieok.engine.fingerprint_key import KeySource
+from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
@@ -195,6 +197,20 @@ class Memory:
         Every quote is verified against the memory it cites; without enough evidence the answer is an
         honest "not in memory" in the question's language. Works offline (extractive) and with an LLM."""
         return _reflect.reflect(self.engine.bank(bank), question, now=now)
+
+    def session(self, bank: str, session_id: str, *, max_tokens: int = 3000,
+                keep_recent: int = 6) -> _session.Session:
+        """Working memory for one conversation: recent turns verbatim, older ones folded into a summary
+        once they pass ``max_tokens`` (``keep_recent`` turns always stay verbatim). Stored in this
+        database (a new ``Memory`` on the same file resumes it); every turn is also retained as a message
+        of the source ``session:<session_id>``, which ``forget(source_id=...)`` erases with the session."""
+        return _session.Session(self.engine, bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent)
+
+    def should_recall(self, text: str, *, explain: bool = False) -> bool | GateDecision:
+        """False only when ``text`` is clearly small talk ("고마워!", "ㅋㅋㅋ", "ok thanks"); a missed recall
+        costs more than an extra one. ``explain=True`` returns the decision with its reason."""
+        decision = recall_gate(text)
+        return decision if explain else decision.recall
 
     # -- inspection --------------------------------------------------------------------------
     def banks(self) -> list[BankInfo]:

@@ -153,3 +153,20 @@ def test_reflect_models_observations_and_llm_usage(run, tmp_path: Path) -> None:
     usage = json.loads(run("llm", "b", "--spend-limit", "2.5", "--json").output)
     assert usage["spend_limit_usd"] == 2.5 and usage["spent_usd"] == 0 and usage["rows"] == []
     assert "ceiling $2.5000" in run("llm", "b").output
+
+
+def test_session_add_and_show(run) -> None:
+    added = json.loads(run("session", "add", "b", "chat-1", "나 고양이 털 알레르기 있어.", "--json").output)
+    assert added["position"] == 0 and added["source_id"] == "session:chat-1"
+    run("session", "add", "b", "chat-1", "Noted, I will remember that.", "--role", "assistant")
+    for i in range(6):
+        run("session", "add", "b", "chat-1", f"we talked about the weather and the clouds again, part {i}",
+            "--max-tokens", "50", "--keep-recent", "2")
+    shown = json.loads(run("session", "show", "b", "chat-1", "--max-tokens", "50", "--keep-recent", "2",
+                           "--json").output)
+    assert "고양이 털 알레르기" in shown["summary"] and len(shown["turns"]) >= 2
+    ctx = json.loads(run("session", "show", "b", "chat-1", "--query", "Can I adopt a cat?", "--json").output)
+    assert ctx["recalled"] is True and ctx["tokens"] <= 4000
+    text = run("session", "show", "b", "chat-1", "--query", "ㅋㅋ 고마워").output
+    assert "recall skipped" in text and "[user]" in text
+    run("session", "add", "b", "chat-1", "hi 안녕", "--role", "narrator", code=2)

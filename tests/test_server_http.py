@@ -196,3 +196,28 @@ def test_memory_defense_holds_over_http(db_path: str, fake_embedder: object) -> 
         assert found["memories"] and secret_key not in json.dumps(found, ensure_ascii=False)
     raw = b"".join(Path(db_path + suffix).read_bytes() for suffix in ("", "-wal") if os.path.exists(db_path + suffix))
     assert secret_key.encode() not in raw and rrn.encode() not in raw
+
+
+def test_sessions_over_http_add_turns_render_and_context(server: tuple[str, Memory]) -> None:
+    url, mem = server
+    with httpx.Client(base_url=url, timeout=60) as http:
+        first = http.post("/v1/banks/수진/sessions/chat-1/turns",
+                          json={"role": "user", "content": "나 새우 알레르기 있어.", "max_tokens": 60,
+                                "keep_recent": 1})
+        assert first.status_code == 201 and first.json()["position"] == 0
+        for text in ["I decided to book the Busan trip for May 3rd.", "ok and then we talked about the weather a lot",
+                     "그리고 날씨 얘기를 한참 더 했어 하늘이 맑고 바람이 좋았어",
+                     "and more chatting about the clouds over the river and the sunset colours tonight",
+                     "구름 이야기랑 노을 이야기를 또 한참 했어 정말 한참 동안 계속 이야기했어"]:
+            http.post("/v1/banks/수진/sessions/chat-1/turns",
+                      json={"content": text, "max_tokens": 60, "keep_recent": 1}).raise_for_status()
+        shown = http.get("/v1/banks/수진/sessions/chat-1", params={"session_tokens": 60, "keep_recent": 1}).json()
+        assert "새우 알레르기" in shown["summary"] and "May 3rd" in shown["summary"]
+        assert shown["messages"][0]["role"] == "system" and shown["source_id"] == "session:chat-1"
+        ctx = http.get("/v1/banks/수진/sessions/chat-1",
+                       params={"query": "Can I eat shrimp?", "max_tokens": 500, "session_tokens": 60}).json()
+        assert ctx["recalled"] is True and ctx["tokens"] <= 500
+        skipped = http.get("/v1/banks/수진/sessions/chat-1", params={"query": "ㅋㅋ 고마워"}).json()
+        assert skipped["recalled"] is False and skipped["memories"] == []
+        bad = http.post("/v1/banks/수진/sessions/chat-1/turns", json={"role": "narrator", "content": "hi 안녕"})
+        assert "role" in _problem(bad, 422)["detail"]

@@ -35,6 +35,8 @@ ROUTES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/v1/banks/{bank}/imports/{format}"): ("write", None),  # an empty export: refused
     ("POST", "/v1/banks/{bank}/recall"): ("read", {"query": "비밀 표식 Marker"}),
     ("POST", "/v1/banks/{bank}/reflect"): ("read", {"question": "비밀 표식은 뭐야?"}),
+    ("POST", "/v1/banks/{bank}/sessions/{session_id}/turns"): ("write", {"content": "새 turn new"}),
+    ("GET", "/v1/banks/{bank}/sessions/{session_id}"): ("read", None),
     ("POST", "/v1/banks/{bank}/forget"): ("write", {"memory_id": "f-999999"}),
     ("GET", "/v1/banks/{bank}/memories/{memory_id}"): ("read", None),
     ("GET", "/v1/banks/{bank}/memories/{memory_id}/history"): ("read", None),
@@ -85,7 +87,7 @@ def _key(world: dict[str, Any], role: str, banks: tuple[str, ...]) -> str:
 
 
 def _path(world: dict[str, Any], template: str, bank: str) -> str:
-    return template.format(bank=bank, memory_id=world["facts"].get(bank, "f-1"), source_id="s1",
+    return template.format(bank=bank, memory_id=world["facts"].get(bank, "f-1"), source_id="s1", session_id="chat-1",
                            operation_id=world["ops"].get(bank, "op-1"), key_id=999999, format="jsonl")
 
 

@@ -176,6 +176,8 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
         erased["mental_models"] = erased.get("mental_models", 0) + models
         if rebuilt + dropped:  # their remaining facts are consolidated again, without what went
             store.enqueue_job(bank.id, "consolidate")
+        if source_id is not None and source_id.startswith("session:"):  # the session's raw turns and summary
+            erased["session_rows"] = store.delete_session(bank.id, source_id.removeprefix("session:"))
         store.compact_indexes(bank.id)
         # no key (a server database without one configured): no fingerprint, not one with a public key
         digest = None if fingerprint_key is None else hmac.new(

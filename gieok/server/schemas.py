@@ -47,6 +47,13 @@ class RetainRequest(_Body):
                 "pinned": self.pinned, "ttl": self.ttl, "expires_at": self.expires_at}
 
 
+class SessionTurnRequest(_Body):
+    role: str = "user"
+    content: str
+    max_tokens: int = Field(3000, ge=50)
+    keep_recent: int = Field(6, ge=1)
+
+
 class RecallRequest(_Body):
     query: str
     max_tokens: int | None = Field(None, gt=0)

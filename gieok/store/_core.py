@@ -111,7 +111,8 @@ class CoreQueries(StoreQueries):
         row = conn.execute("SELECT config FROM banks WHERE id = ?", (bank_id,)).fetchone()
         if row is None or self._dialect.from_json(row[0]):
             return False
-        for table in ("sources", "facts", "entities", "jobs", "observations", "mental_models", "llm_usage"):
+        for table in ("sources", "facts", "entities", "jobs", "observations", "mental_models", "llm_usage",
+                      "session_turns"):
             if conn.execute(f"SELECT 1 FROM {table} WHERE bank_id = ? LIMIT 1", (bank_id,)).fetchone():
                 return False
         self.delete_bank(bank_id)

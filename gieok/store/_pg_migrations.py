@@ -175,9 +175,15 @@ def m0008_documents(conn: Any) -> None:
     _run_script(conn, _schema.CHUNK_LOCATIONS)
 
 
+def m0009_sessions(conn: Any) -> None:
+    """Working memory: a session's raw turns and its summary slot."""
+    _run_script(conn, _schema.SESSIONS)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
-                                                                       m0006_keys, m0007_workers, m0008_documents)
+                                                                       m0006_keys, m0007_workers, m0008_documents,
+                                                                       m0009_sessions)
 
 
 def migrate(raw: Any) -> list[str]:

@@ -26,12 +26,13 @@ from collections.abc import Callable
 from string import Template
 from typing import Any
 
-__all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS", "LIFECYCLE", "NAMES", "WORKERS",
-           "ordered", "render"]
+__all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS", "LIFECYCLE", "NAMES", "SESSIONS",
+           "WORKERS", "ordered", "render"]
 
 
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
-         "0007_workers", "0008_documents")
+         "0007_workers", "0008_documents",
+         "0009_sessions")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
@@ -296,4 +297,28 @@ CREATE UNIQUE INDEX jobs_one_consolidation ON jobs(bank_id) WHERE kind = 'consol
 # extracted text; NULL for conversations and documents retained as plain text.
 CHUNK_LOCATIONS = """
 ALTER TABLE chunks ADD COLUMN location $JSON
+"""
+
+# Working memory: a session's raw turns (kept so the summary is always rebuilt from them, never from an
+# older summary) and its summary slot, which covers the turns before ``folded_upto``.
+SESSIONS = """
+CREATE TABLE session_turns (
+    bank_id     $BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    session_id  TEXT NOT NULL,
+    position    INTEGER NOT NULL,
+    role        TEXT NOT NULL,
+    content     TEXT NOT NULL,
+    tokens      INTEGER NOT NULL,
+    created_at  $REAL NOT NULL,
+    PRIMARY KEY (bank_id, session_id, position)
+);
+CREATE TABLE session_state (
+    bank_id     $BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    session_id  TEXT NOT NULL,
+    summary     TEXT NOT NULL DEFAULT '',
+    folded_upto INTEGER NOT NULL DEFAULT 0,
+    folds       INTEGER NOT NULL DEFAULT 0,
+    updated_at  $REAL NOT NULL,
+    PRIMARY KEY (bank_id, session_id)
+)
 """

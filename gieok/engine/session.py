@@ -1,0 +1,241 @@
+"""Working memory: a session's recent turns verbatim, the older ones folded into a summary.
+
+Every turn is stored raw (``session_turns``) and retained to long-term memory as a message of the
+conversation ``session:<session_id>``. When the verbatim turns exceed ``max_tokens``, all but the
+last ``keep_recent`` are folded: the summary is rebuilt from the raw turns before the fold point —
+every time, from the raw turns, never from the previous summary, so nothing drifts however many
+folds a session goes through. With an LLM configured for the bank it writes the summary; offline
+an extractive summary keeps the sentences that carry decisions, corrections, preferences, dates,
+health and explicit "remember this" requests (Korean and English cues).
+
+``context(query, max_tokens)`` is the rendered session plus, when the recall gate lets the query
+through, the long-term memories recall finds inside what is left of the same token budget.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from gieok.engine import recall as _recall
+from gieok.engine import retain as _retain
+from gieok.engine.context import Engine
+from gieok.engine.llm_calls import call_llm
+from gieok.engine.reflect import memory_lines
+from gieok.errors import InputError
+from gieok.extract.recall_gate import GateDecision, recall_gate
+from gieok.lifecycle._decay import classify_memory
+from gieok.records import Recall
+from gieok.text.tokens import count_tokens
+
+__all__ = ["ROLES", "Session", "SessionContext", "extractive_summary", "session_source"]
+
+ROLES = ("user", "assistant", "system", "tool")
+SUMMARY_HEADER = "Summary of the earlier conversation:"
+MEMORY_HEADER = "Long-term memories that may help (cite the id in brackets):"
+_SENTENCE = re.compile(r"[^.!?。\n]+[.!?。]*")
+# decisions and corrections: what a summary must never lose
+_DECISION = re.compile(r"하기로|정했|결정|확정|그걸로 하|으로 가자|로 가자|decided|decision|let's go with|"
+                       r"we'll go with|settled on|chose|going with|agreed to", re.IGNORECASE)
+_CORRECTION = re.compile(r"아니[, ]*사실|사실은|정정|잘못 말|말고|actually|correction|i meant|not .+ but|scratch that",
+                         re.IGNORECASE)
+_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}|\d+\s*(?:월|일|시)|월요일|화요일|수요일|목요일|금요일|토요일|일요일|내일|모레|"
+                   r"다음 ?주|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|"
+                   r"january|february|march|april|may|june|july|august|september|october|november|december)\b",
+                   re.IGNORECASE)
+
+
+def session_source(session_id: str) -> str:
+    """The long-term source a session's turns are retained under."""
+    return f"session:{session_id}"
+
+
+def _score(sentence: str, role: str) -> tuple[float, str]:
+    """How much a sentence must survive the fold, and why."""
+    if _CORRECTION.search(sentence):
+        return 1.0, "correction"
+    if _DECISION.search(sentence):
+        return 0.95, "decision"
+    kind = classify_memory(sentence, speaker=role)
+    if kind.decay_class == "pinned":
+        return 0.9, kind.reason
+    if _DATE.search(sentence):
+        return 0.8, "date"
+    if kind.decay_class == "stable" and kind.importance > 0.5:
+        return kind.importance, kind.reason
+    return 0.0, kind.reason
+
+
+def extractive_summary(turns: list[Any], max_tokens: int) -> str:
+    """The sentences of ``turns`` that carry decisions, corrections, preferences, dates or health,
+    most important first while they fit ``max_tokens``, written back in the order they were said."""
+    scored = []
+    for turn in turns:
+        for m in _SENTENCE.finditer(turn.content):
+            sentence = m.group(0).strip()
+            if not sentence:
+                continue
+            score, _ = _score(sentence, turn.role)
+            if score > 0:
+                scored.append((score, turn.position, m.start(), f"- {turn.role}: {sentence}"))
+    chosen, used = [], count_tokens(SUMMARY_HEADER)
+    for item in sorted(scored, key=lambda s: (-s[0], s[1], s[2])):
+        cost = count_tokens(item[3]) + 1
+        if used + cost > max_tokens:
+            continue
+        chosen.append(item)
+        used += cost
+    if not chosen:
+        return ""
+    return "\n".join([SUMMARY_HEADER, *(c[3] for c in sorted(chosen, key=lambda s: (s[1], s[2])))])
+
+
+@dataclass
+class SessionContext:
+    """What ``Session.context`` hands a model: the chat messages, the recall behind them (None when
+    the gate skipped it), the gate's decision and the tokens used."""
+
+    messages: list[dict[str, str]]
+    recall: Recall | None
+    gate: GateDecision
+    tokens: int
+    memories: list[Any] = field(default_factory=list)
+
+
+class Session:
+    """One session's working memory; see the module docstring."""
+
+    def __init__(self, engine: Engine, bank: str, session_id: str, *, max_tokens: int = 3000,
+                 keep_recent: int = 6) -> None:
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise InputError("session_id must be a non-empty string, e.g. mem.session('alice', 'chat-1')")
+        if max_tokens < 50:
+            raise InputError(f"max_tokens={max_tokens} is too small for a session: pass at least 50")
+        if keep_recent < 1:
+            raise InputError(f"keep_recent={keep_recent}: keep at least one turn verbatim (keep_recent=1)")
+        self.engine, self.bank, self.session_id = engine, bank, session_id
+        self.max_tokens, self.keep_recent = max_tokens, keep_recent
+        self.summary_tokens = max(64, max_tokens // 3)  # room for a few facts even in a tiny session
+
+    @property
+    def source_id(self) -> str:
+        return session_source(self.session_id)
+
+    def add(self, role: str, content: str) -> int:
+        """Append a turn (kept raw, retained to long-term memory); fold when over budget. Its position."""
+        if role not in ROLES:
+            raise InputError(f"role {role!r} is not one of {', '.join(ROLES)}")
+        if not isinstance(content, str) or not content.strip():
+            raise InputError("a session turn needs non-empty content")
+        ctx = self.engine.bank_for_write(self.bank)
+        store = ctx.store
+        with store.write():
+            store.lock_bank(ctx.bank.id)
+            position = store.add_session_turn(ctx.bank.id, self.session_id, role, content, count_tokens(content))
+        now = datetime.now(timezone.utc).isoformat()
+        # unique across restarts and erasures: a reused message id with new text would replace the old one
+        message = {"id": f"{self.session_id}-{position}-{uuid.uuid4().hex[:8]}", "role": role, "text": content,
+                   "timestamp": now}
+        # capture: a correction or a decision is raised to stable, important memory (the decay cues
+        # already pin "기억해 줘" / health); everything else keeps the importance retain gives it
+        score, _ = max((_score(m.group(0), role) for m in _SENTENCE.finditer(content)), default=(0.0, ""))
+        options = _retain.fact_options("stable", 0.9) if score >= 0.95 and role == "user" else _retain.NO_OVERRIDES
+        _retain.retain(self.engine, self.bank, [message], document_id=self.source_id, options=options)
+        self._fold_if_needed()
+        return position
+
+    def _state(self) -> tuple[str, int, list[Any]]:
+        ctx = self.engine.bank(self.bank)
+        state = ctx.store.session_state(ctx.bank.id, self.session_id)
+        folded = state.folded_upto if state else 0
+        return (state.summary if state else ""), folded, ctx.store.session_turns(ctx.bank.id, self.session_id, folded)
+
+    def _fold_if_needed(self) -> None:
+        _, _, recent = self._state()
+        if sum(t.tokens for t in recent) <= self.max_tokens or len(recent) <= self.keep_recent:
+            return
+        self.refold(recent[-self.keep_recent].position)
+
+    def refold(self, upto: int | None = None) -> str:
+        """Rebuild the summary from the raw turns before ``upto`` (default: the current fold point)."""
+        ctx = self.engine.bank(self.bank)
+        if upto is None:
+            _, upto, _ = self._state()
+        raw = [t for t in ctx.store.session_turns(ctx.bank.id, self.session_id) if t.position < upto]
+        summary = self._summarise(raw)
+        with ctx.store.write():
+            ctx.store.set_session_summary(ctx.bank.id, self.session_id, summary, upto)
+        return summary
+
+    def _summarise(self, raw: list[Any]) -> str:
+        ctx = self.engine.bank(self.bank)
+        llm = ctx.llm
+        if llm is None or not raw:
+            return extractive_summary(raw, self.summary_tokens)
+        transcript = "\n".join(f"{t.role}: {t.content}" for t in raw)
+        system = ("Summarise this conversation for the assistant's working memory in the conversation's language. "
+                  "Keep every decision, correction, preference, date, health fact and explicit request to remember; "
+                  f"drop small talk. At most {self.summary_tokens} tokens, as short lines.")
+        reply = call_llm(ctx.store, ctx.bank, llm, "summarize_session", [{"role": "user", "content": transcript}],
+                         limit_usd=ctx.spend_limit, system=system, max_tokens=self.summary_tokens * 2)
+        text = reply.text.strip()
+        return f"{SUMMARY_HEADER}\n{text}" if text else extractive_summary(raw, self.summary_tokens)
+
+    @property
+    def summary(self) -> str:
+        return self._state()[0] if self.engine.find_bank(self.bank) else ""
+
+    def turns(self) -> list[dict[str, Any]]:
+        """The turns kept verbatim (after the summary), oldest first."""
+        if self.engine.find_bank(self.bank) is None:
+            return []
+        return [{"position": t.position, "role": t.role, "content": t.content} for t in self._state()[2]]
+
+    def render(self) -> list[dict[str, str]]:
+        """Chat messages: the summary as a system message (when there is one), then the recent turns."""
+        if self.engine.find_bank(self.bank) is None:
+            return []
+        summary, _, recent = self._state()
+        messages = [{"role": "system", "content": summary}] if summary else []
+        return messages + [{"role": t.role, "content": t.content} for t in recent]
+
+    def context(self, query: str, max_tokens: int = 4000) -> SessionContext:
+        """The rendered session plus the long-term memories ``query`` needs, all within ``max_tokens``.
+        Recall is skipped only when the gate reads ``query`` as small talk."""
+        messages = self.render()
+        used = sum(count_tokens(m["content"]) for m in messages)
+        gate = recall_gate(query)
+        left = max_tokens - used - count_tokens(MEMORY_HEADER)
+        if not gate.recall or left <= 0 or self.engine.find_bank(self.bank) is None:
+            return SessionContext(messages, None, gate, used)
+        found = _recall.recall(self.engine.bank(self.bank), query, max_tokens=left)
+        # the session's own recent turns are already in the messages: do not spend the budget twice
+        recent = {m["content"] for m in messages}
+        memories = [m for m in found.memories if m.text not in recent]
+        kept, spent = [], 0
+        for memory in memories:
+            cost = count_tokens(memory_lines([memory]))
+            if spent + cost > left:
+                continue
+            kept.append(memory)
+            spent += cost
+        if not kept:
+            return SessionContext(messages, found, gate, used)
+        block = {"role": "system", "content": MEMORY_HEADER + "\n" + memory_lines(kept)}
+        messages = [*messages[:1], block, *messages[1:]] if messages and messages[0]["role"] == "system" \
+            else [block, *messages]
+        return SessionContext(messages, found, gate, used + spent + count_tokens(MEMORY_HEADER), kept)
+
+    def show(self, query: str | None = None, max_tokens: int = 4000) -> dict[str, Any]:
+        """The session as JSON: its summary, the verbatim turns and the rendered messages; with a
+        ``query``, the context for it (messages, the gate's decision, recalled memory ids, tokens)."""
+        view: dict[str, Any] = {"bank": self.bank, "session_id": self.session_id, "source_id": self.source_id,
+                                "summary": self.summary, "turns": self.turns(), "messages": self.render()}
+        if query is not None:
+            ctx = self.context(query, max_tokens)
+            view.update(messages=ctx.messages, tokens=ctx.tokens, memories=[m.id for m in ctx.memories],
+                        recalled=ctx.gate.recall, gate_reason=ctx.gate.reason)
+        return view

@@ -1,0 +1,72 @@
+"""Working-memory sessions, written once for both stores: a session's raw turns and its summary slot.
+
+The turns are kept verbatim (the summary is always rebuilt from them); the slot holds the current
+summary and the position before which turns are folded into it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from gieok.store._dialect import StoreQueries
+
+__all__ = ["SessionQueries", "SessionState", "SessionTurn"]
+
+
+@dataclass(frozen=True)
+class SessionTurn:
+    position: int
+    role: str
+    content: str
+    tokens: int
+    created_at: float
+
+
+@dataclass(frozen=True)
+class SessionState:
+    summary: str
+    folded_upto: int  # turns with a position below this are in the summary, not verbatim
+    folds: int  # how many times the summary was rebuilt
+    updated_at: float
+
+
+class SessionQueries(StoreQueries):
+    def add_session_turn(self, bank_id: int, session_id: str, role: str, content: str, tokens: int,
+                         at: float | None = None) -> int:
+        """Append a turn; return its position (0, 1, 2, ... per session)."""
+        conn = self._require_write()
+        row = conn.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM session_turns WHERE bank_id = ? "
+                           "AND session_id = ?", (bank_id, session_id)).fetchone()
+        position = int(row[0])
+        conn.execute("INSERT INTO session_turns (bank_id, session_id, position, role, content, tokens, created_at) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                     (bank_id, session_id, position, role, content, int(tokens), at or time.time()))
+        return position
+
+    def session_turns(self, bank_id: int, session_id: str, since: int = 0) -> list[SessionTurn]:
+        rows = self._conn().execute(
+            "SELECT position, role, content, tokens, created_at FROM session_turns WHERE bank_id = ? "
+            "AND session_id = ? AND position >= ? ORDER BY position", (bank_id, session_id, since)).fetchall()
+        return [SessionTurn(int(r[0]), str(r[1]), str(r[2]), int(r[3]), float(r[4])) for r in rows]
+
+    def session_state(self, bank_id: int, session_id: str) -> SessionState | None:
+        r = self._conn().execute("SELECT summary, folded_upto, folds, updated_at FROM session_state "
+                                 "WHERE bank_id = ? AND session_id = ?", (bank_id, session_id)).fetchone()
+        return SessionState(str(r[0]), int(r[1]), int(r[2]), float(r[3])) if r else None
+
+    def set_session_summary(self, bank_id: int, session_id: str, summary: str, folded_upto: int) -> None:
+        self._require_write().execute(
+            "INSERT INTO session_state AS s (bank_id, session_id, summary, folded_upto, folds, updated_at) "
+            "VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (bank_id, session_id) DO UPDATE SET summary = excluded.summary, "
+            "folded_upto = excluded.folded_upto, folds = s.folds + 1, updated_at = excluded.updated_at",
+            (bank_id, session_id, summary, int(folded_upto), time.time()))
+
+    def delete_session(self, bank_id: int, session_id: str) -> int:
+        """Drop a session's turns and summary; return how many rows went."""
+        conn = self._require_write()
+        turns = int(conn.execute("DELETE FROM session_turns WHERE bank_id = ? AND session_id = ?",
+                                 (bank_id, session_id)).rowcount)
+        state = int(conn.execute("DELETE FROM session_state WHERE bank_id = ? AND session_id = ?",
+                                 (bank_id, session_id)).rowcount)
+        return turns + state
