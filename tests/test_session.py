@@ -106,6 +106,32 @@ def test_turns_are_retained_to_long_term_memory_and_erased_with_the_session(stor
     assert store_mem.verify_erased(["수진이야", "Vancouver"]).clean
 
 
+def test_a_narrower_erase_takes_the_session_turns_that_say_it(store_mem: Memory) -> None:
+    s = store_mem.session("fay", "talk", max_tokens=60, keep_recent=1)
+    s.add("user", "기억해 줘, 내 비밀번호 힌트는 파란 고래야.")
+    s.add("user", "Remember this: my locker code is 4471.")
+    s.add("user", "수진이는 다음 달에 밴쿠버로 이사 가.")
+    _long_chat(s, 3)
+    assert "파란 고래" in s.summary  # folded: the summary says it too
+    bank = store_mem.store.get_bank("fay")
+    # by memory id: the turn and the summary that quoted it go; the others stay
+    fact = next(m for m in store_mem.recall("fay", "비밀번호 힌트", limit=5).memories if "파란 고래" in m.text)
+    store_mem.forget("fay", memory_id=fact.id)
+    left = [t.content for t in store_mem.store.session_turns(bank.id, "talk")]
+    assert not any("파란 고래" in c for c in left) and any("4471" in c for c in left)
+    assert "파란 고래" not in s.summary and all("파란 고래" not in m["content"] for m in s.render())
+    # by entity: every turn naming the person goes
+    store_mem.forget("fay", entity="수진")
+    assert not any("수진" in t.content for t in store_mem.store.session_turns(bank.id, "talk"))
+    # by memory id in English, and nothing of it is left anywhere
+    fact = next(m for m in store_mem.recall("fay", "locker code", limit=5).memories if "4471" in m.text)
+    store_mem.forget("fay", memory_id=fact.id)
+    assert all("4471" not in m["content"] for m in s.render())
+    assert store_mem.verify_erased(["파란 고래", "4471"]).clean
+    s.add("user", "I like green tea.")  # the session goes on and folds again from what is left
+    assert "파란 고래" not in s.summary
+
+
 def test_context_adds_recalled_memories_inside_one_budget(store_mem: Memory) -> None:
     store_mem.retain("erin", [{"id": "m1", "speaker": "erin", "text": "나는 매운 음식을 못 먹어."},
                               {"id": "m2", "speaker": "erin", "text": "I am allergic to shellfish."}])

@@ -178,6 +178,8 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
             store.enqueue_job(bank.id, "consolidate")
         if source_id is not None and source_id.startswith("session:"):  # the session's raw turns and summary
             erased["session_rows"] = store.delete_session(bank.id, source_id.removeprefix("session:"))
+        else:  # a session turn that says what went (or a name nothing else spells) goes, and its summary
+            erased["session_rows"] = store.erase_session_turns(bank.id, [*texts, *sorted(unspelled)])
         store.compact_indexes(bank.id)
         # no key (a server database without one configured): no fingerprint, not one with a public key
         digest = None if fingerprint_key is None else hmac.new(

@@ -62,6 +62,26 @@ class SessionQueries(StoreQueries):
             "folded_upto = excluded.folded_upto, folds = s.folds + 1, updated_at = excluded.updated_at",
             (bank_id, session_id, summary, int(folded_upto), time.time()))
 
+    def erase_session_turns(self, bank_id: int, needles: list[str]) -> int:
+        """Drop every session turn that contains one of ``needles`` (erased texts and names), and the
+        summary of each session that lost a turn (rebuilt from the remaining turns at its next fold);
+        return how many rows went."""
+        wanted = [n for n in (x.strip() for x in needles) if n]
+        if not wanted:
+            return 0
+        conn = self._require_write()
+        rows = conn.execute("SELECT session_id, position, content FROM session_turns WHERE bank_id = ?",
+                            (bank_id,)).fetchall()
+        hit = [(str(r[0]), int(r[1])) for r in rows if any(n in str(r[2]) for n in wanted)]
+        for session_id, position in hit:
+            conn.execute("DELETE FROM session_turns WHERE bank_id = ? AND session_id = ? AND position = ?",
+                         (bank_id, session_id, position))
+        states = 0
+        for session_id in sorted({s for s, _ in hit}):
+            states += int(conn.execute("DELETE FROM session_state WHERE bank_id = ? AND session_id = ?",
+                                       (bank_id, session_id)).rowcount)
+        return len(hit) + states
+
     def delete_session(self, bank_id: int, session_id: str) -> int:
         """Drop a session's turns and summary; return how many rows went."""
         conn = self._require_write()
