@@ -26,7 +26,9 @@ class DiskCachedEmbedder(Embedder):
         self.inner = create("embedder", name)
         self.model_id, self.dim, self.batch_size = self.inner.model_id, self.inner.dim, self.inner.batch_size
         directory.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(directory / f"{name}.sqlite", check_same_thread=False)
+        # two benchmark processes may share the file: wait for the other's write instead of failing
+        self._db = sqlite3.connect(directory / f"{name}.sqlite", check_same_thread=False, timeout=120)
+        self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS v (k TEXT PRIMARY KEY, vec BLOB)")
         self._lock = threading.Lock()
 
