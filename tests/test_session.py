@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
@@ -130,6 +131,30 @@ def test_a_narrower_erase_takes_the_session_turns_that_say_it(store_mem: Memory)
     assert store_mem.verify_erased(["파란 고래", "4471"]).clean
     s.add("user", "I like green tea.")  # the session goes on and folds again from what is left
     assert "파란 고래" not in s.summary
+
+
+@pytest.mark.parametrize("first,again,query", [
+    ("나 땅콩 알레르기 있어.", "나 땅콩 알레르기 있어!", "땅콩 알레르기"),
+    ("I'm allergic to peanuts.", "I am allergic to peanuts", "allergic to peanuts"),
+])
+def test_a_near_duplicate_raises_the_memory_instead_of_adding_one(store_mem: Memory, first: str, again: str,
+                                                                   query: str) -> None:
+    s = store_mem.session("gus", "s")
+    s.add("user", first)
+
+    def matching() -> list[Any]:
+        return [m for m in store_mem.recall("gus", query, limit=10, explain=True).memories if m.type == "fact"]
+
+    before = matching()
+    assert len(before) == 1
+    s.add("user", again)
+    after = matching()
+    assert [m.id for m in after] == [before[0].id]  # no second row
+    assert after[0].explanation["decay"]["importance"] > before[0].explanation["decay"]["importance"]
+    assert [t["content"] for t in s.turns()][-1] == again  # the session itself keeps the turn verbatim
+    s.add("user", first.replace("땅콩", "새우").replace("peanuts", "shrimp"))  # a different statement is added
+    assert len([m for m in store_mem.recall("gus", query.replace("땅콩", "새우").replace("peanuts", "shrimp"),
+                                             limit=10).memories if m.type == "fact"]) >= 2
 
 
 def test_context_adds_recalled_memories_inside_one_budget(store_mem: Memory) -> None:

@@ -29,12 +29,14 @@ from gieok.errors import InputError
 from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.lifecycle._decay import classify_memory
 from gieok.records import Recall
+from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
 __all__ = ["ROLES", "Session", "SessionContext", "extractive_summary", "session_source"]
 
 ROLES = ("user", "assistant", "system", "tool")
 SUMMARY_HEADER = "Summary of the earlier conversation:"
+DUPLICATE_MIN_TERMS = 2  # "ok" / "응" are not statements a duplicate check should fold away
 MEMORY_HEADER = "Long-term memories that may help (cite the id in brackets):"
 _SENTENCE = re.compile(r"[^.!?。\n]+[.!?。]*")
 # decisions and corrections: what a summary must never lose
@@ -143,9 +145,30 @@ class Session:
         # already pin "기억해 줘" / health); everything else keeps the importance retain gives it
         score, _ = max((_score(m.group(0), role) for m in _SENTENCE.finditer(content)), default=(0.0, ""))
         options = _retain.fact_options("stable", 0.9) if score >= 0.95 and role == "user" else _retain.NO_OVERRIDES
-        _retain.retain(self.engine, self.bank, [message], document_id=self.source_id, options=options)
+        # a near-duplicate of what the bank already holds raises that memory instead of adding a row
+        if not self._raise_duplicates(role, content):
+            _retain.retain(self.engine, self.bank, [message], document_id=self.source_id, options=options)
         self._fold_if_needed()
         return position
+
+    def _raise_duplicates(self, role: str, content: str) -> bool:
+        """Facts of the same speaker that say what ``content`` says, word for word up to inflection and
+        punctuation ("나 땅콩 알레르기 있어" / "나 땅콩 알레르기 있어!", "I'm allergic to peanuts" / "I am
+        allergic to peanuts."): each still valid one is raised in importance (+0.1) and its decay clock
+        restarted. True when there was one, so the turn adds no second copy."""
+        terms = keyword_terms(content)
+        if len(set(terms)) < DUPLICATE_MIN_TERMS:
+            return False
+        ctx = self.engine.bank(self.bank)
+        hits = ctx.store.keyword_search(ctx.bank.id, terms, 5, 0.0)
+        same = [f for f in ctx.store.get_facts(ctx.bank.id, [i for i, _ in hits])
+                if f.speaker == role and f.valid_to is None and set(keyword_terms(f.text)) == set(terms)]
+        if not same:
+            return False
+        with ctx.store.write():
+            for f in same:
+                ctx.store.set_fact_class([f.id], f.decay_class, min(1.0, f.importance + 0.1), f.pinned)
+        return True
 
     def _state(self) -> tuple[str, int, list[Any]]:
         ctx = self.engine.bank(self.bank)
