@@ -355,6 +355,22 @@ class Memory:
         return _jobs.list_jobs(self.engine, bank_id, status, limit)
 
 
+class AsyncSession:
+    """The async twin of :class:`gieok.engine.session.Session` (what ``await AsyncMemory.session(...)``
+    gives): ``add``, ``render``, ``context``, ``show``, ``turns``, ``refold`` as coroutines run in a
+    worker thread, and ``summary()`` for the ``summary`` property."""
+
+    def __init__(self, session: _session.Session) -> None:
+        self._sync = session
+        self.bank, self.session_id, self.source_id = session.bank, session.session_id, session.source_id
+
+    async def summary(self) -> str:
+        return await asyncio.to_thread(lambda: self._sync.summary)
+
+
+add_async_twins(_session.Session, AsyncSession)
+
+
 class AsyncMemory:
     """The async twin of :class:`Memory`: every public method of Memory, as a coroutine run in a worker
     thread (SQLite and the embedders are blocking)."""
@@ -371,6 +387,11 @@ class AsyncMemory:
 
     async def close(self) -> None:
         await asyncio.to_thread(self._sync.close)
+
+    async def session(self, bank: str, session_id: str, *, max_tokens: int = 3000,
+                      keep_recent: int = 6) -> AsyncSession:
+        """:meth:`Memory.session`, whose methods are coroutines too (a session's calls embed and write)."""
+        return AsyncSession(self._sync.session(bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent))
 
 
 # Every public method of Memory gets its coroutine twin; tests/test_api.py checks the pair against a written
