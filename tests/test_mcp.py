@@ -30,7 +30,8 @@ from gieok.server.app import create_app
 from gieok.server.mcp import build_mcp
 from gieok.store.postgres import PostgresStore
 
-TOOLS = {"retain", "ingest_document", "recall", "reflect", "forget", "list_banks", "get_memory", "history", "sources"}
+TOOLS = {"retain", "ingest_document", "recall", "reflect", "forget", "list_banks", "get_memory", "history", "sources",
+         "session_add", "session_context"}
 CHAT = [
     {"id": "m1", "speaker": "지우", "text": "나 다음 달에 제주도로 이사 가.", "timestamp": "2026-05-04T09:00:00+09:00"},
     {"id": "m2", "speaker": "Jiwoo", "text": "My brother Tae runs a bakery in Seoul.",
@@ -171,6 +172,24 @@ def test_an_agent_ingests_a_document_and_recall_cites_its_section(mem: Memory) -
             assert "exactly one" in both
     anyio.run(main)
     assert len(mem.sources("docs")) == 2  # the refused calls stored nothing
+
+
+def test_an_agent_keeps_a_session_over_mcp(mem: Memory) -> None:
+    async def main() -> None:
+        async with Client(build_mcp(mem)) as client:
+            for role, content in (("user", "다음 주 금요일에 부산 출장 가기로 했어."),
+                                  ("assistant", "Noted: Busan, next Friday."), ("user", "I prefer the window seat.")):
+                done = _result(await client.call_tool("session_add", {
+                    "bank": "kim", "session_id": "trip", "role": role, "content": content}))
+                assert isinstance(done["position"], int)
+            shown = _result(await client.call_tool("session_context", {
+                "bank": "kim", "session_id": "trip", "query": "부산 출장 언제 가기로 했지?"}))
+            assert [m["content"] for m in shown["messages"]][-1] == "I prefer the window seat."
+            bad = _error(await client.call_tool("session_add", {
+                "bank": "kim", "session_id": "trip", "role": "narrator", "content": "x"}))
+            assert "InputError" in bad and "role" in bad
+    anyio.run(main)
+    assert mem.source("kim", "session:trip").messages[0].text == "다음 주 금요일에 부산 출장 가기로 했어."
 
 
 def test_a_fixed_bank_takes_no_bank_argument(mem: Memory) -> None:

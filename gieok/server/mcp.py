@@ -125,6 +125,19 @@ class _Tools:
         return self.one(ctx, bank, "read", lambda: self.memory.recall(
             bank, query, max_tokens=max_tokens, limit=limit, now=now, as_of=as_of))
 
+    def session_add(self, ctx: Context, bank: str, session_id: str, role: str, content: str) -> dict[str, Any]:
+        """Add a turn to a working-memory session (`role`: user, assistant, system or tool). The session
+        keeps recent turns verbatim and folds older ones into a summary; every turn is also kept in
+        long-term memory under the source `session:<session_id>`. Returns the turn's position."""
+        return self.one(ctx, bank, "write", lambda: {
+            "position": self.memory.session(bank, session_id).add(role, content)})
+
+    def session_context(self, ctx: Context, bank: str, session_id: str, query: str | None = None,
+                        max_tokens: int = 4000) -> dict[str, Any]:
+        """The session as chat messages (its summary, then the recent turns) and, for a `query` that
+        needs memory (small talk skips it), the long-term memories recall finds, all inside `max_tokens`."""
+        return self.one(ctx, bank, "read", lambda: self.memory.session(bank, session_id).show(query, max_tokens))
+
     def reflect(self, ctx: Context, bank: str, question: str, now: str | None = None) -> dict[str, Any]:
         """Answer a question only from memory, with quotes verified against the memories they cite.
         When the memory does not hold the answer it says so (answered: false) instead of guessing."""
@@ -175,7 +188,8 @@ def _document_bytes(content_base64: str | None, text: str | None) -> bytes:
 
 _TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("retain", _WRITE), ("ingest_document", _WRITE), ("recall", _READ), ("reflect", _READ), ("forget", _ERASE),
-    ("list_banks", _READ), ("get_memory", _READ), ("history", _READ), ("sources", _READ))
+    ("list_banks", _READ), ("get_memory", _READ), ("history", _READ), ("sources", _READ),
+    ("session_add", _WRITE), ("session_context", _READ))
 
 
 def _with_bank(method: Callable[..., Any], bank: str | None) -> Callable[..., Any]:
