@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate clean
+.PHONY: demo test lint bench bench-folds bench-beam bench-recall-gate bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,13 @@ bench-erasure: $(STAMP)
 bench-filler: $(STAMP)
 	$(BIN)/python bench/filler.py
 
+bench-folds: $(STAMP)
+	$(BIN)/python bench/folds.py
+	$(BIN)/python bench/folds.py --data bench/data/korean_multisession.json
+
+bench-beam: $(STAMP)
+	$(BIN)/python bench/beam.py
+
 bench-recall-gate: $(STAMP)
 	$(BIN)/python bench/recall_gate.py
 
@@ -67,7 +74,7 @@ bench-workers: $(STAMP)
 bench-documents: $(STAMP)
 	$(BIN)/python bench/documents.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate
+bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-folds bench-beam
 
 clean:
 	rm -rf $(VENV) build *.egg-info
