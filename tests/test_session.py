@@ -39,12 +39,18 @@ def _long_chat(session: object, n: int) -> None:
         session.add("user", f"{FILLER_KO} {i}번째." if i % 2 else f"{FILLER_EN} number {i}.")  # type: ignore[attr-defined]
 
 
+def _started(session: Any, filler: int, *said: str) -> Any:
+    """The user's turns ``said``, then ``filler`` turns of small talk (enough to fold them)."""
+    for text in said:
+        session.add("user", text)
+    _long_chat(session, filler)
+    return session
+
+
 def test_turns_fold_into_a_summary_that_keeps_the_decisions_korean_and_english(store_mem: Memory) -> None:
-    s = store_mem.session("alice", "s1", max_tokens=200, keep_recent=3)
-    s.add("user", "우리 결혼식 장소는 제주 신라호텔로 하기로 했어.")
-    s.add("user", "Actually, the flight is on May 3rd, not May 5th.")
-    s.add("user", "나 땅콩 알레르기 있어.")
-    _long_chat(s, 12)
+    s = _started(store_mem.session("alice", "s1", max_tokens=200, keep_recent=3), 12,
+                 "우리 결혼식 장소는 제주 신라호텔로 하기로 했어.", "Actually, the flight is on May 3rd, not May 5th.",
+                 "나 땅콩 알레르기 있어.")
     rendered = s.render()
     assert rendered[0]["role"] == "system" and rendered[0]["content"].startswith(SUMMARY_HEADER)
     summary = rendered[0]["content"]
@@ -108,11 +114,9 @@ def test_turns_are_retained_to_long_term_memory_and_erased_with_the_session(stor
 
 
 def test_a_narrower_erase_takes_the_session_turns_that_say_it(store_mem: Memory) -> None:
-    s = store_mem.session("fay", "talk", max_tokens=60, keep_recent=1)
-    s.add("user", "기억해 줘, 내 비밀번호 힌트는 파란 고래야.")
-    s.add("user", "Remember this: my locker code is 4471.")
-    s.add("user", "수진이는 다음 달에 밴쿠버로 이사 가.")
-    _long_chat(s, 3)
+    s = _started(store_mem.session("fay", "talk", max_tokens=60, keep_recent=1), 3,
+                 "기억해 줘, 내 비밀번호 힌트는 파란 고래야.", "Remember this: my locker code is 4471.",
+                 "수진이는 다음 달에 밴쿠버로 이사 가.")
     assert "파란 고래" in s.summary  # folded: the summary says it too
     bank = store_mem.store.get_bank("fay")
     # by memory id: the turn and the summary that quoted it go; the others stay
