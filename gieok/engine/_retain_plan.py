@@ -294,15 +294,17 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
         if old is not None:
             changed.add(m.id)
         chunk = PlannedChunk(content_sha(m.speaker, m.timestamp, m.text), m.text, [m.id], message=m)
-        # only a reply gets context: a message continuing the same speaker's turn stands on its own.
-        # Its vector sees the message it answers; its keyword terms only when both are short ("Yes,
-        # twice!" says little without the question). A long message carries its own words: borrowed
-        # into each piece of a long answer, the question's words lift the answer above the question,
-        # and a long answer's words borrowed into the short reply to it drown the reply's own
-        replies = previous is not None and previous.speaker != m.speaker
-        context = f"{previous.speaker}: {previous.text}" if replies and previous is not None else None
-        short = previous is not None and max(len(m.text), len(previous.text)) <= settings.max_fact_chars
-        context_terms = keyword_terms(context) if context is not None and short else ()
+        # only a short reply gets context: a message continuing the same speaker's turn stands on its
+        # own, and so does a long one, split into facts that carry their own words and meaning. Its
+        # vector sees the message it answers; its keyword terms only when that is short too ("Yes,
+        # twice!" says little without the question). Borrowed into each piece of a long answer, the
+        # question's words lifted the answer above the question; a long answer's words borrowed into
+        # the short reply to it drown the reply's own (BEAM, README); a long reply's second vectors
+        # doubled its encoding for no recall
+        short = previous is not None and previous.speaker != m.speaker and len(m.text) <= settings.max_fact_chars
+        context = f"{previous.speaker}: {previous.text}" if short and previous is not None else None
+        brief = context is not None and previous is not None and len(previous.text) <= settings.max_fact_chars
+        context_terms = keyword_terms(context) if context is not None and brief else ()
         # a system prompt instructs the assistant; it is kept in the source, it is not a memory
         for a, b in ([] if is_system(m.speaker) else facts_from_text(m.text, settings.max_fact_chars)):
             chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
