@@ -135,6 +135,17 @@ def test_migrating_an_empty_database_gives_the_schema(open_store: Callable[[], A
     assert again.get_meta("fingerprint_key") is None
 
 
+def test_a_claimed_meta_row_keeps_its_first_value(open_store: Callable[[], AnyStore]) -> None:
+    first, second = open_store(), open_store()  # two processes on one database
+    with first.write():
+        kept = first.claim_meta("secret:test", "aa11")
+    with second.write():
+        assert second.claim_meta("secret:test", "bb22") == kept == "aa11"
+    assert second.get_meta("secret:test") == "aa11"
+    first.close()
+    second.close()
+
+
 def test_bm25_statistics_are_per_bank(store: AnyStore) -> None:
     a = _setup(store, "a", ["한라산에 올랐다", "Hiking on Jeju"])
     b = _setup(store, "b", ["한라산 한라산 사진", "부산 여행", "서울 맛집"])

@@ -77,6 +77,18 @@ def test_pages_draw_the_engine_data(client: TestClient) -> None:
     assert client.get("/ui/b/nobody").headers["content-type"].startswith("text/html")
 
 
+def test_a_form_from_one_server_process_is_accepted_by_another(db_path: str, mem: Memory) -> None:
+    mem.retain("민지", CHAT, document_id="chat-1")
+    with Memory(db_path, embedder="fake") as other, TestClient(create_app(mem, mcp=False, worker=False)) as one, \
+            TestClient(create_app(other, mcp=False, worker=False)) as two:
+        page = one.get("/ui/b/민지/f/f-1")
+        sid = one.cookies.get("gieok_sid")
+        two.cookies.set("gieok_sid", sid)  # the load balancer sends the browser's next request elsewhere
+        done = two.post("/ui/b/민지/f/f-1/pin", data={"pinned": "0", "csrf": _csrf(page.text)})
+        assert done.status_code == 200 and mem.get("민지", "f-1").pinned is False
+        assert two.post("/ui/b/민지/f/f-1/pin", data={"pinned": "1", "csrf": "0" * 64}).status_code == 403
+
+
 def test_state_changing_forms_need_the_csrf_token(client: TestClient, mem: Memory) -> None:
     page = client.get("/ui/b/민지/f/f-1").text
     assert client.post("/ui/b/민지/f/f-1/pin", data={"pinned": "0"}).status_code == 403

@@ -13,6 +13,7 @@ clock and payload, so a job reaches recall or the bank's LLM the way a caller do
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -149,6 +150,17 @@ class Engine:
             return self._llms[cache_key]
 
     # -- banks -------------------------------------------------------------------------------
+    def shared_secret(self, name: str) -> bytes:
+        """A random 32-byte secret drawn once per database and kept in it, so every process serving the
+        same database (``gieok serve`` behind a load balancer, its workers) signs with the same one:
+        the UI's CSRF tokens. Not a key to data: whoever reads the database reads the data already."""
+        key = f"secret:{name}"
+        value = self.store.get_meta(key)
+        if value is None:
+            with self.store.write():
+                value = self.store.claim_meta(key, secrets.token_hex(32))
+        return bytes.fromhex(value)
+
     def find_bank(self, name: str) -> BankRow | None:
         """The bank row, checked against this memory's embedder; None when there is no such bank."""
         row = self.store.get_bank(check_bank_name(name))

@@ -56,7 +56,7 @@ def _int(value: str | None, name: str) -> int | None:
 def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], Principal],
              keys_in_force: Callable[[], bool]) -> None:
     """Serve the UI at ``/ui`` on ``app``: ``principal_of(authorization)`` is the API's own key check."""
-    sessions = Sessions()
+    sessions = Sessions(memory.engine.shared_secret("ui_csrf"))
     renderer = Renderer(sessions)
     render = renderer.render
 

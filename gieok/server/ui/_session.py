@@ -1,10 +1,11 @@
 """The UI's session: the API key in an HttpOnly cookie, a CSRF token per browser session.
 
 * ``gieok_sid`` is a random id set on the first page a browser gets (HttpOnly, SameSite=Strict); the
-  CSRF token every form carries is an HMAC of it under a secret the app draws when it starts. A
-  state-changing POST whose token does not match is refused (403) before anything runs, so a page of
-  another site cannot submit a form here even while the browser holds a key. (The secret lives in
-  the process: after a restart, an open form is refused once and works after a reload.)
+  CSRF token every form carries is an HMAC of it under a secret drawn once per database and kept in
+  it (``Engine.shared_secret``), so every ``gieok serve`` process on the same database accepts the
+  forms any of them rendered, and a restart does not expire open forms. A state-changing POST whose
+  token does not match is refused (403) before anything runs, so a page of another site cannot
+  submit a form here even while the browser holds a key.
 * ``gieok_key`` holds the API key after the login form (HttpOnly: scripts on the page never see it;
   SameSite=Strict; Secure when the request came over https). The key is checked exactly as a bearer
   token on the HTTP API is, so a key sees its banks and nothing else.
@@ -29,8 +30,8 @@ _MAX_FORM_FIELDS = 50
 
 
 class Sessions:
-    def __init__(self) -> None:
-        self._secret = secrets.token_bytes(32)
+    def __init__(self, secret: bytes) -> None:
+        self._secret = secret
 
     def session_id(self, request: Request) -> tuple[str, bool]:
         """The browser's session id, and whether it is new (to be set on the response)."""
