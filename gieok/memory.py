@@ -242,7 +242,8 @@ class Memory:
         return _banks.observations(self.engine.bank(bank))
 
     def overview(self, bank: str, *, now: TimeLike | None = None) -> dict[str, Any]:
-        """A bank at a glance: counts of sources, facts, observations and entities; superseded,
+        """A bank at a glance: counts of sources, facts, observations and entities; about how many
+        bytes it holds (`bytes`: its text and one vector per fact); superseded,
         expired, archived and pinned facts; facts per week (by the day they were said) and decay
         class; the last activity and the jobs queued, running and failed."""
         return _browse.overview(self.engine.bank(bank), optional_epoch(now, "now"))

@@ -22,6 +22,9 @@ def test_overview_counts_and_weeks(mem: Memory) -> None:
     assert sum(sum(w["classes"].values()) for w in view["weeks"]) == 3
     assert [w["week"] for w in view["weeks"]] == sorted(w["week"] for w in view["weeks"])
     assert view["last_activity"] and set(view["jobs"]) == {"queued", "running", "failed"}
+    mem.retain("민지", [{"id": "b4", "speaker": "민지", "text": "다음 달에 하나랑 밴쿠버 가. We fly on June 3."}],
+               document_id="chat-1")
+    assert mem.overview("민지")["bytes"] > view["bytes"] > 0
 
 
 def test_source_facts_connections_entity_and_pin(mem: Memory) -> None:

@@ -146,6 +146,16 @@ def test_a_claimed_meta_row_keeps_its_first_value(open_store: Callable[[], AnySt
     second.close()
 
 
+def test_a_bank_counts_the_bytes_it_holds(store: AnyStore) -> None:
+    conv = _conversation(store)
+    other = _setup(store, "bob", ["다른 뱅크의 긴 문장입니다", "another bank"])
+    # each message's text is stored three times (message, chunk, fact), in UTF-8, plus a vector per fact
+    text = sum(3 * len(t.encode("utf-8")) for t in conv["texts"])
+    assert store.bank_bytes(conv["bank"], conv["dim"]) == text + len(conv["texts"]) * conv["dim"] * 4
+    assert store.bank_bytes(other, 4) == 1 + sum(len(t.encode("utf-8")) for t in ["다른 뱅크의 긴 문장입니다",
+                                                                                   "another bank"]) + 2 * 4 * 4
+
+
 def test_bm25_statistics_are_per_bank(store: AnyStore) -> None:
     a = _setup(store, "a", ["한라산에 올랐다", "Hiking on Jeju"])
     b = _setup(store, "b", ["한라산 한라산 사진", "부산 여행", "서울 맛집"])

@@ -77,6 +77,13 @@ def test_pages_draw_the_engine_data(client: TestClient) -> None:
     assert client.get("/ui/b/nobody").headers["content-type"].startswith("text/html")
 
 
+@pytest.mark.parametrize("lang,header", [("en", "Size"), ("ko", "크기")])
+def test_the_banks_page_shows_each_banks_size(client: TestClient, lang: str, header: str) -> None:
+    page = client.get("/ui/", headers={"Accept-Language": lang}).text
+    cell = re.search(r'<td class="num bank-size">≈ ([^<]+)</td>', page)
+    assert f">{header}</th>" in page and cell and cell.group(1)[0].isdigit()
+
+
 def test_a_form_from_one_server_process_is_accepted_by_another(db_path: str, mem: Memory) -> None:
     mem.retain("민지", CHAT, document_id="chat-1")
     with Memory(db_path, embedder="fake") as other, TestClient(create_app(mem, mcp=False, worker=False)) as one, \

@@ -34,7 +34,8 @@ def _week_start(epoch: float) -> str:
 
 def overview(ctx: BankContext, now: float | None = None) -> dict[str, Any]:
     """Counts of a bank (sources, facts, observations, entities; superseded, expired, archived,
-    pinned), facts per week by decay class, the last activity and the jobs waiting."""
+    pinned), about how many bytes it holds, facts per week by decay class, the last activity and
+    the jobs waiting."""
     store, bank = ctx.store, ctx.bank
     at = time.time() if now is None else float(now)
     weeks: dict[str, Counter[str]] = {}
@@ -63,7 +64,7 @@ def overview(ctx: BankContext, now: float | None = None) -> dict[str, Any]:
         "observations": len(store.observations_of_bank(bank.id)),
         "entities": len(store.list_entities(bank.id, 1_000_000)),
         "superseded": superseded, "expired": len(store.expired_fact_ids(bank.id, at)),
-        "archived": facts - len(live), "pinned": pinned,
+        "archived": facts - len(live), "pinned": pinned, "bytes": store.bank_bytes(bank.id, bank.dim),
         "last_activity": last.isoformat() if last else None,
         "jobs": {"queued": len(queued), "running": len(running), "failed": len(failed)},
         "weeks": [{"week": week, "classes": dict(counts)} for week, counts in sorted(weeks.items())],

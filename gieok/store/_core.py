@@ -367,6 +367,16 @@ class CoreQueries(StoreQueries):
                 found[int(r[0])] = self._fact_row(r)
         return [found[int(i)] for i in ids if int(i) in found]
 
+    def bank_bytes(self, bank_id: int, dim: int) -> int:
+        """About what a bank holds, in bytes: its messages', chunks' and facts' text (UTF-8) and one
+        float32 vector per fact (indexes and a reply's second vector come on top)."""
+        conn, total = self._conn(), 0
+        for table in ("messages", "chunks", "facts"):
+            size = self._dialect.octets.format("text")
+            total += int(conn.execute(f"SELECT COALESCE(SUM({size}), 0) FROM {table} WHERE bank_id = ?",
+                                      (bank_id,)).fetchone()[0])
+        return total + self.count_facts(bank_id) * dim * 4
+
     def count_facts(self, bank_id: int) -> int:
         return int(self._conn().execute("SELECT COUNT(*) FROM facts WHERE bank_id = ?", (bank_id,)).fetchone()[0])
 

@@ -61,6 +61,7 @@ class Dialect:
     instant = "julianday"  # ISO 8601 text → a number that orders as the instant it names
     skip_locked = ""  # appended to a SELECT that claims a row: the file lock already serialises writers
     batch = 500  # values bound per IN (...), well under the oldest SQLite's 999-variable limit
+    octets = "LENGTH(CAST({} AS BLOB))"  # a text column's size in bytes (UTF-8), not in characters
 
     def in_parts(self, values: Iterable[Any], *, text: bool = False,
                  size: int | None = None) -> Iterator[tuple[str, list[Any]]]:
@@ -105,6 +106,7 @@ class PostgresDialect(Dialect):
     """PostgreSQL's spelling, for many processes sharing one database."""
 
     bytewise = ' COLLATE "C"'
+    octets = "OCTET_LENGTH({})"
     instant = "gieok_instant"
     skip_locked = " FOR UPDATE SKIP LOCKED"
 

@@ -38,6 +38,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "fact": ("Fact", "사실"),
     "observations": ("Observations", "관찰"),
     "size": ("Size on disk", "디스크 크기"),
+    "bank_size": ("Size", "크기"),
+    "bank_size_note": ("about: its text and one vector per fact", "대략: 텍스트와 사실마다 벡터 하나"),
     "size_note": ("the database file, shared by every bank", "모든 뱅크가 함께 쓰는 데이터베이스 파일"),
     "size_unknown": ("not a local file", "로컬 파일이 아님"),
     "last_activity": ("Last activity", "최근 활동"),
