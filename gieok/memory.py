@@ -262,6 +262,11 @@ class Memory:
         (the entities named in the same facts, with how many facts they share)."""
         return _browse.entity(self.engine.bank(bank), name, limit=limit)
 
+    def merge_suggestions(self, bank: str, *, limit: int = 20) -> list[dict[str, Any]]:
+        """Pairs of entities that may be one (민지 / 김민지, Caroline / Caroline Smith) that retain kept
+        apart because it was not sure: their names, kinds, fact counts, similarity and why."""
+        return _browse.merge_suggestions(self.engine.bank(bank), limit)
+
     def pin(self, bank: str, memory_id: str, *, pinned: bool = True) -> RecalledMemory:
         """Pin a fact (it never fades) or, with ``pinned=False``, unpin it (it decays as a stable fact)."""
         return _browse.set_pinned(self.engine.bank(bank), memory_id, pinned)

@@ -68,3 +68,23 @@ def test_an_entity_is_found_by_its_korean_or_english_name_or_an_alias(mem: Memor
         view = mem.entity("k", wanted)
         assert view["entity"].name == found.name and view["entity"].facts == found.facts == 2
         assert len(view["facts"]) == found.facts
+
+
+def test_merge_suggestions_pair_names_that_can_be_one_and_never_namesakes(mem: Memory) -> None:
+    mem.retain("s", CHAT, document_id="chat-1")
+    store = mem.store
+    bank = store.get_bank("s")
+    with store.write():
+        for name, kind in (("민지", "person"), ("김민지", "person"), ("이민지", "person"), ("Caroline", "unknown"),
+                           ("Caroline Smith", "person"), ("Jane Smith", "person"), ("John Smith", "person"),
+                           ("Room 101", "place"), ("Room 102", "place"), ("Caroline", "place")):
+            store.save_entity(bank.id, None, name, kind, [name], [], {}, None, [f"test:{name}:{kind}"])
+    found = mem.merge_suggestions("s")
+    pairs = {frozenset(s["entities"]) for s in found}
+    wanted = ({"민지", "김민지"}, {"민지", "이민지"}, {"Caroline", "Caroline Smith"})
+    assert {frozenset(w) for w in wanted} <= pairs
+    for never in ({"김민지", "이민지"}, {"John Smith", "Jane Smith"}, {"Jane Smith", "Caroline Smith"},
+                  {"Room 101", "Room 102"}):
+        assert frozenset(never) not in pairs
+    assert all(s["reason"] and 0.5 <= s["similarity"] <= 1.0 for s in found)
+    assert mem.merge_suggestions("s", limit=1) == found[:1]

@@ -43,6 +43,7 @@ ROUTES: dict[tuple[str, str], tuple[str, Any]] = {
     ("GET", "/v1/banks/{bank}/sources"): ("read", None),
     ("GET", "/v1/banks/{bank}/sources/{source_id}"): ("read", None),
     ("GET", "/v1/banks/{bank}/entities"): ("read", None),
+    ("GET", "/v1/banks/{bank}/entities/merge-suggestions"): ("read", None),
     ("GET", "/v1/banks/{bank}/observations"): ("read", None),
     ("GET", "/v1/operations/{operation_id}"): ("read", None),
     ("POST", "/v1/operations/{operation_id}/cancel"): ("write", None),

@@ -17,12 +17,12 @@ from typing import Any
 from gieok.engine._time import from_epoch
 from gieok.engine.context import BankContext
 from gieok.engine.recall import add_versions, fact_to_memory
-from gieok.entities import candidate_keys
+from gieok.entities import candidate_keys, name_similarity
 from gieok.errors import EntityNotFoundError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
 from gieok.records import EntityInfo, RecalledMemory
 
-__all__ = ["overview", "source_facts", "connections", "entity", "set_pinned"]
+__all__ = ["overview", "source_facts", "connections", "entity", "set_pinned", "merge_suggestions"]
 
 _PAGE = 5000
 
@@ -158,3 +158,38 @@ def set_pinned(ctx: BankContext, memory_id: str, pinned: bool) -> RecalledMemory
     memory = fact_to_memory(ctx.store.get_facts(ctx.bank.id, [number])[0], 0.0, {})
     add_versions(ctx.store, [memory])
     return memory
+
+
+MERGE_SCAN = 300  # the most-named entities compared pairwise for suggestions (45k name checks at most)
+_WHY = {1.0: "the same name", 0.95: "the same words in another order", 0.9: "one name is a part of the other",
+        0.5: "a surname and a title the other has not been called"}
+
+
+def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]:
+    """Pairs of entities that may be one (retain links a mention only when it is sure, so 민지 can stay
+    apart from 김민지 while 이민지 is also known): same kind (or one unknown) and a name of one is the
+    other's, a part of it ("민지" ↔ "김민지", "Caroline" ↔ "Caroline Smith") or its surname with a
+    title ("김 팀장" ↔ "김민지"); names that cannot
+    denote the same thing (김민지 / 이민지, John / Jane Smith, Room 101 / 102) never pair. Most similar,
+    then most named, first."""
+    rows = ctx.store.list_entities(ctx.bank.id, MERGE_SCAN)
+    found = []
+    for i, (a, a_facts) in enumerate(rows):
+        for b, b_facts in rows[i + 1:]:
+            if a.kind != b.kind and "unknown" not in (a.kind, b.kind):
+                continue
+            # the names they go by must be able to denote one thing (an alias of 김민지 is no bridge to 이민지)
+            if name_similarity(a.canonical_name, [b.canonical_name], candidate_titles=b.titles) is None:
+                continue
+            scores = [s for s in (name_similarity(a.canonical_name, [b.canonical_name, *b.aliases],
+                                                  candidate_titles=b.titles),
+                                  name_similarity(b.canonical_name, [a.canonical_name, *a.aliases],
+                                                  candidate_titles=a.titles)) if s is not None]
+            best = max(scores, default=0.0)
+            if best < 0.5:
+                continue
+            found.append({"entities": [a.canonical_name, b.canonical_name], "kinds": [a.kind, b.kind],
+                          "facts": [a_facts, b_facts], "similarity": best,
+                          "reason": _WHY.get(best, "similar names")})
+    found.sort(key=lambda f: (-f["similarity"], -sum(f["facts"])))
+    return found[: int(limit)]

@@ -232,6 +232,11 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     def entities(bank: Readable) -> list[EntityInfo]:
         return memory.entities(bank)
 
+    @app.get("/v1/banks/{bank}/entities/merge-suggestions", tags=["inspection"])
+    def merge_suggestions(bank: Readable, limit: int = 20) -> list[dict[str, Any]]:
+        """Pairs of entities that may be one person or thing, which retain kept apart (not sure)."""
+        return memory.merge_suggestions(bank, limit=limit)
+
     @app.get("/v1/banks/{bank}/observations", tags=["inspection"])
     def observations(bank: Readable) -> list[RecalledMemory]:
         return memory.observations(bank)

@@ -236,7 +236,8 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
     @router.get("/b/{bank}/entities")
     def entities_page(request: Request, bank: str) -> Response:
         caller = reader(request, bank)
-        return page(request, "entities.html", caller, bank, "entities", entities=memory.entities(bank))
+        return page(request, "entities.html", caller, bank, "entities", entities=memory.entities(bank),
+                    suggestions=memory.merge_suggestions(bank))
 
     @router.get("/b/{bank}/e/{name:path}")
     def entity_page(request: Request, bank: str, name: str) -> Response:
