@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -706,3 +707,33 @@ def test_simulated_english_conversation() -> None:
 def test_a_redaction_mark_is_not_an_entity(text: str) -> None:
     names = [m.name for m in extract_mentions(text)]
     assert names and not any("REDACTED" in n.upper() or "kr_phone" in n for n in names), names
+
+
+@pytest.mark.parametrize("mention,canonical,alias", [
+    ("이민지", "김민지", "민지"), ("박서준", "김서준", "서준"),
+    ("Jane Smith", "Caroline Smith", "Smith"), ("John Park", "Jiwoo Park", "Park")])
+def test_a_short_alias_is_no_bridge_to_a_namesake(mention: str, canonical: str, alias: str) -> None:
+    assert name_similarity(mention, [canonical]) is None
+    assert name_similarity(mention, [canonical, alias]) is None
+    assert name_similarity(alias, [canonical, alias]) == 1.0  # the alias itself still names the entity
+
+
+def test_an_alias_in_the_other_script_links_the_spellings() -> None:
+    assert name_similarity("카롤린", ["Caroline", "카롤린"]) == 1.0
+    assert name_similarity("Caroline", ["카롤린", "Caroline"]) == 1.0
+
+
+def test_a_namesake_stays_apart_after_a_short_alias_was_learned(tmp_path: Path, fake_embedder: object) -> None:
+    from gieok import Memory
+
+    with Memory(str(tmp_path / "n.db"), embedder="fake") as mem:
+        mem.retain("b", messages=[
+            {"id": "1", "speaker": "me", "text": "Caroline Smith joined us.", "timestamp": "2026-03-01T09:00:00Z"},
+            {"id": "2", "speaker": "me", "text": "Smith sent the report.", "timestamp": "2026-03-02T09:00:00Z"},
+            {"id": "3", "speaker": "me", "text": "My neighbour is Jane Smith.", "timestamp": "2026-03-03T09:00:00Z"},
+            {"id": "4", "speaker": "me", "text": "민지가 내일 온대.", "timestamp": "2026-03-04T09:00:00Z"},
+            {"id": "5", "speaker": "me", "text": "김민지 팀장님이 회의를 잡았어.", "timestamp": "2026-03-05T09:00:00Z"},
+            {"id": "6", "speaker": "me", "text": "이민지는 내 사촌이야.", "timestamp": "2026-03-06T09:00:00Z"}])
+        names = {e.name: e.aliases for e in mem.entities("b")}
+    assert "Jane Smith" in names and "Jane Smith" not in names.get("Caroline Smith", [])
+    assert "이민지" in names and "이민지" not in names.get("김민지", [])

@@ -173,7 +173,7 @@ def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]
     denote the same thing (김민지 / 이민지, John / Jane Smith, Room 101 / 102) never pair. Most similar,
     then most named, first."""
     rows = ctx.store.list_entities(ctx.bank.id, MERGE_SCAN)
-    found = []
+    found: list[dict[str, Any]] = []
     for i, (a, a_facts) in enumerate(rows):
         for b, b_facts in rows[i + 1:]:
             if a.kind != b.kind and "unknown" not in (a.kind, b.kind):

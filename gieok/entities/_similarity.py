@@ -37,18 +37,32 @@ def name_similarity(
     title: str | None = None,
     candidate_titles: Collection[str] = (),
 ) -> float | None:
-    """Best similarity of ``name`` to any of the candidate's names (canonical name and aliases)."""
+    """Best similarity of ``name`` to any of the candidate's names (canonical name first, then its
+    aliases). A name the canonical name rules out in the same script (이민지 for 김민지, Jane Smith for
+    Caroline Smith) matches an alias only exactly: a short alias (민지, Smith) is no bridge to a
+    namesake; an alias in the other script (카롤린 for Caroline) is what links the two spellings."""
     normalized = normalize_name(name)
     if not normalized:
         return None
     titles = {normalize_title(t) for t in candidate_titles}
     title_seen = title is not None and normalize_title(title) in titles
     best: float | None = None
-    for other in candidate_names:
-        score = pair_similarity(normalized, normalize_name(other), title_seen=title_seen)
+    ruled_out = False
+    for i, other in enumerate(candidate_names):
+        other_normalized = normalize_name(other)
+        score = pair_similarity(normalized, other_normalized, title_seen=title_seen)
+        if i == 0 and score is None and _script(normalized) == _script(other_normalized):
+            ruled_out = True
+        if ruled_out and score is not None and score < EXACT:
+            continue
         if score is not None and (best is None or score > best):
             best = score
     return best
+
+
+def _script(normalized: str) -> bool:
+    """True for a name written in Hangul."""
+    return any("\uac00" <= ch <= "\ud7a3" for ch in normalized)
 
 
 def pair_similarity(a: str, b: str, *, title_seen: bool = False) -> float | None:
