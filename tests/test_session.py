@@ -13,7 +13,7 @@ from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 
 from gieok import Memory
 from gieok.engine.session import SUMMARY_HEADER, extractive_summary
-from gieok.errors import InputError
+from gieok.errors import BlockedContentError, InputError
 from gieok.providers.llms import ScriptedLLM
 from gieok.store import PostgresStore
 from gieok.store._sessions import SessionTurn
@@ -159,6 +159,19 @@ def test_a_near_duplicate_raises_the_memory_instead_of_adding_one(store_mem: Mem
     s.add("user", first.replace("땅콩", "새우").replace("peanuts", "shrimp"))  # a different statement is added
     assert len([m for m in store_mem.recall("gus", query.replace("땅콩", "새우").replace("peanuts", "shrimp"),
                                              limit=10).memories if m.type == "fact"]) >= 2
+
+
+def test_a_session_keeps_no_secret_the_long_term_copy_does_not(store_mem: Memory) -> None:
+    s = store_mem.session("hal", "s")
+    s.add("user", "내 번호는 010-1234-5678이야.")
+    s.add("user", "Mail me at tom.baker@example.com please.")
+    kept = " ".join(t["content"] for t in s.turns()) + " ".join(m["content"] for m in s.render())
+    assert "010-1234-5678" not in kept and "tom.baker@example.com" not in kept and "[REDACTED:" in kept
+    assert store_mem.verify_erased(["010-1234-5678", "tom.baker@example.com"]).clean
+    store_mem.set_redaction_policy("hal", {"kr_phone": "block"})
+    with pytest.raises(BlockedContentError):
+        s.add("user", "새 번호는 010-9876-5432야.")
+    assert len(s.turns()) == 2  # the refused turn stored nothing
 
 
 def test_context_adds_recalled_memories_inside_one_budget(store_mem: Memory) -> None:

@@ -132,22 +132,27 @@ class Session:
             raise InputError(f"role {role!r} is not one of {', '.join(ROLES)}")
         if not isinstance(content, str) or not content.strip():
             raise InputError("a session turn needs non-empty content")
+        now = datetime.now(timezone.utc).isoformat()
+        # unique across restarts and erasures: a reused message id with new text would replace the old one
+        message = {"id": f"{self.session_id}-{uuid.uuid4().hex[:12]}", "role": role, "text": content,
+                   "timestamp": now}
+        # redacted with the bank's policy before anything is kept: the raw turn is what the session
+        # stores and renders, so it must not hold the card number the long-term copy does not
+        # (a "block" finding raises here and stores nothing)
+        screened = _retain.screen(self.engine, self.bank, [message], document_id=self.source_id)
+        content = screened.redacted.messages[0].text
         ctx = self.engine.bank_for_write(self.bank)
         store = ctx.store
         with store.write():
             store.lock_bank(ctx.bank.id)
             position = store.add_session_turn(ctx.bank.id, self.session_id, role, content, count_tokens(content))
-        now = datetime.now(timezone.utc).isoformat()
-        # unique across restarts and erasures: a reused message id with new text would replace the old one
-        message = {"id": f"{self.session_id}-{position}-{uuid.uuid4().hex[:8]}", "role": role, "text": content,
-                   "timestamp": now}
         # capture: a correction or a decision is raised to stable, important memory (the decay cues
         # already pin "기억해 줘" / health); everything else keeps the importance retain gives it
         score, _ = max((_score(m.group(0), role) for m in _SENTENCE.finditer(content)), default=(0.0, ""))
         options = _retain.fact_options("stable", 0.9) if score >= 0.95 and role == "user" else _retain.NO_OVERRIDES
         # a near-duplicate of what the bank already holds raises that memory instead of adding a row
         if not self._raise_duplicates(role, content):
-            _retain.retain(self.engine, self.bank, [message], document_id=self.source_id, options=options)
+            _retain.write_screened(self.engine, screened, options)
         self._fold_if_needed()
         return position
 
