@@ -17,7 +17,7 @@ from typing import Any
 from gieok.engine._time import from_epoch
 from gieok.engine.context import BankContext
 from gieok.engine.recall import add_versions, fact_to_memory
-from gieok.entities import candidate_keys, name_similarity
+from gieok.entities import candidate_keys, name_similarity, normalize_name
 from gieok.errors import EntityNotFoundError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
 from gieok.records import EntityInfo, RecalledMemory
@@ -165,6 +165,17 @@ _WHY = {1.0: "the same name", 0.95: "the same words in another order", 0.9: "one
         0.5: "a surname and a title the other has not been called"}
 
 
+def _name_keys(names: list[str]) -> set[str]:
+    """A name's words, and for a Hangul word its first syllable (a surname) and the rest (a given name)."""
+    keys: set[str] = set()
+    for name in names:
+        for word in normalize_name(name).split():
+            keys.add(word)
+            if len(word) >= 2 and "\uac00" <= word[0] <= "\ud7a3":
+                keys.update((word[0], word[1:]))
+    return keys
+
+
 def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]:
     """Pairs of entities that may be one (retain links a mention only when it is sure, so 민지 can stay
     apart from 김민지 while 이민지 is also known): same kind (or one unknown) and a name of one is the
@@ -173,23 +184,29 @@ def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]
     denote the same thing (김민지 / 이민지, John / Jane Smith, Room 101 / 102) never pair. Most similar,
     then most named, first."""
     rows = ctx.store.list_entities(ctx.bank.id, MERGE_SCAN)
+    # only names that share a word, a surname or a given name can pair: compare those, not all pairs
+    by_key: dict[str, list[int]] = {}
+    for i, (row, _facts) in enumerate(rows):
+        for key in _name_keys([row.canonical_name, *row.aliases]):
+            by_key.setdefault(key, []).append(i)
+    pairs = sorted({(i, j) for group in by_key.values() for i in group for j in group if i < j})
     found: list[dict[str, Any]] = []
-    for i, (a, a_facts) in enumerate(rows):
-        for b, b_facts in rows[i + 1:]:
-            if a.kind != b.kind and "unknown" not in (a.kind, b.kind):
-                continue
-            # the names they go by must be able to denote one thing (an alias of 김민지 is no bridge to 이민지)
-            if name_similarity(a.canonical_name, [b.canonical_name], candidate_titles=b.titles) is None:
-                continue
-            scores = [s for s in (name_similarity(a.canonical_name, [b.canonical_name, *b.aliases],
-                                                  candidate_titles=b.titles),
-                                  name_similarity(b.canonical_name, [a.canonical_name, *a.aliases],
-                                                  candidate_titles=a.titles)) if s is not None]
-            best = max(scores, default=0.0)
-            if best < 0.5:
-                continue
-            found.append({"entities": [a.canonical_name, b.canonical_name], "kinds": [a.kind, b.kind],
-                          "facts": [a_facts, b_facts], "similarity": best,
-                          "reason": _WHY.get(best, "similar names")})
+    for i, j in pairs:
+        (a, a_facts), (b, b_facts) = rows[i], rows[j]
+        if a.kind != b.kind and "unknown" not in (a.kind, b.kind):
+            continue
+        # the names they go by must be able to denote one thing (an alias of 김민지 is no bridge to 이민지)
+        if name_similarity(a.canonical_name, [b.canonical_name], candidate_titles=b.titles) is None:
+            continue
+        scores = [s for s in (name_similarity(a.canonical_name, [b.canonical_name, *b.aliases],
+                                              candidate_titles=b.titles),
+                              name_similarity(b.canonical_name, [a.canonical_name, *a.aliases],
+                                              candidate_titles=a.titles)) if s is not None]
+        best = max(scores, default=0.0)
+        if best < 0.5:
+            continue
+        found.append({"entities": [a.canonical_name, b.canonical_name], "kinds": [a.kind, b.kind],
+                      "facts": [a_facts, b_facts], "similarity": best,
+                      "reason": _WHY.get(best, "similar names")})
     found.sort(key=lambda f: (-f["similarity"], -sum(f["facts"])))
     return found[: int(limit)]
