@@ -17,7 +17,7 @@ from typing import Any
 from gieok.engine._time import from_epoch
 from gieok.engine.context import BankContext
 from gieok.engine.recall import add_versions, fact_to_memory
-from gieok.entities import candidate_keys, name_similarity, normalize_name
+from gieok.entities import candidate_keys, entity_keys, name_similarity
 from gieok.errors import EntityNotFoundError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
 from gieok.records import EntityInfo, RecalledMemory
@@ -165,17 +165,6 @@ _WHY = {1.0: "the same name", 0.95: "the same words in another order", 0.9: "one
         0.5: "a surname and a title the other has not been called"}
 
 
-def _name_keys(names: list[str]) -> set[str]:
-    """A name's words, and for a Hangul word its first syllable (a surname) and the rest (a given name)."""
-    keys: set[str] = set()
-    for name in names:
-        for word in normalize_name(name).split():
-            keys.add(word)
-            if len(word) >= 2 and "\uac00" <= word[0] <= "\ud7a3":
-                keys.update((word[0], word[1:]))
-    return keys
-
-
 def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]:
     """Pairs of entities that may be one (retain links a mention only when it is sure, so 민지 can stay
     apart from 김민지 while 이민지 is also known): same kind (or one unknown) and a name of one is the
@@ -184,10 +173,11 @@ def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]
     denote the same thing (김민지 / 이민지, John / Jane Smith, Room 101 / 102) never pair. Most similar,
     then most named, first."""
     rows = ctx.store.list_entities(ctx.bank.id, MERGE_SCAN)
-    # only names that share a word, a surname or a given name can pair: compare those, not all pairs
+    # only entities that share a lookup key (a word, a given name, a surname) can pair — the keys the
+    # resolver finds its candidates by: compare those, not all pairs
     by_key: dict[str, list[int]] = {}
     for i, (row, _facts) in enumerate(rows):
-        for key in _name_keys([row.canonical_name, *row.aliases]):
+        for key in entity_keys(row.canonical_name, row.aliases):
             by_key.setdefault(key, []).append(i)
     pairs = sorted({(i, j) for group in by_key.values() for i in group for j in group if i < j})
     found: list[dict[str, Any]] = []

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from gieok.entities._korean_names import KoreanName, split_korean_name
+from gieok.entities._korean_names import KoreanName, is_hangul_syllable, split_korean_name
 from gieok.entities._normalize import name_numbers, name_words, normalize_name, normalize_title
 
 EXACT = 1.0
@@ -62,7 +62,7 @@ def name_similarity(
 
 def _script(normalized: str) -> bool:
     """True for a name written in Hangul."""
-    return any("\uac00" <= ch <= "\ud7a3" for ch in normalized)
+    return any(is_hangul_syllable(ch) for ch in normalized)
 
 
 def pair_similarity(a: str, b: str, *, title_seen: bool = False) -> float | None:
