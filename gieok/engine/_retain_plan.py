@@ -301,10 +301,12 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
         # question's words lifted the answer above the question; a long answer's words borrowed into
         # the short reply to it drown the reply's own (BEAM, README); a long reply's second vectors
         # doubled its encoding for no recall
-        short = previous is not None and previous.speaker != m.speaker and len(m.text) <= settings.max_fact_chars
-        context = f"{previous.speaker}: {previous.text}" if short and previous is not None else None
-        brief = context is not None and previous is not None and len(previous.text) <= settings.max_fact_chars
-        context_terms = keyword_terms(context) if context is not None and brief else ()
+        context: str | None = None
+        context_terms: tuple[str, ...] = ()
+        if previous is not None and previous.speaker != m.speaker and len(m.text) <= settings.max_fact_chars:
+            context = f"{previous.speaker}: {previous.text}"
+            if len(previous.text) <= settings.max_fact_chars:
+                context_terms = keyword_terms(context)
         # a system prompt instructs the assistant; it is kept in the source, it is not a memory
         for a, b in ([] if is_system(m.speaker) else facts_from_text(m.text, settings.max_fact_chars)):
             chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,

@@ -22,7 +22,7 @@ from typing import Any
 
 from gieok.engine import recall as _recall
 from gieok.engine import retain as _retain
-from gieok.engine.context import Engine
+from gieok.engine.context import BankContext, Engine
 from gieok.engine.llm_calls import call_llm
 from gieok.engine.reflect import memory_lines
 from gieok.errors import InputError
@@ -95,6 +95,16 @@ def extractive_summary(turns: list[Any], max_tokens: int) -> str:
     return "\n".join([SUMMARY_HEADER, *(c[3] for c in sorted(chosen, key=lambda s: (s[1], s[2])))])
 
 
+def _turn_views(turns: list[Any]) -> list[dict[str, Any]]:
+    return [{"position": t.position, "role": t.role, "content": t.content} for t in turns]
+
+
+def _messages(summary: str, turns: list[Any]) -> list[dict[str, str]]:
+    """Chat messages: the summary as a system message (when there is one), then the turns."""
+    return ([{"role": "system", "content": summary}] if summary else []) + \
+        [{"role": t.role, "content": t.content} for t in turns]
+
+
 @dataclass
 class SessionContext:
     """What ``Session.context`` hands a model: the chat messages, the recall behind them (None when
@@ -151,12 +161,12 @@ class Session:
         score, _ = max((_score(m.group(0), role) for m in _SENTENCE.finditer(content)), default=(0.0, ""))
         options = _retain.fact_options("stable", 0.9) if score >= 0.95 and role == "user" else _retain.NO_OVERRIDES
         # a near-duplicate of what the bank already holds raises that memory instead of adding a row
-        if not self._raise_duplicates(role, content):
+        if not self._raise_duplicates(ctx, role, content):
             _retain.write_screened(self.engine, screened, options)
         self._fold_if_needed()
         return position
 
-    def _raise_duplicates(self, role: str, content: str) -> bool:
+    def _raise_duplicates(self, ctx: BankContext, role: str, content: str) -> bool:
         """Facts of the same speaker that say what ``content`` says, word for word up to inflection and
         punctuation ("나 땅콩 알레르기 있어" / "나 땅콩 알레르기 있어!", "I'm allergic to peanuts" / "I am
         allergic to peanuts."): each still valid one is raised in importance (+0.1) and its decay clock
@@ -164,7 +174,6 @@ class Session:
         terms = keyword_terms(content)
         if len(set(terms)) < DUPLICATE_MIN_TERMS:
             return False
-        ctx = self.engine.bank(self.bank)
         hits = ctx.store.keyword_search(ctx.bank.id, terms, 5, 0.0)
         same = [f for f in ctx.store.get_facts(ctx.bank.id, [i for i, _ in hits])
                 if f.speaker == role and f.valid_to is None and set(keyword_terms(f.text)) == set(terms)]
@@ -220,15 +229,14 @@ class Session:
         """The turns kept verbatim (after the summary), oldest first."""
         if self.engine.find_bank(self.bank) is None:
             return []
-        return [{"position": t.position, "role": t.role, "content": t.content} for t in self._state()[2]]
+        return _turn_views(self._state()[2])
 
     def render(self) -> list[dict[str, str]]:
         """Chat messages: the summary as a system message (when there is one), then the recent turns."""
         if self.engine.find_bank(self.bank) is None:
             return []
         summary, _, recent = self._state()
-        messages = [{"role": "system", "content": summary}] if summary else []
-        return messages + [{"role": t.role, "content": t.content} for t in recent]
+        return _messages(summary, recent)
 
     def context(self, query: str, max_tokens: int = 4000) -> SessionContext:
         """The rendered session plus the long-term memories ``query`` needs, all within ``max_tokens``.
@@ -260,8 +268,13 @@ class Session:
     def show(self, query: str | None = None, max_tokens: int = 4000) -> dict[str, Any]:
         """The session as JSON: its summary, the verbatim turns and the rendered messages; with a
         ``query``, the context for it (messages, the gate's decision, recalled memory ids, tokens)."""
+        summary: str = ""
+        recent: list[Any] = []
+        if self.engine.find_bank(self.bank) is not None:  # one read of the session for all three views
+            summary, _, recent = self._state()
         view: dict[str, Any] = {"bank": self.bank, "session_id": self.session_id, "source_id": self.source_id,
-                                "summary": self.summary, "turns": self.turns(), "messages": self.render()}
+                                "summary": summary, "turns": _turn_views(recent),
+                                "messages": _messages(summary, recent)}
         if query is not None:
             ctx = self.context(query, max_tokens)
             view.update(messages=ctx.messages, tokens=ctx.tokens, memories=[m.id for m in ctx.memories],
