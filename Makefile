@@ -35,7 +35,7 @@ bench-supersede: $(STAMP)
 
 bench-reflect: $(STAMP)
 	$(BIN)/python bench/reflect.py
-	$(BIN)/python bench/reflect.py --data bench/data/korean_multisession.json
+	$(BIN)/python bench/reflect.py --data bench/data/korean_multisession.json --adversarial bench/data/korean_adversarial.json
 
 bench-perf: $(STAMP)
 	$(BIN)/python bench/perf.py

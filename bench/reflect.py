@@ -11,7 +11,8 @@ extractive answer with its sufficiency gate). Reported per category:
   rests on the turns the question is about);
 * **gold in answer** — share whose answer text contains the reference answer (normalised; only for
   short reference answers, ≤ 4 words, where a string match means something);
-* for LoCoMo's adversarial questions (category 5: a false premise, e.g. the other speaker's event),
+* for adversarial questions (category 5: a false premise, e.g. the other speaker's event; LoCoMo's
+  inline ones, and ``--adversarial FILE`` for a set written apart, like the Korean one),
   **refused** — share answered "not in memory" (higher is better), and **fooled** = 1 − refused.
 
 Only what was measured is printed. Use ``--db`` to keep the retained banks between runs,
@@ -32,6 +33,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _embed_cache import DiskCachedEmbedder  # noqa: E402
 from _locomo_data import CATEGORIES, load  # noqa: E402
 
 from gieok import Memory  # noqa: E402
@@ -51,9 +53,14 @@ def _gold_hit(answer: str, gold: str) -> bool | None:
     return " ".join(gold_words) in " ".join(_words(answer))
 
 
-def _adversarial(path: str) -> dict[str, list[dict]]:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    return {s["sample_id"]: [q for q in s["qa"] if int(q.get("category", 0)) == ADVERSARIAL] for s in data}
+def _adversarial(*paths: str) -> dict[str, list[dict]]:
+    """Each sample's false-premise questions: LoCoMo's inline category 5, and those of extra files in the
+    same shape (``[{"sample_id", "qa": [...]}]``, e.g. bench/data/korean_adversarial.json)."""
+    out: dict[str, list[dict]] = defaultdict(list)
+    for path in paths:
+        for s in json.loads(Path(path).read_text(encoding="utf-8")):
+            out[s["sample_id"]].extend(q for q in s["qa"] if int(q.get("category", 0)) == ADVERSARIAL)
+    return out
 
 
 def main() -> None:
@@ -63,6 +70,8 @@ def main() -> None:
     parser.add_argument("--db", default=None, help="keep the gieok database here (default: a temp file)")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     parser.add_argument("--samples", default=None, help="comma-separated sample ids to run (default: all)")
+    parser.add_argument("--adversarial", default=None,
+                        help="a file of extra false-premise questions for the same samples (category 5)")
     parser.add_argument("--dump", default=None, help="write each question's result here as JSON lines")
     args = parser.parse_args()
 
@@ -76,12 +85,13 @@ def main() -> None:
         wanted = set(args.samples.split(","))
         conversations = [c for c in conversations if c.id in wanted]
     dump = open(args.dump, "w", encoding="utf-8") if args.dump else None  # noqa: SIM115
-    adversarial = _adversarial(args.data)
+    adversarial = _adversarial(args.data, *([args.adversarial] if args.adversarial else []))
     tmp = tempfile.TemporaryDirectory()
     db = args.db or str(Path(tmp.name) / "reflect.db")
     stats: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     started = time.perf_counter()
-    with Memory(db, embedder=args.embedder, refresh_on_recall=False) as mem, Progress(console=console) as progress:
+    embedder = DiskCachedEmbedder(args.embedder)
+    with Memory(db, embedder=embedder, refresh_on_recall=False) as mem, Progress(console=console) as progress:
         for conv in conversations:
             task = progress.add_task(f"retain {conv.id}", total=None)
             mem.retain(conv.id, messages=[{"id": t.id, "speaker": t.speaker, "text": t.text, "timestamp": t.timestamp}
