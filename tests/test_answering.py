@@ -15,19 +15,20 @@ from gieok.answering import (
     detect_language,
     extractive_answer,
     find_quotes,
+    names_covered,
     not_in_memory,
     question_terms,
     verify_quote,
 )
+from gieok.text.korean import has_hangul
 
 
 def test_public_names() -> None:
     assert answering.__all__ == [
         "MIN_SUPPORT", "AnswerCheck", "CheckedQuote", "EvidenceItem", "ExtractiveAnswer", "Language",
         "Quote", "QuoteCheck", "check_answer", "detect_language", "extractive_answer", "find_citations",
-        "find_quotes", "is_checkable", "not_in_documents", "not_in_memory", "question_entities", "question_terms",
-        "question_topic",
-        "verify_quote",
+        "find_quotes", "is_checkable", "names_covered", "not_in_documents", "not_in_memory", "question_entities",
+        "question_terms", "question_topic", "verify_quote",
     ]
     for name in answering.__all__:
         assert getattr(answering, name) is not None
@@ -393,6 +394,58 @@ def test_extractive_answer_passes_its_own_check() -> None:
     quoted = extractive_answer("민수가 제주도가 좋았다고 말했어?", memories, min_support=0.5)
     assert quoted is not None and "'제주도 정말 좋았어'" in quoted.text
     assert check_answer(quoted.text, {m.id: m.text for m in memories}).dropped == []
+
+
+# --- who a sentence is about, and how a question is written --------------------------------------
+
+_OTHER = ["The weather was nice.", "We talked about books.", "The café opens at nine."]
+_KO_OTHER = ["날씨가 좋았어.", "책 얘기를 했어.", "카페는 아홉 시에 열어."]
+
+
+@pytest.mark.parametrize(("question", "text", "speaker", "answers"), [
+    # the addressee of "Thanks, Melanie!" is not whose grandma it is; the speaker is
+    ("What country is Melanie's grandma from?",
+     "Thanks, Melanie! This necklace is a gift from my grandma in my home country, Sweden.", "Caroline", False),
+    ("What country is Caroline's grandma from?",
+     "Thanks, Melanie! This necklace is a gift from my grandma in my home country, Sweden.", "Caroline", True),
+    # said to someone ("your son"), it is about them
+    ("How is Caroline's son after the accident?", "So sorry! Thank goodness your son is okay after the accident.",
+     "Caroline", False),
+    # a question asked back answers nothing
+    ("What is Melanie excited about in the adoption process?",
+     "Loving the support. Anything you're excited about in the adoption process?", "Melanie", False),
+    ("지현은 다음 달에 어디 가?", "지현아, 나 다음 달에 제주도 가!", "수아", False),
+    ("수아는 다음 달에 어디 가?", "지현아, 나 다음 달에 제주도 가!", "수아", True),
+    ("민수가 만든 케이크는 어땠어?", "네가 만든 케이크 진짜 맛있었어.", "민수", False),
+    ("지현이 만든 케이크는 어땠어?", "내가 만든 케이크 진짜 맛있었어.", "지현", True),
+])
+def test_extractive_knows_who_a_sentence_is_about(question: str, text: str, speaker: str, answers: bool) -> None:
+    others = _KO_OTHER if has_hangul(question) else _OTHER
+    answer = extractive_answer(question, _items([text, *others], speaker))
+    assert (answer is not None) == answers, (question, answer)
+    assert names_covered(question, _items([text], speaker)[0]) == answers
+
+
+@pytest.mark.parametrize(("question", "text", "speaker"), [
+    # Kiwi reads 용평 as 용 + 평 in the question and as one name in the memory: written together counts
+    ("팀이 용평으로 스키 워크숍을 간 건 언제야?", "작년 이맘때 팀 스키 워크숍으로 용평 갔었잖아요", "하은"),
+    # 날 asks for a time; the verb of a question (출근한) weighs less than its nouns
+    ("은지가 병원에 처음 출근한 날은?", "병원 출근한 지 일주일 됐어. 지난주 화요일부터 나갔거든", "은지"),
+    # a name read differently alone (예린 → 예리) still counts as who said it
+    ("예린이 여름방학에 인턴을 한 곳은?", "여름방학 동안 강 교수님 연구실에서 학부 인턴 하는 중이잖아.", "예린"),
+    ("When did the team go on the ski workshop?", "The team went on the ski workshop last February.", "Haeun"),
+])
+def test_extractive_answers_how_people_ask(question: str, text: str, speaker: str) -> None:
+    others = _KO_OTHER if has_hangul(question) else _OTHER
+    answer = extractive_answer(question, _items([text, *others], speaker))
+    assert answer is not None and answer.quotes[0][0] == "f-0", (question, answer)
+
+
+def test_a_date_answers_when_only_if_the_sentence_holds_one() -> None:
+    question = "현우가 로고 시안을 보낸 날은?"
+    dated = extractive_answer(question, _items(["현우가 3일 전에 로고 시안 보내줬어.", *_KO_OTHER], "나래"))
+    undated = extractive_answer(question, _items(["현우가 로고 시안 보내줬어.", *_KO_OTHER], "나래"), min_support=0.0)
+    assert dated is not None and undated is not None and dated.coverage > undated.coverage < MIN_SUPPORT
 
 
 def test_extractive_refuses() -> None:

@@ -629,7 +629,7 @@ def test_addressing_someone_else_is_not_an_update(old: str, new: str) -> None:
 
 
 def test_vocatives_are_stripped_but_sentence_openers_and_values_stay() -> None:
-    from gieok.lifecycle._vocatives import strip_vocatives
+    from gieok.text.vocatives import strip_vocatives
 
     assert strip_vocatives("Thanks, Melanie! Your words mean a lot.") == "Thanks! Your words mean a lot."
     assert strip_vocatives("Actually, the meeting is at 4pm") == "Actually, the meeting is at 4pm"

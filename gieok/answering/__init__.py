@@ -19,6 +19,7 @@ from gieok.answering._extractive import (
     EvidenceItem,
     ExtractiveAnswer,
     extractive_answer,
+    names_covered,
     question_entities,
     question_terms,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "find_citations",
     "find_quotes",
     "is_checkable",
+    "names_covered",
     "not_in_documents",
     "not_in_memory",
     "question_entities",

@@ -4,8 +4,8 @@
 for a name, and the sentence holds one without saying "이름". "환불은 구매 후 며칠까지 돼?" is
 answered by "환불은 구매 후 14일까지 가능합니다": 며칠 asks for a number of days. Lexical coverage
 alone refuses both. Like the category words (``_categories``), an answer type only widens what counts
-as covered: the sentence must hold a value of that type (a proper noun, a count of days, an age); the
-gate still needs every other term of the question.
+as covered: the sentence must hold a value of that type (a proper noun, a time, a count of days, an
+age); the gate still needs every other term of the question.
 """
 
 from __future__ import annotations
@@ -28,6 +28,16 @@ _AGE = re.compile(rf"\d+\s*(?:살|세)|(?:{_KOREAN_COUNTS})\s*살|\b(?:\d+|{_NUM
                   re.IGNORECASE)
 # a value a short sentence can carry on its own: "She's six.", "여섯 살이에요."
 VALUE = re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b|(?:{_KOREAN_COUNTS})\s*(?:살|명|개|시|번|달|년)", re.IGNORECASE)
+_MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# a time the sentence places something at: "6월 7일", "그저께", "지난주 화요일", "last Friday", "in 2023"
+_WHEN = re.compile(
+    rf"\d+\s*(?:년|월|일|시|주)|(?:재작년|작년|올해|내년|어제|그저께|그제|엊그제|오늘|내일|모레|주말|지난|이번|다음|"
+    rf"[월화수목금토일]요일|아침|저녁|새벽|오전|오후|봄|여름|가을|겨울|연말|연초|초순|중순|하순)|"
+    rf"\b(?:{_MONTHS}|{_WEEKDAYS}|yesterday|today|tonight|tomorrow|weekend|ago|last|next|since|"
+    rf"(?:19|20)\d\d|morning|evening|spring|summer|autumn|fall|winter)\b",
+    re.IGNORECASE,
+)
 _NAMING = re.compile(r"(?:이)?라는|(?:이)?라고|\bnamed\b|\bcalled\b|\bname is\b", re.IGNORECASE)
 _LATIN_NAME = re.compile(r"(?<=[\w,;:] )[A-Z][a-z]+")
 
@@ -43,6 +53,10 @@ def _has_name(text: str, known: frozenset[str]) -> bool:
                                     for form, tag, *_ in analyze(text))
 
 
+def _when(text: str, known: frozenset[str]) -> bool:
+    return bool(_WHEN.search(text))
+
+
 def _days(text: str, known: frozenset[str]) -> bool:
     return bool(_DAYS.search(text))
 
@@ -54,6 +68,10 @@ def _age(text: str, known: frozenset[str]) -> bool:
 _Test = Callable[[str, frozenset[str]], bool]
 _TYPES: tuple[tuple[str, _Test], ...] = (
     ("이름 name", _has_name),
+    # "팀이 스키 워크숍 간 날은?" is answered by "작년 이맘때 … 갔었잖아요" / "지난주 화요일부터": 날 asks for a time
+    ("날 날짜 시기 일정 예정 date day", _when),
+    # "헬스장은 어느 동네에 있어?" by "합정역 7번 출구 앞": 동네 asks for a place, which a proper noun names
+    ("곳 장소 동네 지역 place", _has_name),
     ("며칠", _days),
     ("나이 age", _age),
 )

@@ -53,9 +53,10 @@ from gieok.answering._speakers import is_agent, speaker_names
 from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
+from gieok.text.vocatives import strip_vocatives
 
-__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer", "question_entities",
-           "question_terms"]
+__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer", "names_covered",
+           "question_entities", "question_terms"]
 
 MIN_SUPPORT = 0.85
 _TABLE_ROW = " | "  # how gieok.documents writes a table row's cells; its first row is the header
@@ -64,11 +65,13 @@ RANK_WEIGHT = 0.1
 ENTITY_MISS = 0.5
 FOLLOWING_SHARE = 0.75
 AGENT_WEIGHT = 0.1
+PREDICATE_WEIGHT = 0.5
 
 _KOREAN_QUESTION_TERMS = (
-    "무엇 뭐 언제 어디 누구 왜 어떻게 얼마 얼마나 몇 어느 무슨 어떤 때 "  # question words
+    "무엇 뭐 언제 어디 누구 왜 어떻게 어떻다 얼마 얼마나 몇 어느 무슨 어떤 때 "  # question words
     "기억 기억하다 알다 궁금하다 혹시 "  # "do you remember …" chatter
-    "원래 실제로 처음 이유 보통 주로 각각 대체 도대체 정확히 결국 예전 현재"  # framing: how the question asks, not what
+    # framing: how the question asks, not what
+    "원래 실제로 처음 이유 보통 주로 각각 대체 도대체 정확히 결국 예전 현재 말 말하다 동안 전 이전 이후 당시"
 )
 _ENGLISH_QUESTION_WORDS = "tell remember recall know ever happen originally actually usually exactly reason"
 # Question frames whose content word asks for the answer's type rather than naming the topic.
@@ -151,6 +154,43 @@ def question_terms(question: str) -> frozenset[str]:
     return _terms(_ENGLISH_FRAMES.sub(" ", question)) - _question_words()
 
 
+_RUN_TAGS = frozenset({"NNG", "NNP", "NR", "XR", "SN", "SL", "SH", "MAG"})
+
+
+@lru_cache(maxsize=256)
+def _korean_shape(question: str) -> tuple[tuple[tuple[str, frozenset[str]], ...], frozenset[str]]:
+    """A Korean question's noun runs — the nouns written together, as a surface string with their terms
+    ("용평" read as 용 + 평, "한결병원" as 한결 + 병원) — and its predicate lemmas (가다, 보내다)."""
+    if not has_hangul(question):
+        return (), frozenset()
+    wanted = question_terms(question)
+    runs: list[tuple[str, frozenset[str]]] = []
+    predicates: set[str] = set()
+    start = end = -1
+    terms: set[str] = set()
+    for form, tag, lemma, begin, finish in (*analyze(question), ("", "", "", -1, -1)):
+        base = tag.split("-")[0]
+        if base in ("VV", "VA"):
+            predicates |= _terms(lemma) & wanted
+        if base in _RUN_TAGS and begin == end:
+            end, terms = finish, terms | {form.lower()}
+            continue
+        if terms & wanted and end - start >= 2:
+            runs.append((question[start:end], frozenset(terms & wanted)))
+        start, end, terms = (begin, finish, {form.lower()}) if base in _RUN_TAGS else (-1, -1, set())
+    return tuple(runs), frozenset(predicates)
+
+
+def _written_together(runs: tuple[tuple[str, frozenset[str]], ...], text: str) -> frozenset[str]:
+    """The terms of every question noun run that ``text`` writes as such ("용평 갔었잖아요" holds 용평,
+    "한결병원에" holds 병원), whatever the analyser made of either."""
+    found: set[str] = set()
+    for surface, terms in runs:
+        if surface in text:
+            found |= terms
+    return frozenset(found)
+
+
 def question_entities(question: str) -> frozenset[str]:
     """Names in ``question`` (Kiwi proper nouns, capitalised Latin words past the first word)."""
     names: list[str] = []
@@ -178,10 +218,12 @@ def extractive_answer(
         return None
     entities = question_entities(question)
     named = _terms(question)  # a name the question gives does not answer "what is … called"
+    runs, predicates = _korean_shape(question)
     for passage in {id(p): p for p in [*sentences, *passages]}.values():
         known = named | _terms(passage.item.speaker or "")
-        passage.terms = with_answer_types(passage.terms, passage.text, wanted, known)
-    _score(wanted, entities, sentences, passages)
+        written = _written_together(runs, strip_vocatives(passage.text))
+        passage.terms = with_answer_types(passage.terms | written, passage.text, wanted, known)
+    _score(wanted, entities, sentences, passages, predicates)
     best_coverage = max(p.coverage for p in passages)
     if best_coverage < min_support:
         return None
@@ -211,6 +253,15 @@ def extractive_answer(
     )
 
 
+def names_covered(question: str, memory: EvidenceItem) -> bool:
+    """Whether one passage of ``memory`` is about everyone ``question`` names and says something else
+    the question asks about: who said it counts, whom it was said to does not ("Thanks, Melanie!")."""
+    entities = question_entities(question)
+    rest = question_terms(question) - entities
+    _, passages = _sentences([memory])
+    return any(entities <= p.terms and (not rest or rest & p.terms) for p in passages)
+
+
 def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[_Sentence]]:
     """Every sentence of every memory, and the passages to choose from: each sentence and each
     pair of adjacent sentences (a memory's second sentence often names what its first leaves out).
@@ -230,33 +281,65 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
         # Who said it is part of every sentence it said ("I grew up in Busan", said by Sam), and so
         # is the name the conversation gives that speaker ("user" who said "I'm Tom").
         given = names.get((item.source_id or "", item.speaker or ""), set())
-        speaker = _terms(" ".join([item.speaker or "", *sorted(given)]))
-        context = with_categories(_terms(item.text) | speaker)
+        # a Korean name alone can be misread ("예린" as 예리 + ㄴ): its written form counts as well
+        names_said = [item.speaker or "", *sorted(given)]
+        speaker = _terms(" ".join(names_said)) | {n.lower() for n in names_said if has_hangul(n)}
         spans = _spans(item.text)
+        # what is said to someone else ("your son's okay", "That race sounds great, Mel!") is about them,
+        # not the speaker; and a name said to address someone ("Thanks, Melanie!") is not who it is about
+        about = [_about_speaker(item.text[start:end]) for start, end in spans]
+        context = with_categories(_terms(strip_vocatives(item.text)) | (speaker if any(about) else frozenset()))
         singles: list[_Sentence] = []
         lent: frozenset[str] = frozenset()
         headings = {" ".join(h.split()) for h in item.headings}
         section = _terms(" ".join(item.headings))
         header: frozenset[str] = frozenset()  # the header row of the table this sentence is a row of
-        for start, end in spans:
+        for (start, end), own_speaker in zip(spans, about, strict=True):
             text = item.text[start:end]
             heading = " ".join(text.split()) in headings
             row = _TABLE_ROW in text and "\n" not in text.strip()
             first_row = row and not header
             header = (_terms(text) if first_row else header) if row else frozenset()
-            terms = with_categories(_terms(text) | speaker | section | (frozenset() if first_row else header)) | lent
+            own = _terms(strip_vocatives(text))
+            said_by = speaker if own_speaker else frozenset()
+            terms = with_categories(own | said_by | section | (frozenset() if first_row else header)) | lent
             sentence = _Sentence(item, rank, text, terms, context, question=_is_question(text) or heading or first_row)
             lent = sentence.terms if sentence.question and _ends_line(item.text, end) else frozenset()
             singles.append(sentence)
         sentences.extend(singles)
         passages.extend(s for s in singles if not s.question)
-        for (start, _), (_, end), first, second in zip(spans, spans[1:], singles, singles[1:], strict=False):
-            if "\n" in item.text[start:end] or (first.question and second.question):
-                continue  # a pair stays on one line: a heading or a FAQ's question is not half an answer
-            if not second.question and _is_short(second.text) and VALUE.search(second.text):
+        pairs = zip(spans, spans[1:], singles, singles[1:], about, about[1:], strict=False)
+        for (start, _), (_, end), first, second, first_about, second_about in pairs:
+            if "\n" in item.text[start:end] or second.question:
+                # a pair stays on one line (a heading or a FAQ's question is not half an answer), and a
+                # question asked back ("… Anything you're excited for?") answers nothing
+                continue
+            if _is_short(second.text) and VALUE.search(second.text):
                 first.extended = item.text[start:end]
-            passages.append(_Sentence(item, rank, item.text[start:end], first.terms | second.terms, context))
+            terms = first.terms | second.terms
+            if not (first_about and second_about):  # "Sorry about that! Your son is okay." is about the listener
+                terms -= speaker - _terms(strip_vocatives(item.text[start:end]))
+            passages.append(_Sentence(item, rank, item.text[start:end], terms, context))
     return sentences, passages
+
+
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|ll|d)|y['’]all)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i['’](?:m|ve|ll|d)|me|my|mine|myself|we|we['’](?:re|ve|ll|d)|us|our|ours)\b",
+                           re.IGNORECASE)
+_KOREAN_SECOND = frozenset({"너", "니", "너희", "당신", "자기"})
+_KOREAN_FIRST = frozenset({"나", "저", "우리", "저희"})
+
+
+def _about_speaker(text: str) -> bool:
+    """Whether a sentence may be about the one who said it: not when it speaks of "you" (or, in
+    English, addresses someone by name) without a word of the speaker's own ("I", "my", 나, 우리).
+    Korean drops its pronouns, so only an explicit 너 / 당신 turns a Korean sentence to the listener."""
+    if has_hangul(text):
+        pronouns = {form for form, tag, *_ in analyze(text) if tag == "NP"}
+        return not (pronouns & _KOREAN_SECOND) or bool(pronouns & _KOREAN_FIRST)
+    if _FIRST_PERSON.search(text):
+        return True
+    return not _SECOND_PERSON.search(text) and strip_vocatives(text) == text.strip()
 
 
 def _said_later(person: _Sentence, agent: _Sentence) -> bool:
@@ -300,15 +383,20 @@ def _is_short(text: str) -> bool:
 
 
 def _score(
-    wanted: frozenset[str], entities: frozenset[str], sentences: list[_Sentence], passages: list[_Sentence]
+    wanted: frozenset[str], entities: frozenset[str], sentences: list[_Sentence], passages: list[_Sentence],
+    predicates: frozenset[str] = frozenset(),
 ) -> None:
     """Set each passage's coverage of ``wanted``, with IDF over the sentences, halved when a name the
-    question asks about appears neither in the passage nor elsewhere in its memory."""
+    question asks about appears neither in the passage nor elsewhere in its memory. A Korean question's
+    predicates weigh ``PREDICATE_WEIGHT``: the verb is what a question paraphrases most ("다니는 헬스장" for
+    "헬스장을 가신대"), its nouns name the topic."""
     count = len(sentences)
     weights = {}
     for term in sorted(wanted):
         frequency = sum(term in s.terms for s in sentences)
         weights[term] = math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+        if term in predicates:
+            weights[term] *= PREDICATE_WEIGHT
     total = sum(weights.values())
     for passage in passages:
         found = sum(w for t, w in weights.items() if t in passage.terms)

@@ -42,9 +42,9 @@ from gieok.answering import (
     check_answer,
     detect_language,
     extractive_answer,
+    names_covered,
     not_in_documents,
     not_in_memory,
-    question_entities,
     question_terms,
 )
 from gieok.documents import format_location
@@ -57,7 +57,6 @@ from gieok.errors import InputError, LLMRateLimitError, LLMUnavailableError, Mem
 from gieok.providers.llms import LLM
 from gieok.records import Recall, RecalledMemory
 from gieok.store.protocol import BankRow, Store
-from gieok.text.terms import keyword_terms
 
 __all__ = ["MAX_STEPS", "Reflection", "citation", "cited", "current_versions", "match_mental_model", "memory_lines",
            "reflect", "refresh_models", "similarity_stats"]
@@ -218,13 +217,12 @@ def _semantic_match(question: str, found: list[RecalledMemory], stats: Similarit
     mean, std = stats(question)
     if std <= 0:
         return []
-    names = question_entities(question)
     out = []
-    for memory in found:
+    for memory, item in zip(found, _evidence(found), strict=True):
         hit = memory.channels.get("semantic")
         if hit is None or (hit.score - mean) / std < SEMANTIC_GATE_Z:
             continue
-        if names <= set(keyword_terms(f"{memory.speaker or ''} {memory.text}")):
+        if names_covered(question, item):
             out.append(memory)
     return out
 

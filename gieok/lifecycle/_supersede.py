@@ -53,10 +53,10 @@ from gieok.lifecycle._update_cues import (
 )
 from gieok.lifecycle._values import Value, find_values, value_group
 from gieok.lifecycle._verdict import UpdateKind, UpdateVerdict
-from gieok.lifecycle._vocatives import strip_vocatives
 from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
+from gieok.text.vocatives import strip_vocatives
 
 __all__ = ["UpdateKind", "UpdateVerdict", "detect_update"]
 
