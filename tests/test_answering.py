@@ -15,9 +15,9 @@ from gieok.answering import (
     detect_language,
     extractive_answer,
     find_quotes,
-    names_covered,
     not_in_memory,
     question_terms,
+    support,
     verify_quote,
 )
 from gieok.text.korean import has_hangul
@@ -26,9 +26,9 @@ from gieok.text.korean import has_hangul
 def test_public_names() -> None:
     assert answering.__all__ == [
         "MIN_SUPPORT", "AnswerCheck", "CheckedQuote", "EvidenceItem", "ExtractiveAnswer", "Language",
-        "Quote", "QuoteCheck", "check_answer", "detect_language", "extractive_answer", "find_citations",
-        "find_quotes", "is_checkable", "names_covered", "not_in_documents", "not_in_memory", "question_entities",
-        "question_terms", "question_topic", "verify_quote",
+        "Quote", "QuoteCheck", "Support", "check_answer", "detect_language", "extractive_answer", "find_citations",
+        "find_quotes", "is_checkable", "not_in_documents", "not_in_memory", "question_entities", "question_terms",
+        "question_topic", "support", "verify_quote",
     ]
     for name in answering.__all__:
         assert getattr(answering, name) is not None
@@ -423,7 +423,7 @@ def test_extractive_knows_who_a_sentence_is_about(question: str, text: str, spea
     others = _KO_OTHER if has_hangul(question) else _OTHER
     answer = extractive_answer(question, _items([text, *others], speaker))
     assert (answer is not None) == answers, (question, answer)
-    assert names_covered(question, _items([text], speaker)[0]) == answers
+    assert support(question, _items([text, *others], speaker))["f-0"].names == answers
 
 
 @pytest.mark.parametrize(("question", "text", "speaker"), [

@@ -13,8 +13,10 @@ import pytest
 from fake_llm import FakeLLMServer
 
 from gieok import Memory
+from gieok.engine.reflect import SEMANTIC_GATE_Z, _semantic_match
 from gieok.errors import LLMUnavailableError
 from gieok.providers.llms import OpenAICompatibleLLM, ScriptedLLM
+from gieok.records import ChannelHit, RecalledMemory
 
 
 def _chat(mem: Memory, bank: str, source: str, *turns: tuple[str, str, str, str]) -> None:
@@ -184,3 +186,29 @@ def test_an_llm_server_answering_503_falls_back_over_http(db_path: str, fake_emb
         assert len(server.requests) == 1
     assert result.supported and "Denver" in result.answer and result.mode == "offline_fallback"
     assert result.to_dict()["mode_reason"]
+
+
+def _recalled(memory_id: str, text: str, speaker: str, cosine: float) -> RecalledMemory:
+    return RecalledMemory(memory_id, text, 1.0, "world", "fact", "c1", [memory_id], speaker, None, None, None,
+                          {"semantic": ChannelHit(1, cosine)}, 10)
+
+
+@pytest.mark.parametrize(("question", "answers", "names_only", "speaker"), [
+    # the answer paraphrases the question; the short memory only names who is asked about
+    ("박 과장님 아기 이름이 뭐였죠?", "박 과장님 딸 돌잔치가 다음 주래요. 하윤이라고 지었대요.",
+     "박 과장님, 오 과장님 ㅋㅋ", "하은"),
+    ("What did Jon name his new puppy?", "Jon's new puppy is called Biscuit, he adopted him last week.",
+     "Haha, Jon!", "Gina"),
+])
+def test_the_semantic_gate_needs_more_than_the_name(question: str, answers: str, names_only: str,
+                                                     speaker: str) -> None:
+    """A memory far more similar than usual is quoted only when it is about who is asked and covers
+    enough of the question (``SEMANTIC_MIN_COVERAGE``): a two-word memory naming the person is
+    similar to every question about them and answers none."""
+    stats = lambda text: (0.2, 0.05)  # noqa: E731  the bank's usual cosine to the question: 0.2 ± 0.05
+    strong = 0.2 + 0.05 * (SEMANTIC_GATE_Z + 1)
+    found = [_recalled("f-1", answers, speaker, strong), _recalled("f-2", names_only, speaker, strong),
+             _recalled("f-3", "날씨가 좋았어요. The weather was nice.", speaker, 0.2)]
+    assert [m.id for m in _semantic_match(question, found, stats)] == ["f-1"]
+    weak = [_recalled("f-1", answers, speaker, 0.2 + 0.05 * (SEMANTIC_GATE_Z - 1)), *found[1:]]
+    assert _semantic_match(question, weak, stats) == []

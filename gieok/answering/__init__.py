@@ -18,10 +18,11 @@ from gieok.answering._extractive import (
     MIN_SUPPORT,
     EvidenceItem,
     ExtractiveAnswer,
+    Support,
     extractive_answer,
-    names_covered,
     question_entities,
     question_terms,
+    support,
 )
 from gieok.answering._language import Language, detect_language, not_in_documents, not_in_memory, question_topic
 from gieok.answering._quotes import Quote, QuoteCheck, find_quotes, is_checkable, verify_quote
@@ -35,17 +36,18 @@ __all__ = [
     "Language",
     "Quote",
     "QuoteCheck",
+    "Support",
     "check_answer",
     "detect_language",
     "extractive_answer",
     "find_citations",
     "find_quotes",
     "is_checkable",
-    "names_covered",
     "not_in_documents",
     "not_in_memory",
     "question_entities",
     "question_terms",
     "question_topic",
+    "support",
     "verify_quote",
 ]

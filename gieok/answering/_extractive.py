@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from typing import NamedTuple
 
 from gieok.answering._answer_types import VALUE, with_answer_types
 from gieok.answering._categories import with_categories
@@ -55,8 +56,8 @@ from gieok.text.sentences import split_sentences
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
 from gieok.text.vocatives import strip_vocatives
 
-__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "extractive_answer", "names_covered",
-           "question_entities", "question_terms"]
+__all__ = ["MIN_SUPPORT", "EvidenceItem", "ExtractiveAnswer", "Support", "extractive_answer", "question_entities",
+           "question_terms", "support"]
 
 MIN_SUPPORT = 0.85
 _TABLE_ROW = " | "  # how gieok.documents writes a table row's cells; its first row is the header
@@ -125,6 +126,7 @@ class _Sentence:
     coverage: float = 0.0
     question: bool = False
     extended: str | None = None  # this sentence with the short one that follows it ("… Lily … She's six.")
+    asked: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())  # the question's names, other terms
 
 
 @lru_cache(maxsize=1)
@@ -204,6 +206,57 @@ def question_entities(question: str) -> frozenset[str]:
     return frozenset(t for name in names for t in _terms(name)) & question_terms(question)
 
 
+def _people(memories: Sequence[EvidenceItem]) -> frozenset[str]:
+    """The terms of everyone who speaks in ``memories`` (a Korean name also as written)."""
+    names = {item.speaker for item in memories if item.speaker}
+    return frozenset(t for n in names for t in _terms(n)) | {n.lower() for n in names if has_hangul(n)}
+
+
+def _scored_passages(question: str, memories: Sequence[EvidenceItem]) -> list[_Sentence]:
+    """Every passage of ``memories`` with its coverage of ``question`` (empty when nothing to cover)."""
+    wanted = question_terms(question)
+    sentences, passages = _sentences(memories)
+    if not wanted or not passages:
+        return []
+    people = _people(memories)
+    # someone who speaks here is a name the question asks about, even where the analyser missed it
+    # ("예린이 …" is no proper noun to Kiwi)
+    entities = question_entities(question) | (wanted & people)
+    # a name the question gives, or a speaker's, does not answer "what is … called" / "어느 동네"
+    named = _terms(question) | people
+    runs, predicates = _korean_shape(question)
+    for passage in {id(p): p for p in [*sentences, *passages]}.values():
+        text = strip_vocatives(passage.text)
+        passage.terms = with_answer_types(passage.terms | _written_together(runs, text), text, wanted, named)
+    _score(wanted, entities, sentences, passages, predicates)
+    for passage in passages:
+        passage.asked = (entities, wanted - entities)
+    return passages
+
+
+class Support(NamedTuple):
+    """How well one memory answers a question: its best passage's ``coverage`` (0..1, what the
+    sufficiency gate reads), and ``names``: one passage is about everyone the question names (who
+    said it counts, whom it was said to does not) and says something else the question asks about."""
+
+    coverage: float
+    names: bool
+
+
+def support(question: str, memories: Sequence[EvidenceItem]) -> dict[str, Support]:
+    """Each memory's :class:`Support` for ``question``, IDF taken over all of ``memories``."""
+    out: dict[str, Support] = {}
+    passages = _scored_passages(question, memories)
+    if not passages:
+        return out
+    entities, rest = passages[0].asked
+    for p in passages:
+        names = entities <= p.terms and (not rest or bool(rest & p.terms))
+        old = out.get(p.item.id, Support(0.0, False))
+        out[p.item.id] = Support(max(old.coverage, p.coverage), old.names or names)
+    return out
+
+
 def extractive_answer(
     question: str,
     memories: Sequence[EvidenceItem],
@@ -212,18 +265,9 @@ def extractive_answer(
     min_support: float = MIN_SUPPORT,
 ) -> ExtractiveAnswer | None:
     """Quote the memory sentences that answer ``question``, or None when none covers it enough."""
-    wanted = question_terms(question)
-    sentences, passages = _sentences(memories)
-    if not wanted or not passages or max_sentences < 1:
+    passages = _scored_passages(question, memories)
+    if not passages or max_sentences < 1:
         return None
-    entities = question_entities(question)
-    named = _terms(question)  # a name the question gives does not answer "what is … called"
-    runs, predicates = _korean_shape(question)
-    for passage in {id(p): p for p in [*sentences, *passages]}.values():
-        known = named | _terms(passage.item.speaker or "")
-        written = _written_together(runs, strip_vocatives(passage.text))
-        passage.terms = with_answer_types(passage.terms | written, passage.text, wanted, known)
-    _score(wanted, entities, sentences, passages, predicates)
     best_coverage = max(p.coverage for p in passages)
     if best_coverage < min_support:
         return None
@@ -253,15 +297,6 @@ def extractive_answer(
     )
 
 
-def names_covered(question: str, memory: EvidenceItem) -> bool:
-    """Whether one passage of ``memory`` is about everyone ``question`` names and says something else
-    the question asks about: who said it counts, whom it was said to does not ("Thanks, Melanie!")."""
-    entities = question_entities(question)
-    rest = question_terms(question) - entities
-    _, passages = _sentences([memory])
-    return any(entities <= p.terms and (not rest or rest & p.terms) for p in passages)
-
-
 def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[_Sentence]]:
     """Every sentence of every memory, and the passages to choose from: each sentence and each
     pair of adjacent sentences (a memory's second sentence often names what its first leaves out).
@@ -288,6 +323,8 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
         # what is said to someone else ("your son's okay", "That race sounds great, Mel!") is about them,
         # not the speaker; and a name said to address someone ("Thanks, Melanie!") is not who it is about
         about = [_about_speaker(item.text[start:end]) for start, end in spans]
+        if not all(about) and not has_hangul(item.text) and not _FIRST_PERSON.search(item.text):
+            about = [False] * len(spans)  # "Sounds awesome, John! Working out together is great." is all about John
         context = with_categories(_terms(strip_vocatives(item.text)) | (speaker if any(about) else frozenset()))
         singles: list[_Sentence] = []
         lent: frozenset[str] = frozenset()
@@ -310,9 +347,10 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
         passages.extend(s for s in singles if not s.question)
         pairs = zip(spans, spans[1:], singles, singles[1:], about, about[1:], strict=False)
         for (start, _), (_, end), first, second, first_about, second_about in pairs:
-            if "\n" in item.text[start:end] or second.question:
+            if "\n" in item.text[start:end] or first.question or second.question:
                 # a pair stays on one line (a heading or a FAQ's question is not half an answer), and a
-                # question asked back ("… Anything you're excited for?") answers nothing
+                # question in a turn ("How's the store going?", "… Anything you're excited for?") is
+                # half of none: what answers it is the other person's reply
                 continue
             if _is_short(second.text) and VALUE.search(second.text):
                 first.extended = item.text[start:end]
