@@ -13,6 +13,7 @@ import pytest
 from fake_llm import FakeLLMServer
 
 from gieok import Memory
+from gieok.answering import MIN_SUPPORT
 from gieok.engine.reflect import SEMANTIC_GATE_Z, _semantic_match
 from gieok.errors import LLMUnavailableError
 from gieok.providers.llms import OpenAICompatibleLLM, ScriptedLLM
@@ -212,3 +213,28 @@ def test_the_semantic_gate_needs_more_than_the_name(question: str, answers: str,
     assert [m.id for m in _semantic_match(question, found, stats)] == ["f-1"]
     weak = [_recalled("f-1", answers, speaker, 0.2 + 0.05 * (SEMANTIC_GATE_Z - 1)), *found[1:]]
     assert _semantic_match(question, weak, stats) == []
+
+
+@pytest.mark.parametrize(("question", "answer", "speaker", "wrong_person"), [
+    ("민지 팀장이 다니는 헬스장은 어느 동네에 있어?", "민지 팀장님은 매일 아침 합정역 앞 핏앤코어에서 운동하신대",
+     "지현", "수아 팀장님은 매일 아침 합정역 앞 핏앤코어에서 운동하신대"),
+    ("What does Tom bake for his daughter's birthday?", "Tom bakes a chocolate cake for his daughter every year.",
+     "Gina", "Thanks, Tom! I bake a chocolate cake for my daughter every year."),
+])
+def test_recalls_first_memory_answers_with_half_the_question(question: str, answer: str, speaker: str,
+                                                             wrong_person: str) -> None:
+    """Recall's first memory answers when it is about who is asked and covers half the question's
+    weighted terms (``TOP_MIN_COVERAGE``), below the lexical gate; the same memory further down does
+    not, nor a first memory about someone else."""
+    from gieok.answering import EvidenceItem, support
+    from gieok.engine.reflect import TOP_MIN_COVERAGE, _extractive
+
+    others = [_recalled("f-2", "날씨가 좋았어. The weather was nice.", speaker, 0.2),
+              _recalled("f-3", "책 얘기를 했어. We talked about books.", speaker, 0.2)]
+    first = _recalled("f-1", answer, speaker, 0.3)
+    items = [EvidenceItem(m.id, m.text, 1.0, speaker=m.speaker) for m in [first, *others]]
+    assert TOP_MIN_COVERAGE <= support(question, items)["f-1"].coverage < MIN_SUPPORT
+    result = _extractive(question, [first, *others], [])
+    assert result is not None and result.based_on[0]["id"] == "f-1" and result.steps[-1]["action"] == "top memory"
+    assert _extractive(question, [*others, first], []) is None
+    assert _extractive(question, [_recalled("f-1", wrong_person, speaker, 0.3), *others], []) is None

@@ -40,6 +40,7 @@ import numpy as np
 
 from gieok.answering import (
     EvidenceItem,
+    Support,
     check_answer,
     detect_language,
     extractive_answer,
@@ -71,6 +72,7 @@ SimilarityStats = Callable[[str], tuple[float, float]]  # question → (mean, st
 # reported on the rest: README "Reflect offline"
 SEMANTIC_GATE_Z = 3.0
 SEMANTIC_MIN_COVERAGE = 0.5
+TOP_MIN_COVERAGE = 0.5  # recall's first memory needs half the question's weighted terms
 
 _STEP_SCHEMA = {
     "type": "object",
@@ -213,7 +215,8 @@ def _refusal(question: str, language: str, found: int, steps: list[dict[str, Any
                       refusal="insufficient" if found else "nothing_found", **extra)
 
 
-def _semantic_match(question: str, found: list[RecalledMemory], stats: SimilarityStats | None) -> list[RecalledMemory]:
+def _semantic_match(question: str, found: list[RecalledMemory], stats: SimilarityStats | None,
+                    backing: dict[str, Support] | None = None) -> list[RecalledMemory]:
     """Memories whose similarity to the question is far above what this bank's memories usually
     score against it (z ≥ ``SEMANTIC_GATE_Z``), that are about everyone the question names and that
     cover at least ``SEMANTIC_MIN_COVERAGE`` of its terms (a two-word memory that only names the
@@ -223,13 +226,13 @@ def _semantic_match(question: str, found: list[RecalledMemory], stats: Similarit
     mean, std = stats(question)
     if std <= 0:
         return []
-    supported = support(question, _evidence(found))
+    supported = backing if backing is not None else support(question, _evidence(found))
     out = []
     for memory in found:
-        hit, backing = memory.channels.get("semantic"), supported.get(memory.id)
-        if hit is None or backing is None or (hit.score - mean) / std < SEMANTIC_GATE_Z:
+        hit, backed = memory.channels.get("semantic"), supported.get(memory.id)
+        if hit is None or backed is None or (hit.score - mean) / std < SEMANTIC_GATE_Z:
             continue
-        if backing.names and backing.coverage >= SEMANTIC_MIN_COVERAGE:
+        if backed.names and backed.coverage >= SEMANTIC_MIN_COVERAGE:
             out.append(memory)
     return out
 
@@ -240,13 +243,19 @@ def _extractive(question: str, recalled: list[RecalledMemory], steps: list[dict[
         found = [m for m in recalled if m.type in types]
         steps.append({"action": f"recall {source}", "found": [m.id for m in found]})
         answer = extractive_answer(question, _evidence(found)) if found else None
-        if answer is None and source == "facts":
+        if answer is None and source == "facts" and found:
             # the question may paraphrase its answer ("원래 어디서 일하던 사람" / "다른 게임사에서 마케팅
-            # 하시던 분"): a memory far more similar than usual, naming who is asked about, answers it
-            strong = _semantic_match(question, found, stats)
+            # 하시던 분"): recall's first memory, or one far more similar than usual, that is about who is
+            # asked and covers enough of the question answers it
+            backing = support(question, _evidence(found))
+            top = backing.get(found[0].id)
+            if top is not None and top.names and top.coverage >= TOP_MIN_COVERAGE:
+                strong, gate = found[:1], "top memory"
+            else:
+                strong, gate = _semantic_match(question, found, stats, backing)[:1], "semantic gate"
             if strong:
-                steps.append({"action": "semantic gate", "found": [m.id for m in strong[:1]]})
-                answer = extractive_answer(question, _evidence(strong[:1]), max_sentences=1, min_support=0.0)
+                steps.append({"action": gate, "found": [strong[0].id]})
+                answer = extractive_answer(question, _evidence(strong), max_sentences=1, min_support=0.0)
         if answer is not None:
             texts = {m.id: m for m in found}
             based_on = [cited(texts[mid], [quote]) for mid, quote in answer.quotes]
