@@ -38,7 +38,9 @@ _WHEN = re.compile(
     rf"(?:19|20)\d\d|morning|evening|spring|summer|autumn|fall|winter)\b",
     re.IGNORECASE,
 )
-_NAMING = re.compile(r"(?:이)?라는|(?:이)?라고|\bnamed\b|\bcalled\b|\bname is\b", re.IGNORECASE)
+# "…라는", "named …", or a name in quotes ("'오후 블렌드'로 하자", 'we went with "Blue Door"')
+_NAMING = re.compile(r"(?:이)?라는|(?:이)?라고|\bnamed\b|\bcalled\b|\bname is\b"
+                     r"|(?<!\w)['‘\"“「][^'’\"”」\n]{1,30}['’\"”」]", re.IGNORECASE)
 _LATIN_NAME = re.compile(r"(?<=[\w,;:] )[A-Z][a-z]+")
 
 

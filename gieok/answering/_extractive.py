@@ -72,9 +72,11 @@ _KOREAN_QUESTION_TERMS = (
     "무엇 뭐 언제 어디 누구 왜 어떻게 어떻다 얼마 얼마나 몇 어느 무슨 어떤 때 "  # question words
     "기억 기억하다 알다 궁금하다 혹시 "  # "do you remember …" chatter
     # framing: how the question asks, not what
-    "원래 실제로 처음 이유 보통 주로 각각 대체 도대체 정확히 결국 예전 현재 말 말하다 동안 전 이전 이후 당시"
+    "원래 실제로 처음 이유 보통 주로 각각 대체 도대체 정확히 결국 예전 현재 말 말하다 동안 전 이전 이후 당시 "
+    "대략 대충 요즘 최근 평소"
 )
-_ENGLISH_QUESTION_WORDS = "tell remember recall know ever happen originally actually usually exactly reason"
+_ENGLISH_QUESTION_WORDS = ("tell remember recall know ever happen originally actually usually exactly reason "
+                           "approximately roughly recently lately nowadays")
 # Question frames whose content word asks for the answer's type rather than naming the topic.
 _ENGLISH_FRAMES = re.compile(
     r"\bhow (?:long|many|much|often|far|old|soon)\b|\bwhat (?:time|kind|sort|type)\b", re.IGNORECASE
