@@ -659,3 +659,23 @@ def test_calibration_min_support() -> None:
     for question, texts, ok, speaker in CALIBRATION:
         answer = extractive_answer(question, _items(texts, speaker))
         assert (answer is not None) == (ok and question not in KNOWN_MISSES), question
+
+
+@pytest.mark.parametrize(("question", "text", "named"), [
+    ("카페 전용 원두 블렌드 이름은?", "원두 블렌드는 '오후 블렌드'로 하자.", True),
+    ("카페 전용 원두 블렌드 이름은?", "원두 블렌드는 다음 주에 정하자.", False),
+    ("What's the name of the bakery's new bread?", 'The new bread is called "Morning Loaf".', True),
+    ("What's the name of the bakery's new bread?", "The new bread sells out by noon every day.", False),
+])
+def test_a_name_in_quotes_answers_what_something_is_called(question: str, text: str, named: bool) -> None:
+    from gieok.answering._answer_types import with_answer_types
+    from gieok.answering._extractive import _terms
+
+    wanted = question_terms(question)
+    terms = with_answer_types(_terms(text), text, wanted, _terms(question))
+    assert (("이름" in terms) or ("name" in terms)) == named
+
+
+def test_framing_words_do_not_count_as_the_topic() -> None:
+    assert question_terms("지현은 요즘 대략 몇 시에 퇴근해?") == question_terms("지현 몇 시 퇴근")
+    assert question_terms("What has Tom been reading lately?") == question_terms("Tom reading")
