@@ -24,6 +24,7 @@ class Setting:
     type: type
     help: str
     bounds: tuple[float, float] | None = None  # inclusive range a number must fall in, where one makes sense
+    choices: tuple[str, ...] | None = None  # the only values a text setting may take
 
     @property
     def env(self) -> str:
@@ -35,6 +36,17 @@ SETTINGS: tuple[Setting, ...] = (
             "embedder provider for new banks (`e5-small`, `use-multilingual`, or a plugin)"),
     Setting("rrf_k", 20, int, "the k of Reciprocal Rank Fusion: score = sum of weight / (k + rank); "
             "at the customary 60, a fact ranked 6th by one channel lost to facts ranked 40th by two"),
+    Setting("fusion", "rrf", str,
+            "how recall fuses its channels: `rrf` (Reciprocal Rank Fusion of every channel) or `weighted` "
+            "(weighted_relevance x cosine + weighted_importance x importance + weighted_recency x "
+            "exp(-age / weighted_recency_days); channels only nominate candidates)", choices=("rrf", "weighted")),
+    Setting("weighted_relevance", 0.6, float, "weight of the query's cosine in fusion=weighted", bounds=(0.0, 1.0)),
+    Setting("weighted_importance", 0.2, float, "weight of a memory's importance in fusion=weighted",
+            bounds=(0.0, 1.0)),
+    Setting("weighted_recency", 0.2, float, "weight of exp(-age / weighted_recency_days) in fusion=weighted",
+            bounds=(0.0, 1.0)),
+    Setting("weighted_recency_days", 30.0, float, "the recency time constant of fusion=weighted, in days",
+            bounds=(0.001, 1e6)),
     Setting("candidates", 100, int, "how many candidates each recall channel contributes before fusion"),
     Setting("channels", "semantic,keyword,graph,temporal", str,
             "recall channels to run, a comma list (turn one off to measure what it adds)"),
@@ -115,6 +127,9 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
     if setting.bounds is not None and not setting.bounds[0] <= parsed <= setting.bounds[1]:
         low, high = setting.bounds
         raise ConfigError(f"setting {setting.name!r} from {origin} must be between {low} and {high}, got {value!r}")
+    if setting.choices is not None and parsed not in setting.choices:
+        raise ConfigError(f"setting {setting.name!r} from {origin} must be one of {', '.join(setting.choices)}, "
+                          f"got {value!r}")
     return parsed
 
 

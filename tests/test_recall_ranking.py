@@ -87,3 +87,33 @@ def test_replacements_first_moves_only_a_replacement_and_says_so() -> None:
     assert order.index(3) < order.index(2) < order.index(1)
     assert order.index(4) > order.index(1)
     assert ranked[0].item[3]["replaces"] > 1.0
+
+
+@pytest.mark.parametrize(("question", "old", "new"), [
+    ("민지는 무슨 운동 해?", "민지는 요즘 수영을 배워.", "민지는 요즘 수영을 배워!"),
+    ("What sport does Tom play?", "Tom plays tennis every Sunday.", "Tom plays tennis every Sunday!"),
+])
+def test_weighted_fusion_scores_relevance_importance_and_recency(db_path: str, fake_embedder, question: str,
+                                                                 old: str, new: str) -> None:
+    """fusion="weighted": each memory's fused score is 0.6·relevance (its cosine scaled over the
+    candidates) + 0.2·importance + 0.2·exp(−age/30 d),
+    so of two near-identical statements the one said a year later ranks first; a bad value is refused."""
+    import math
+
+    from gieok.errors import ConfigError
+
+    with Memory(db_path, embedder="fake", fusion="weighted") as mem:
+        mem.retain("w", messages=[{"id": "o", "speaker": "a", "text": old, "timestamp": "2025-05-13T09:00:00Z"},
+                                  {"id": "n", "speaker": "a", "text": new, "timestamp": "2026-05-12T09:00:00Z"}])
+        found = mem.recall("w", question, explain=True, now=NOW)
+        assert [m.source_ids for m in found.memories] == [["n"], ["o"]]
+        cosines = [m.explanation["channels"]["semantic"]["score"] for m in found.memories]  # type: ignore[index]
+        for memory, cosine in zip(found.memories, cosines, strict=True):
+            explanation = memory.explanation
+            assert explanation is not None and "recency" not in explanation["multipliers"]
+            relevance = (cosine - min(cosines)) / (max(cosines) - min(cosines)) if max(cosines) > min(cosines) else 1
+            age = (NOW - memory.mentioned_at).total_seconds() / 86400  # type: ignore[operator]
+            importance = explanation["decay"]["importance"]
+            assert explanation["fused"] == pytest.approx(0.6 * relevance + 0.2 * importance + 0.2 * math.exp(-age / 30))
+    with pytest.raises(ConfigError, match="rrf, weighted"):
+        Memory(db_path, embedder="fake", fusion="mean")

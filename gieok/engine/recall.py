@@ -25,6 +25,7 @@ from gieok.engine._validate import check_encodable
 from gieok.engine.budget import fill_budget
 from gieok.engine.channels import (
     RELEVANCE_POOL,
+    Similarity,
     graph_channel,
     own_similarity,
     query_entities,
@@ -32,7 +33,7 @@ from gieok.engine.channels import (
     temporal_channel,
 )
 from gieok.engine.context import BankContext
-from gieok.engine.fusion import rrf_fuse
+from gieok.engine.fusion import rrf_fuse, weighted_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.errors import ConfigError, InputError, RerankerUnavailableError
 from gieok.ids import fact_memory_id, fact_number
@@ -166,6 +167,21 @@ def _multipliers(fact: FactRow, now_ts: float, time_range: tuple[float, float] |
     out["support"] = 1.0 + 0.05 * min(1.0, math.log1p(support) / math.log1p(10))
     if fact.strength < 1.0:  # decayed memories sink a little; archiving, not this, removes them
         out["strength"] = 0.9 + 0.1 * fact.strength
+    return out
+
+
+def _weighted_features(facts: dict[int, FactRow], semantic: dict[int, float], similarity: Similarity | None,
+                       now_ts: float) -> dict[int, tuple[float, float, float]]:
+    """(cosine, importance, age in days) of each candidate for ``fusion=weighted``. The cosine is the
+    semantic channel's (a reply's two views averaged); a candidate only another channel found gets
+    its own-vector cosine from the deeper KNN, or that KNN's bound (at most the last cosine it saw)."""
+    out = {}
+    for fact_id, fact in facts.items():
+        cosine = semantic.get(fact_id)
+        if cosine is None and similarity is not None:
+            cosine = similarity.known.get(fact_id, similarity.bound or 0.0)
+        said = fact.mentioned_at if fact.mentioned_at is not None else now_ts
+        out[fact_id] = (max(0.0, cosine or 0.0), fact.importance, (now_ts - said) / _DAY)
     return out
 
 
@@ -330,9 +346,17 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     weights = {name: float(getattr(settings, f"{name}_weight")) for name in CHANNELS}
     if has_hangul(query):
         weights["keyword"] = float(settings.korean_keyword_weight)
-    fused = rrf_fuse(rankings, k=settings.rrf_k, weights=weights)
-    facts.update((f.id, f) for f in store.get_facts(bank.id, [i for i, _, _ in fused if i not in facts]))
     now_ts = now.timestamp()
+    weighted = settings.fusion == "weighted"
+    if weighted:
+        nominated = list(dict.fromkeys(i for ranked in rankings.values() for i, _ in ranked))
+        facts.update((f.id, f) for f in store.get_facts(bank.id, [i for i in nominated if i not in facts]))
+        features = _weighted_features(facts, dict(rankings.get("semantic", [])), similarity, now_ts)
+        fused = weighted_fuse(rankings, features, (settings.weighted_relevance, settings.weighted_importance,
+                                                   settings.weighted_recency), settings.weighted_recency_days)
+    else:
+        fused = rrf_fuse(rankings, k=settings.rrf_k, weights=weights)
+    facts.update((f.id, f) for f in store.get_facts(bank.id, [i for i, _, _ in fused if i not in facts]))
     as_of_ts = as_of.timestamp() if as_of is not None else None
     history = as_of is None and asks_for_history(query)
     replaced_weight = float(settings.superseded_weight)
@@ -348,6 +372,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
         if fact is None or not _is_current(fact, now_ts, as_of_ts, keep):
             continue
         multipliers = _multipliers(fact, now_ts, time_range, support.get(fact_id, 0), settings.recency_half_life_days)
+        if weighted:
+            del multipliers["recency"]  # the weighted sum has its own recency term
         if not history and _replaced(fact, now_ts, as_of_ts):
             # a message says more than the one thing that changed ("두부 is four; we live in 망원동"),
             # so the old version stays findable, below what replaced it
