@@ -193,6 +193,8 @@ def test_the_llm_writes_the_summary_from_raw_turns_when_configured(tmp_path: Pat
     def reply(request: object) -> str:
         if getattr(request, "operation", "") == "summarize_session":
             return "- 회의는 목요일로 결정 / meeting moved to Thursday"
+        if getattr(request, "operation", "") == "capture_turn":
+            return {"keep": True, "importance": 0.7}
         raise AssertionError(f"unexpected LLM call {getattr(request, 'operation', '')}")
 
     llm = ScriptedLLM([reply] * 10)
@@ -276,3 +278,44 @@ def test_capture_raises_corrections_and_decisions_and_pins_explicit_requests(mem
     assert find("3층").importance >= 0.9 and find("launch").importance >= 0.9  # type: ignore[attr-defined]
     assert find("B2").pinned and find("spare key").pinned  # type: ignore[attr-defined]
     assert find("점심").importance < 0.9 and not find("점심").pinned  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("borderline", "clear"), [
+    ("다음 주 목요일에 치과 예약 있어.", "회의는 금요일로 하기로 했어."),
+    ("My dentist appointment is next Thursday.", "We decided to move the meeting to Friday."),
+])
+def test_borderline_turns_go_to_the_llm_only_when_one_is_configured(tmp_path: Path, fake_embedder: object,
+                                                                     borderline: str, clear: str) -> None:
+    """A date or a preference is borderline: the bank's LLM says whether to keep it and how important
+    it is; a clear decision needs no LLM; offline, or when the LLM is down, the turn is kept as retain
+    classifies it and add() still succeeds."""
+    from gieok.errors import LLMUnavailableError
+
+    def importances(memory: Memory, bank: str) -> dict[str, float]:
+        ctx = memory.engine.bank(bank)
+        rows = ctx.store.get_facts(ctx.bank.id, [int(m.id[2:]) for m in memory.recall(bank, "치과 meeting dentist 회의",
+                                                                                     limit=10).memories])
+        return {f.text: f.importance for f in rows}
+
+    with Memory(str(tmp_path / "o.db"), embedder="fake") as offline:
+        offline.session("cap", "s1").add("user", borderline)
+        default = importances(offline, "cap")[borderline]
+    assert default < 0.85
+    llm = ScriptedLLM([{"keep": True, "importance": 0.85}, {"keep": False, "importance": 0.1},
+                       LLMUnavailableError("scripted outage")])
+    with Memory(str(tmp_path / "c.db"), embedder="fake", llm=llm, llm_extraction=False) as memory:
+        s = memory.session("cap", "s1")
+        s.add("user", borderline)
+        s.add("user", clear)
+        assert [r.operation for r in llm.requests] == ["capture_turn"]  # the clear decision asked nothing
+        assert borderline in llm.requests[0].messages[-1]["content"]
+        kept = importances(memory, "cap")
+        assert kept[borderline] == 0.85 and kept[clear] == 0.9
+        judged = borderline.replace("목요일", "수요일").replace("Thursday", "Wednesday")
+        down = borderline.replace("목요일", "화요일").replace("Thursday", "Tuesday")
+        s.add("user", judged)  # the LLM says: not worth keeping
+        s.add("user", down)  # the LLM is down
+        assert [r.operation for r in llm.requests] == ["capture_turn"] * 3
+        assert len(s.turns()) == 4
+        kept = importances(memory, "cap")
+        assert kept[judged] == default and kept[down] == default

@@ -8,6 +8,11 @@ folds a session goes through. With an LLM configured for the bank it writes the 
 an extractive summary keeps the sentences that carry decisions, corrections, preferences, dates,
 health and explicit "remember this" requests (Korean and English cues).
 
+Capture: a user's correction or decision is kept as stable, important memory; a borderline turn (a
+date, a preference) is judged by the bank's LLM when one is configured (keep, and how important),
+and offline keeps what retain gives it. A near-duplicate of a fact the bank holds raises that fact's
+importance instead of adding a row.
+
 ``context(query, max_tokens)`` is the rendered session plus, when the recall gate lets the query
 through, the long-term memories recall finds inside what is left of the same token budget.
 """
@@ -25,7 +30,13 @@ from gieok.engine import retain as _retain
 from gieok.engine.context import BankContext, Engine
 from gieok.engine.llm_calls import call_llm
 from gieok.engine.reflect import memory_lines
-from gieok.errors import InputError
+from gieok.errors import (
+    InputError,
+    LLMOutputError,
+    LLMRateLimitError,
+    LLMUnavailableError,
+    SpendLimitError,
+)
 from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.lifecycle._decay import classify_memory
 from gieok.records import Recall
@@ -48,6 +59,15 @@ _DATE = re.compile(r"\d{1,4}[./-]\d{1,2}|\d+\s*(?:월|일|시)|월요일|화요�
                    r"다음 ?주|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|"
                    r"january|february|march|april|may|june|july|august|september|october|november|december)\b",
                    re.IGNORECASE)
+
+
+BORDERLINE = 0.5  # capture scores from here up to a pin (a date 0.8, a preference) go to the LLM when there is one
+_CAPTURE_SYSTEM = ("A user said this to an assistant. Decide whether it is worth keeping in the user's long-term "
+                   "memory (a fact about them, a plan, a preference, a decision), and how important it is from 0 to 1. "
+                   "Offline rules flagged it as borderline ({reason}). Reply as JSON: {{\"keep\": bool, "
+                   "\"importance\": number}}.")
+_CAPTURE_SCHEMA = {"type": "object", "properties": {"keep": {"type": "boolean"}, "importance": {"type": "number"}},
+                   "required": ["keep", "importance"]}
 
 
 def session_source(session_id: str) -> str:
@@ -156,15 +176,37 @@ class Session:
         with store.write():
             store.lock_bank(ctx.bank.id)
             position = store.add_session_turn(ctx.bank.id, self.session_id, role, content, count_tokens(content))
-        # capture: a correction or a decision is raised to stable, important memory (the decay cues
-        # already pin "기억해 줘" / health); everything else keeps the importance retain gives it
-        score, _ = max((_score(m.group(0), role) for m in _SENTENCE.finditer(content)), default=(0.0, ""))
-        options = _retain.fact_options("stable", 0.9) if score >= 0.95 and role == "user" else _retain.NO_OVERRIDES
+        options = self._capture(ctx, role, content)
         # a near-duplicate of what the bank already holds raises that memory instead of adding a row
         if not self._raise_duplicates(ctx, role, content):
             _retain.write_screened(self.engine, screened, options)
         self._fold_if_needed()
         return position
+
+    def _capture(self, ctx: BankContext, role: str, content: str) -> _retain.FactOptions:
+        """How a user's turn is kept long-term. A correction or a decision is raised to stable,
+        important memory (the decay cues already pin "기억해 줘" / health); a borderline turn (a date,
+        a preference: ``BORDERLINE`` ≤ score < pinned) is judged by the bank's LLM when one is
+        configured — kept at the importance it gives, or left as retain classifies it; everything else,
+        and every borderline turn offline or when the LLM does not answer, keeps what retain gives it."""
+        if role != "user":
+            return _retain.NO_OVERRIDES
+        score, reason = max((_score(m.group(0), role) for m in _SENTENCE.finditer(content)), default=(0.0, ""))
+        if score >= 0.95:
+            return _retain.fact_options("stable", 0.9)
+        if ctx.llm is None or not BORDERLINE <= score < 0.9:
+            return _retain.NO_OVERRIDES
+        try:
+            reply = call_llm(ctx.store, ctx.bank, ctx.llm, "capture_turn", [{"role": "user", "content": content}],
+                             limit_usd=ctx.spend_limit, system=_CAPTURE_SYSTEM.format(reason=reason),
+                             json_schema=_CAPTURE_SCHEMA, max_tokens=60)
+        except (LLMUnavailableError, LLMRateLimitError, LLMOutputError, SpendLimitError):
+            return _retain.NO_OVERRIDES  # the offline decision stands; the turn is retained all the same
+        verdict = reply.data if isinstance(reply.data, dict) else {}
+        importance = verdict.get("importance")
+        if verdict.get("keep") is True and isinstance(importance, (int, float)) and 0 <= importance <= 1:
+            return _retain.fact_options("stable", float(importance))
+        return _retain.NO_OVERRIDES
 
     def _raise_duplicates(self, ctx: BankContext, role: str, content: str) -> bool:
         """Facts of the same speaker that say what ``content`` says, word for word up to inflection and
