@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate clean
+.PHONY: demo test lint bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-profile clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -74,7 +74,10 @@ bench-workers: $(STAMP)
 bench-documents: $(STAMP)
 	$(BIN)/python bench/documents.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-folds bench-beam
+bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-folds bench-beam
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+bench-profile: $(STAMP)
+	$(BIN)/python bench/profile.py

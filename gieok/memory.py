@@ -20,6 +20,7 @@ from gieok.engine import imports as _imports
 from gieok.engine import ingest as _ingest
 from gieok.engine import jobs as _jobs
 from gieok.engine import mental_models as _models
+from gieok.engine import profile as _profile
 from gieok.engine import recall as _recall
 from gieok.engine import reflect as _reflect
 from gieok.engine import retain as _retain
@@ -211,6 +212,20 @@ class Memory:
         costs more than an extra one. ``explain=True`` returns the decision with its reason."""
         decision = recall_gate(text)
         return decision if explain else decision.recall
+
+    def profile(self, bank: str, person: str | None = None) -> list[_profile.Profile]:
+        """What people stated about themselves and their family, as typed slots (name, nickname,
+        birthday, allergy, diet, health, job, employer, city, family, preference), each with its
+        current value(s), the memories that state them and every statement in order; the person with
+        the most slots first, or only ``person``'s."""
+        return _profile.profile(self.engine.bank(bank), person)
+
+    def lookup(self, bank: str, slot: str, entity: str | None = None) -> _profile.Slot | None:
+        """One profile slot ("birthday", "allergy", "job", …) of the bank's main person, or of
+        ``entity``: another person by name, a relative ("sister", "엄마") or a relative by name — its
+        current value, the memories that state it and its history; None when it was never stated."""
+        _profile.check_slot(slot)
+        return _profile.lookup(self.engine.bank(bank), slot, entity)
 
     # -- inspection --------------------------------------------------------------------------
     def banks(self) -> list[BankInfo]:

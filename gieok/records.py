@@ -20,6 +20,7 @@ __all__ = [
     "IngestResult",
     "EntityInfo",
     "Operation",
+    "SlotRow",
 ]
 
 
@@ -271,3 +272,17 @@ class Operation:
     run_after: datetime | None = None  # when it is (or was) due: a retry's backoff moves it
     started_at: datetime | None = None
     finished_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class SlotRow:
+    """One profile-slot statement as stored (engine ↔ store): a value a person stated, and its fact."""
+
+    fact_id: int
+    person: str  # who said it: the message's speaker
+    holder: str  # "self" (the person) or the relative it is about ("sister")
+    slot: str
+    value: str
+    relation: str | None  # for the "family" slot: which relative
+    negated: bool  # the statement denies or ends the value
+    said_at: float

@@ -38,6 +38,7 @@ NOT_CO_LOCATABLE = {
     "fact_context_vectors": "primary key (fact_id) lacks bank_id; foreign key to facts lacks bank_id",
     "fact_terms": "primary key (fact_id, field, term) lacks bank_id; foreign key to facts lacks bank_id",
     "fact_vectors": "primary key (fact_id) lacks bank_id; foreign key to facts lacks bank_id",
+    "profile_slots": "foreign key to facts lacks bank_id",
     "keyword_docs": "primary key (fact_id) lacks bank_id; foreign key to facts lacks bank_id",
 }
 

@@ -31,7 +31,7 @@ from gieok.server.mcp import build_mcp
 from gieok.store.postgres import PostgresStore
 
 TOOLS = {"retain", "ingest_document", "recall", "reflect", "forget", "list_banks", "get_memory", "history", "sources",
-         "session_add", "session_context"}
+         "session_add", "session_context", "profile_lookup"}
 CHAT = [
     {"id": "m1", "speaker": "지우", "text": "나 다음 달에 제주도로 이사 가.", "timestamp": "2026-05-04T09:00:00+09:00"},
     {"id": "m2", "speaker": "Jiwoo", "text": "My brother Tae runs a bakery in Seoul.",
@@ -190,6 +190,24 @@ def test_an_agent_keeps_a_session_over_mcp(mem: Memory) -> None:
             assert "InputError" in bad and "role" in bad
     anyio.run(main)
     assert mem.source("kim", "session:trip").messages[0].text == "다음 주 금요일에 부산 출장 가기로 했어."
+
+
+def test_an_agent_looks_up_a_profile_fact_over_mcp(mem: Memory) -> None:
+    mem.retain("pro", messages=[
+        {"id": "p1", "speaker": "서연", "text": "저 땅콩 알레르기 있어요.", "timestamp": "2026-05-04T09:00:00+09:00"},
+        {"id": "p2", "speaker": "서연", "text": "I live in Austin now.", "timestamp": "2026-05-05T09:00:00+09:00"}])
+
+    async def main() -> None:
+        async with Client(build_mcp(mem)) as client:
+            allergy = _result(await client.call_tool("profile_lookup", {"bank": "pro", "slot": "allergy"}))
+            assert allergy["found"] and allergy["values"] == ["땅콩"] and allergy["person"] == "서연"
+            city = _result(await client.call_tool("profile_lookup", {"bank": "pro", "slot": "city"}))
+            assert city["value"] == "Austin" and city["memory_ids"]
+            never = _result(await client.call_tool("profile_lookup", {"bank": "pro", "slot": "birthday"}))
+            assert never == {"found": False}
+            bad = _error(await client.call_tool("profile_lookup", {"bank": "pro", "slot": "shoe size"}))
+            assert "InputError" in bad and "birthday" in bad
+    anyio.run(main)
 
 
 def test_a_fixed_bank_takes_no_bank_argument(mem: Memory) -> None:

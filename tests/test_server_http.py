@@ -221,3 +221,17 @@ def test_sessions_over_http_add_turns_render_and_context(server: tuple[str, Memo
         assert skipped["recalled"] is False and skipped["memories"] == []
         bad = http.post("/v1/banks/수진/sessions/chat-1/turns", json={"role": "narrator", "content": "hi 안녕"})
         assert "role" in _problem(bad, 422)["detail"]
+
+
+def test_profile_and_lookup_over_http(server: tuple[str, Memory]) -> None:
+    url, mem = server
+    mem.retain("pf", messages=[
+        {"id": "a", "speaker": "지호", "text": "저 새우 알레르기 있어요.", "timestamp": "2026-01-05T10:00:00+09:00"},
+        {"id": "b", "speaker": "지호", "text": "I work as a data engineer.", "timestamp": "2026-01-06T10:00:00+09:00"}])
+    with httpx.Client(base_url=url, timeout=60) as http:
+        people = http.get("/v1/banks/pf/profile").json()
+        assert people[0]["person"] == "지호" and {s["slot"] for s in people[0]["slots"]} >= {"allergy", "job"}
+        job = http.get("/v1/banks/pf/profile/job").json()
+        assert job["value"] == "data engineer" and job["memory_ids"]
+        assert http.get("/v1/banks/pf/profile/birthday").json() is None
+        assert "birthday" in _problem(http.get("/v1/banks/pf/profile/shoes"), 422)["detail"]

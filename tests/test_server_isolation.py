@@ -44,6 +44,8 @@ ROUTES: dict[tuple[str, str], tuple[str, Any]] = {
     ("GET", "/v1/banks/{bank}/sources/{source_id}"): ("read", None),
     ("GET", "/v1/banks/{bank}/entities"): ("read", None),
     ("GET", "/v1/banks/{bank}/entities/merge-suggestions"): ("read", None),
+    ("GET", "/v1/banks/{bank}/profile"): ("read", None),
+    ("GET", "/v1/banks/{bank}/profile/{slot}"): ("read", None),
     ("GET", "/v1/banks/{bank}/observations"): ("read", None),
     ("GET", "/v1/operations/{operation_id}"): ("read", None),
     ("POST", "/v1/operations/{operation_id}/cancel"): ("write", None),
@@ -89,7 +91,8 @@ def _key(world: dict[str, Any], role: str, banks: tuple[str, ...]) -> str:
 
 def _path(world: dict[str, Any], template: str, bank: str) -> str:
     return template.format(bank=bank, memory_id=world["facts"].get(bank, "f-1"), source_id="s1", session_id="chat-1",
-                           operation_id=world["ops"].get(bank, "op-1"), key_id=999999, format="jsonl")
+                           operation_id=world["ops"].get(bank, "op-1"), key_id=999999, format="jsonl",
+                           slot="birthday")
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

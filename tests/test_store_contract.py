@@ -1121,3 +1121,25 @@ def test_retired_chunks_close_their_facts_and_leave_the_document_order(store: An
     assert [rows[i].valid_to for i in old_facts] == [1_800_000_000.0] * 2
     assert all(rows[i].superseded_by is None for i in old_facts) and rows[kept_facts[0]].valid_to is None
     assert {c.id: c.position for c in store.chunks_of(source)} == {old: -1, kept: 1}
+
+
+def test_profile_slots_round_trip_and_go_with_their_fact(store: AnyStore) -> None:
+    """Slot rows (Korean and English) come back in the order they were said, filtered by person, slot
+    and holder; a row already there is kept; deleting a fact's chunk takes its slot rows."""
+    from gieok.records import SlotRow
+
+    c = _conversation(store)
+    f = c["facts"]
+    rows = [SlotRow(f[0], "서연", "self", "city", "망원동", None, False, 200.0),
+            SlotRow(f[2], "서연", "self", "city", "Austin", None, False, 300.0),
+            SlotRow(f[1], "서연", "self", "family", "지수", "sister", False, 100.0),
+            SlotRow(f[3], "Tom", "sister", "job", "nurse", None, False, 400.0)]
+    with store.write():
+        store.add_profile_slots(c["bank"], rows)
+        store.add_profile_slots(c["bank"], rows[:1])  # again: kept as it is
+    assert store.profile_slots(c["bank"]) == [rows[2], rows[0], rows[1], rows[3]]
+    assert store.profile_slots(c["bank"], person="서연", slot="city") == rows[:2]
+    assert store.profile_slots(c["bank"], holder="sister") == [rows[3]]
+    with store.write():
+        store.delete_chunks(c["bank"], [c["chunks"][0]])
+    assert [r.fact_id for r in store.profile_slots(c["bank"], slot="city")] == [f[2]]

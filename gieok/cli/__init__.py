@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "gieok.cli.lifecycle",   # history, forget, verify-erased, jobs, maintain
     "gieok.cli.reflection",  # reflect, models, observations
     "gieok.cli.sessions",    # session add / show
+    "gieok.cli.profile",     # profile, lookup
     "gieok.cli.llm",         # llm
     "gieok.cli.demo",        # demo
     "gieok.server.cli",      # serve, mcp, keys

@@ -35,7 +35,9 @@ from gieok.engine.channels import (
 from gieok.engine.context import BankContext
 from gieok.engine.fusion import rrf_fuse, weighted_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
+from gieok.engine.profile import profile_ranking
 from gieok.errors import ConfigError, InputError, RerankerUnavailableError
+from gieok.extract.profile_query import slot_question
 from gieok.ids import fact_memory_id, fact_number
 from gieok.lifecycle import classify_memory
 from gieok.providers.rerankers import Reranker
@@ -48,7 +50,7 @@ from gieok.text.terms import keyword_terms
 
 __all__ = ["recall", "fact_to_memory", "add_locations", "CHANNELS"]
 
-CHANNELS = ("semantic", "keyword", "graph", "temporal")
+CHANNELS = ("semantic", "keyword", "graph", "temporal", "profile")
 # "요즘 무슨 운동 해?" / "what does she do these days?" ask for the current state, which may have been
 # stated months ago: these words set no time range (the current version is recall's default anyway).
 _VAGUE_PRESENT = frozenset({"요즘", "요새", "최근", "최근에", "근래", "these days", "nowadays", "lately", "recently",
@@ -343,6 +345,11 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
                                           [facts[i] for i in candidates if i in facts])
     if "temporal" in channels and time_range is not None:
         rankings["temporal"] = temporal_channel(store, bank, time_range[0], time_range[1], pool)
+    asked = slot_question(query) if "profile" in channels else None  # a question about a profile slot
+    if asked is not None:
+        slot_facts = profile_ranking(ctx, query, asked)
+        if slot_facts:
+            rankings["profile"] = slot_facts
     weights = {name: float(getattr(settings, f"{name}_weight")) for name in CHANNELS}
     if has_hangul(query):
         weights["keyword"] = float(settings.korean_keyword_weight)
@@ -358,7 +365,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
         fused = rrf_fuse(rankings, k=settings.rrf_k, weights=weights)
     facts.update((f.id, f) for f in store.get_facts(bank.id, [i for i, _, _ in fused if i not in facts]))
     as_of_ts = as_of.timestamp() if as_of is not None else None
-    history = as_of is None and asks_for_history(query)
+    # "나 전에 어디 살았지?" asks for a replaced version as much as "원래" does
+    history = as_of is None and (asks_for_history(query) or (asked is not None and asked.previous))
     replaced_weight = float(settings.superseded_weight)
     support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",))
                       if kind == "semantic")

@@ -47,6 +47,7 @@ from gieok.engine._validate import check_encodable, check_metadata, check_number
 from gieok.engine.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
+from gieok.engine.profile import profile_rows
 from gieok.engine.versions import Verdicts, prejudge_updates, supersede_new_facts
 from gieok.errors import InputError, InvalidMessageError, StoreBusyError
 from gieok.lifecycle import DECAY_CLASSES
@@ -330,6 +331,7 @@ def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
     # linking once per source, not per message: the calibration sample and entity names are read once
     to_link: dict[int, tuple[list[int], list[NewFact], list[np.ndarray]]] = {}
     written: list[int] = []
+    written_facts: list[NewFact] = []
     for chunk, (chunk_vectors, context_vectors) in zip(plan.chunks, plan.vectors):
         message = chunk.message
         assert message is not None
@@ -349,9 +351,11 @@ def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
         batch[1].extend(chunk.facts)
         batch[2].append(chunk_vectors)
         written += chunk.fact_ids
+        written_facts += chunk.facts
         added += len(chunk.fact_ids)
     _write_causal(store, bank, plan)
     write_entities(store, bank, written, *_written(plan), plan.entities)
+    store.add_profile_slots(bank.id, profile_rows(written, written_facts, time.time()))
     for target_source, (ids, facts, vectors) in to_link.items():
         _link(ctx, plan, target_source, ids, facts, vectors)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped)

@@ -237,6 +237,18 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
         """Pairs of entities that may be one person or thing, which retain kept apart (not sure)."""
         return memory.merge_suggestions(bank, limit=limit)
 
+    @app.get("/v1/banks/{bank}/profile", tags=["inspection"])
+    def profile(bank: Readable, person: str | None = None) -> list[dict[str, Any]]:
+        """What people stated about themselves and their family, as typed slots with their history."""
+        return [p.to_dict() for p in memory.profile(bank, person)]
+
+    @app.get("/v1/banks/{bank}/profile/{slot}", tags=["inspection"])
+    def lookup(bank: Readable, slot: str, entity: str | None = None) -> dict[str, Any] | None:
+        """One profile slot of the bank's main person, or of ``entity`` (a name, a relative); null when
+        it was never stated."""
+        found = memory.lookup(bank, slot, entity)
+        return found.to_dict() if found is not None else None
+
     @app.get("/v1/banks/{bank}/observations", tags=["inspection"])
     def observations(bank: Readable) -> list[RecalledMemory]:
         return memory.observations(bank)

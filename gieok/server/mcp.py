@@ -171,6 +171,16 @@ class _Tools:
         """Every source (conversation or document) kept in the bank, with its id for `forget`."""
         return self.many(ctx, bank, "read", "sources", lambda: self.memory.sources(bank))
 
+    def profile_lookup(self, ctx: Context, bank: str, slot: str, entity: str | None = None) -> dict[str, Any]:
+        """A profile fact of the user, or of `entity` (another person's name, a relative like "sister" /
+        "엄마", or a relative's name): `slot` is name, nickname, birthday, allergy, diet, health, job,
+        employer, city, family or preference. Returns the current value(s), the memory ids that state
+        them and every earlier statement; `found: false` when it was never said."""
+        def look() -> dict[str, Any]:
+            found = self.memory.lookup(bank, slot, entity)
+            return {"found": False} if found is None else {"found": True, **found.to_dict()}
+        return self.one(ctx, bank, "read", look)
+
 
 def _document_bytes(content_base64: str | None, text: str | None) -> bytes:
     """The file an agent sent: exactly one of base64 bytes or text."""
@@ -189,7 +199,7 @@ def _document_bytes(content_base64: str | None, text: str | None) -> bytes:
 _TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("retain", _WRITE), ("ingest_document", _WRITE), ("recall", _READ), ("reflect", _READ), ("forget", _ERASE),
     ("list_banks", _READ), ("get_memory", _READ), ("history", _READ), ("sources", _READ),
-    ("session_add", _WRITE), ("session_context", _READ))
+    ("session_add", _WRITE), ("session_context", _READ), ("profile_lookup", _READ))
 
 
 def _with_bank(method: Callable[..., Any], bank: str | None) -> Callable[..., Any]:

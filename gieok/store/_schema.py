@@ -26,13 +26,13 @@ from collections.abc import Callable
 from string import Template
 from typing import Any
 
-__all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS", "LIFECYCLE", "NAMES", "SESSIONS",
-           "WORKERS", "ordered", "render"]
+__all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS", "LIFECYCLE", "NAMES", "PROFILE",
+           "SESSIONS", "WORKERS", "ordered", "render"]
 
 
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
          "0007_workers", "0008_documents",
-         "0009_sessions")
+         "0009_sessions", "0012_profile")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
@@ -321,4 +321,25 @@ CREATE TABLE session_state (
     updated_at  $REAL NOT NULL,
     PRIMARY KEY (bank_id, session_id)
 )
+"""
+
+# Profile slots: the typed facts a person states about themselves or their family (name, birthday,
+# allergy, job, city, ...), each row pointing at the fact that says it, so an erase of the fact takes
+# the slot with it. A slot's current value and history are read from its rows in the order they were
+# said (gieok.engine.profile).
+PROFILE = """
+CREATE TABLE profile_slots (
+    bank_id   $BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    fact_id   $BIGINT NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+    person    TEXT NOT NULL,
+    holder    TEXT NOT NULL,
+    slot      TEXT NOT NULL,
+    value     TEXT NOT NULL,
+    relation  TEXT,
+    negated   $BOOL NOT NULL DEFAULT $FALSE,
+    said_at   $REAL NOT NULL,
+    PRIMARY KEY (bank_id, fact_id, holder, slot, value)
+);
+CREATE INDEX profile_slots_lookup ON profile_slots(bank_id, person, holder, slot, said_at);
+CREATE INDEX profile_slots_fact ON profile_slots(fact_id)
 """

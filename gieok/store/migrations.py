@@ -99,10 +99,15 @@ def m0009_sessions(conn: Any) -> None:
     _run_script(conn, _schema.SESSIONS)
 
 
+def m0012_profile(conn: Any) -> None:
+    """Profile slots: typed facts about a person (name, birthday, allergy, job, city, ...)."""
+    _run_script(conn, _schema.PROFILE)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
-                                                                       m0009_sessions)
+                                                                       m0009_sessions, m0012_profile)
 
 
 def migrate(conn: Any) -> list[str]:

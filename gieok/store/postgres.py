@@ -34,6 +34,7 @@ from gieok.store._pg_connect import connect, display_dsn
 from gieok.store._pg_lifecycle import PgErasureProof
 from gieok.store._pg_migrations import migrate
 from gieok.store._pg_search import SearchIndexes
+from gieok.store._profile import ProfileQueries
 from gieok.store._sessions import SessionQueries
 from gieok.store._write_path import WritePath
 
@@ -43,7 +44,7 @@ _BANK_LOCKS = 0x6769  # the advisory-lock namespace of gieok's per-bank write lo
 
 
 class PostgresStore(WritePath, SearchIndexes, PgErasureProof, CoreQueries, GraphQueries, LifecycleQueries,
-                    DerivedQueries, KeyQueries, SessionQueries):
+                    DerivedQueries, KeyQueries, SessionQueries, ProfileQueries):
     """The PostgreSQL implementation of :class:`gieok.store.protocol.Store`.
 
     ``dsn`` is a libpq connection string or URI. ``path`` is that DSN without its password."""

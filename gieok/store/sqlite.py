@@ -24,6 +24,7 @@ from gieok.store._dialect import Dialect
 from gieok.store._graph import GraphQueries
 from gieok.store._keys import KeyQueries
 from gieok.store._lifecycle import LifecycleQueries
+from gieok.store._profile import ProfileQueries
 from gieok.store._sessions import SessionQueries
 from gieok.store._sqlite_search import SQLiteIndexes
 from gieok.store._write_path import WritePath
@@ -46,7 +47,7 @@ def _hits(table: str, column: str, values: list[bytes],
 
 
 class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, LifecycleQueries, DerivedQueries,
-                  KeyQueries, SessionQueries):
+                  KeyQueries, SessionQueries, ProfileQueries):
     """The SQLite implementation of :class:`gieok.store.protocol.Store`."""
 
     _dialect = Dialect()

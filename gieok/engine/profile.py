@@ -1,0 +1,244 @@
+"""Profile slots: typed facts about a person, with their current value and history, found in O(1).
+
+At retain every fact a person (not an agent) said is read by the deterministic slot extractor
+(:mod:`gieok.extract.profile`: name, nickname, birthday, allergy, diet, health, job, employer, city,
+family members, preferences — Korean and English); each value found is a ``profile_slots`` row that
+points at its fact, so it carries the fact's provenance and goes with it when the fact is erased.
+
+Which value is current is decided when the rows are read, in the order they were said:
+
+* a **single-valued** slot (name, birthday, job, employer, city, diet, …) holds the value said last;
+  a later denial ("이제 채식 안 해", "I left Samsung") leaves it empty; the earlier values are its history
+  (supersede per slot);
+* a **multi-valued** slot (allergy, health, family, preference) holds every value not denied since;
+  a denial of no particular value ("알레르기는 없어요", "no allergies") clears it.
+
+``lookup(ctx, slot, entity)`` answers "내 생일 언제야?" / "What's my sister's name?" from these rows;
+``profile_ranking`` is the recall channel that puts the fact holding the asked slot first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from gieok.engine._speakers import is_agent
+from gieok.engine.context import BankContext
+from gieok.errors import InputError
+from gieok.extract.profile import MULTI_VALUED, RELATIONS, SLOTS, extract_slots
+from gieok.extract.profile_query import SlotQuestion, slot_question
+from gieok.ids import fact_memory_id as memory_id
+from gieok.ids import fact_number
+from gieok.records import NewFact, SlotRow
+
+__all__ = ["Profile", "Slot", "SlotStatement", "check_slot", "lookup", "profile", "profile_ranking", "profile_rows"]
+
+SELF = "self"
+
+
+def profile_rows(fact_ids: Sequence[int], facts: Sequence[NewFact], now: float) -> list[SlotRow]:
+    """The slot rows of newly written facts (an agent's facts state nothing about the person)."""
+    rows: list[SlotRow] = []
+    for fact_id, fact in zip(fact_ids, facts, strict=True):
+        if not fact.speaker or is_agent(fact.speaker):
+            continue
+        said = fact.mentioned_at if fact.mentioned_at is not None else now
+        for found in extract_slots(fact.text):
+            rows.append(SlotRow(fact_id, fact.speaker, found.holder, found.slot, found.value, found.relation,
+                                found.negated, said))
+    return rows
+
+
+@dataclass
+class SlotStatement:
+    """One statement of a slot's value, as said."""
+
+    value: str
+    memory_id: str
+    said_at: datetime
+    negated: bool = False
+    relation: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["said_at"] = self.said_at.isoformat()
+        return out
+
+
+@dataclass
+class Slot:
+    """A slot of one person (``holder`` "self", or the relative it is about): its current values, the
+    memories that state them, and every statement in the order said."""
+
+    person: str
+    holder: str
+    slot: str
+    values: list[str]
+    memory_ids: list[str]
+    history: list[SlotStatement] = field(default_factory=list)
+
+    @property
+    def value(self) -> str | None:
+        """The current value (the first of several for a multi-valued slot); None when empty."""
+        return self.values[0] if self.values else None
+
+    def previous(self) -> list[SlotStatement]:
+        """The values this slot held before its current ones, latest first."""
+        current = set(self.values)
+        seen: set[str] = set()
+        out = []
+        for statement in reversed(self.history):
+            if statement.negated or statement.value in current or statement.value in seen:
+                continue
+            seen.add(statement.value)
+            out.append(statement)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"person": self.person, "holder": self.holder, "slot": self.slot, "value": self.value,
+                "values": list(self.values), "memory_ids": list(self.memory_ids),
+                "history": [s.to_dict() for s in self.history]}
+
+
+@dataclass
+class Profile:
+    """Everything one person stated about themselves and their family."""
+
+    person: str
+    slots: list[Slot]
+
+    def get(self, slot: str, holder: str = SELF) -> Slot | None:
+        return next((s for s in self.slots if s.slot == slot and s.holder == holder), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"person": self.person, "slots": [s.to_dict() for s in self.slots]}
+
+
+def _at(timestamp: float) -> datetime:
+    return datetime.fromtimestamp(timestamp, timezone.utc)
+
+
+def _slot(person: str, holder: str, slot: str, rows: Iterable[SlotRow]) -> Slot:
+    history = [SlotStatement(r.value, memory_id(r.fact_id), _at(r.said_at), r.negated, r.relation) for r in rows]
+    current: dict[str, str] = {}  # value -> memory id, in the order said
+    for statement in history:
+        if slot in MULTI_VALUED:
+            if statement.negated:
+                if statement.value in current:
+                    del current[statement.value]
+                else:
+                    current.clear()  # "알레르기는 없어요": none of them
+            else:
+                current.pop(statement.value, None)
+                current[statement.value] = statement.memory_id
+        else:
+            current = {} if statement.negated else {statement.value: statement.memory_id}
+    return Slot(person, holder, slot, list(current), list(current.values()), history)
+
+
+def _profiles(rows: Sequence[SlotRow]) -> list[Profile]:
+    grouped: dict[str, dict[tuple[str, str], list[SlotRow]]] = {}
+    for row in rows:
+        grouped.setdefault(row.person, {}).setdefault((row.holder, row.slot), []).append(row)
+    order = {name: i for i, name in enumerate(SLOTS)}
+    out = []
+    for person, slots in grouped.items():
+        built = [_slot(person, holder, slot, slot_rows) for (holder, slot), slot_rows in slots.items()]
+        built.sort(key=lambda s: (s.holder != SELF, s.holder, order.get(s.slot, len(order))))
+        out.append(Profile(person, built))
+    out.sort(key=lambda p: -len(p.slots))
+    return out
+
+
+def profile(ctx: BankContext, person: str | None = None) -> list[Profile]:
+    """The profiles of everyone who stated something about themselves (or only ``person``'s), the
+    person with the most slots first."""
+    return _profiles(ctx.store.profile_slots(ctx.bank.id, person=person))
+
+
+def _resolve(profiles: list[Profile], entity: str | None) -> tuple[Profile, str] | None:
+    """Whose slot ``entity`` asks for: a person by name, a relative of the main person ("sister",
+    "언니"), or a relative by the name the main person gave them; None: the main person."""
+    if not profiles:
+        return None
+    main = profiles[0]
+    if entity is None or not entity.strip():
+        return main, SELF
+    wanted = entity.strip().lower()
+    for candidate in profiles:
+        if candidate.person.lower() == wanted:
+            return candidate, SELF
+    relation = RELATIONS.get(wanted, wanted if wanted in RELATIONS.values() else None)
+    if relation is not None:
+        return main, relation
+    family = main.get("family")
+    for statement in family.history if family else []:
+        if statement.value.lower() == wanted and statement.relation:
+            return main, statement.relation
+    return None
+
+
+def check_slot(slot: object) -> None:
+    if slot not in SLOTS:
+        raise InputError(f"slot {slot!r} is not a profile slot: use one of {', '.join(SLOTS)}")
+
+
+def lookup(ctx: BankContext, slot: str, entity: str | None = None,
+           profiles: list[Profile] | None = None) -> Slot | None:
+    """The main person's ``slot`` — or ``entity``'s: a person's name, a relative ("sister", "엄마") or
+    a relative's name — with its current value and history; None when nobody stated it. A relative's
+    ``name`` (or ``family``) is the family slot's member of that relation."""
+    resolved = _resolve(profile(ctx) if profiles is None else profiles, entity)
+    if resolved is None:
+        return None
+    person, holder = resolved
+    if slot in ("name", "family") and holder != SELF:
+        family = person.get("family")
+        if family is None:
+            return None
+        named = [s for s in family.history if s.relation == holder]
+        return _slot(person.person, holder, "name",
+                     [SlotRow(_number(s.memory_id), person.person, holder, "name", s.value, holder, s.negated,
+                              s.said_at.timestamp()) for s in named]) if named else None
+    return person.get(slot, holder)
+
+
+def _number(memory: str) -> int:
+    number = fact_number(memory)
+    assert number is not None, memory  # slot statements are built from fact ids
+    return number
+
+
+def _named_in(query: str, profiles: list[Profile]) -> str | None:
+    """A person of the bank, or a relative by the name they were given, that ``query`` names."""
+    lowered = query.lower()
+    names = [p.person for p in profiles[1:]]  # the main person is who asks: "내" / "my"
+    family = profiles[0].get("family") if profiles else None
+    names += [s.value for s in family.history] if family else []
+    for name in sorted(set(names), key=len, reverse=True):
+        if len(name) >= 2 and name.lower() in lowered:
+            return name
+    return None
+
+
+def profile_ranking(ctx: BankContext, query: str, asked: SlotQuestion | None = None) -> list[tuple[int, float]]:
+    """The recall channel: for a question about a profile slot ("내 생일 언제야?", "Where did I work
+    before?"; ``asked``, read from ``query`` when not given), the facts stating its current value — or
+    its earlier ones when the question asks about the past — best first; nothing for any other question."""
+    asked = asked if asked is not None else slot_question(query)
+    if asked is None:
+        return []
+    profiles = profile(ctx)
+    if not profiles:
+        return []
+    entity = _named_in(query, profiles) or asked.relation
+    found = lookup(ctx, asked.slot, entity, profiles)
+    if found is None:
+        return []
+    if asked.previous:
+        ids = [s.memory_id for s in found.previous()]
+    else:
+        ids = list(reversed(found.memory_ids))  # the latest statement first
+    return [(_number(m), 1.0 / (1 + i)) for i, m in enumerate(dict.fromkeys(ids))]

@@ -1,0 +1,47 @@
+"""Profile slots, written once for both stores: the typed facts a person states (name, birthday,
+allergy, job, city, family, ...), one row per (fact, holder, slot, value).
+
+A row points at the fact that says it and goes with it (``ON DELETE CASCADE``): an erased fact
+leaves no slot behind. Rows are only added; which value is current is decided when they are read,
+in the order they were said (gieok.engine.profile).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gieok.records import SlotRow
+from gieok.store._dialect import StoreQueries
+
+__all__ = ["ProfileQueries"]
+
+
+_COLUMNS = "fact_id, person, holder, slot, value, relation, negated, said_at"
+
+
+class ProfileQueries(StoreQueries):
+    def add_profile_slots(self, bank_id: int, rows: Sequence[SlotRow]) -> None:
+        """Store slot rows (a row already there is kept as it is)."""
+        if not rows:
+            return
+        self._require_write().executemany(
+            f"INSERT INTO profile_slots (bank_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (bank_id, fact_id, holder, slot, value) DO NOTHING",
+            [(bank_id, r.fact_id, r.person, r.holder, r.slot, r.value, r.relation, bool(r.negated), r.said_at)
+             for r in rows])
+
+    def profile_slots(self, bank_id: int, person: str | None = None, slot: str | None = None,
+                      holder: str | None = None) -> list[SlotRow]:
+        """A bank's slot rows (of one person / slot / holder when given), oldest said first; rows of
+        archived facts are left out."""
+        where, args = ["p.bank_id = ?", "f.archived_at IS NULL"], [bank_id]
+        for column, value in (("person", person), ("slot", slot), ("holder", holder)):
+            if value is not None:
+                where.append(f"p.{column} = ?")
+                args.append(value)  # type: ignore[arg-type]
+        rows = self._conn().execute(
+            f"SELECT {', '.join('p.' + c.strip() for c in _COLUMNS.split(','))} FROM profile_slots p "
+            f"JOIN facts f ON f.id = p.fact_id WHERE {' AND '.join(where)} ORDER BY p.said_at, p.fact_id",
+            args).fetchall()
+        return [SlotRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), r[5], bool(r[6]), float(r[7]))
+                for r in rows]

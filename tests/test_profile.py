@@ -1,0 +1,118 @@
+"""Profile slots through the engine (issue #17): retain extracts them, lookup answers with the current
+value and its history, the profile recall channel puts the slot's fact first, erase takes them, and
+the CLI and HTTP adapters show them. Korean and English."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from gieok import Memory
+from gieok.cli import cli
+from gieok.errors import InputError
+from gieok.extract.profile_query import slot_question
+
+KO = [
+    ("k1", "서연", "제 생일은 6월 23일이에요.", "2025-01-05T10:00:00+09:00"),
+    ("k2", "assistant", "생일이 6월 23일이시군요! 저는 12월 1일이에요.", "2025-01-05T10:01:00+09:00"),
+    ("k3", "서연", "저 땅콩 알레르기 있어요.", "2025-01-06T10:00:00+09:00"),
+    ("k4", "서연", "지금 부산에 살고 있어요.", "2025-01-07T10:00:00+09:00"),
+    ("k5", "서연", "우리 언니 이름은 지수예요.", "2025-01-08T10:00:00+09:00"),
+    ("k6", "서연", "저 이번 달에 서울로 이사했어요.", "2025-03-01T10:00:00+09:00"),
+]
+EN = [
+    ("e1", "Tom", "I'm a nurse at St. Mary's.", "2025-01-05T10:00:00Z"),
+    ("e2", "Tom", "I'm vegetarian, by the way.", "2025-01-06T10:00:00Z"),
+    ("e3", "Tom", "My sister Jess lives in Denver.", "2025-01-07T10:00:00Z"),
+    ("e4", "Tom", "Honestly I'm not vegetarian anymore, I eat fish and chicken again.", "2025-04-01T10:00:00Z"),
+    ("e5", "assistant", "Noted! I'm vegan myself.", "2025-04-01T10:01:00Z"),
+]
+
+
+def _retain(mem: Memory, bank: str, turns: list[tuple[str, str, str, str]]) -> None:
+    mem.retain(bank, messages=[{"id": i, "speaker": who, "text": text, "timestamp": ts} for i, who, text, ts in turns],
+               document_id=f"{bank}-chat")
+
+
+def test_lookup_gives_the_current_value_its_memory_and_its_history(mem: Memory) -> None:
+    _retain(mem, "ko", KO)
+    _retain(mem, "en", EN)
+    birthday = mem.lookup("ko", "birthday")
+    assert birthday is not None and birthday.person == "서연" and birthday.value == "6월 23일"
+    assert mem.get("ko", birthday.memory_ids[0]).source_ids == ["k1"]  # the user's, not the assistant's
+    city = mem.lookup("ko", "city")
+    assert city is not None and city.value == "서울" and [s.value for s in city.previous()] == ["부산"]
+    assert mem.lookup("ko", "allergy").values == ["땅콩"]  # type: ignore[union-attr]
+    sister = mem.lookup("ko", "name", "언니")
+    assert sister is not None and sister.value == "지수"
+    assert mem.lookup("ko", "name", "sister").value == "지수"  # type: ignore[union-attr]
+    # a denial empties a single-valued slot; what was said before stays its history
+    diet = mem.lookup("en", "diet")
+    assert diet is not None and diet.values == [] and [s.value for s in diet.history][0] == "vegetarian"
+    assert mem.lookup("en", "job").value == "nurse"  # type: ignore[union-attr]
+    jess = mem.lookup("en", "city", "Jess")  # a relative by the name the person gave her
+    assert jess is not None and jess.holder == "sister" and jess.value == "Denver"
+    assert mem.lookup("en", "birthday") is None
+    people = mem.profile("en")
+    assert [p.person for p in people] == ["Tom"]  # the assistant states nothing about the user
+    with pytest.raises(InputError, match="birthday"):
+        mem.lookup("en", "shoe size")
+
+
+@pytest.mark.parametrize(("question", "slot", "relation", "previous"), [
+    ("내 생일 언제야?", "birthday", None, False),
+    ("제가 무슨 알레르기 있다고 했죠?", "allergy", None, False),
+    ("나 전에 어디 살았지?", "city", None, True),
+    ("우리 언니 이름이 뭐였지?", "name", "sister", False),
+    ("What's my sister's name?", "name", "sister", False),
+    ("Where did I work before?", "employer", None, True),
+    ("What do I do for a living?", "job", None, False),
+    ("Am I vegetarian?", "diet", None, False),
+])
+def test_which_slot_a_question_asks_about(question: str, slot: str, relation: str | None, previous: bool) -> None:
+    asked = slot_question(question)
+    assert asked is not None and (asked.slot, asked.relation, asked.previous) == (slot, relation, previous)
+
+
+@pytest.mark.parametrize("question", ["오늘 날씨 어때?", "What did we talk about yesterday?"])
+def test_other_questions_ask_for_no_slot(question: str) -> None:
+    assert slot_question(question) is None
+
+
+@pytest.mark.parametrize(("bank", "turns", "question", "evidence"), [
+    ("ko", KO, "내 생일 언제야?", "k1"),
+    ("ko", KO, "나 전에 어디 살았지?", "k4"),
+    ("ko", KO, "요즘 어디 살아?", "k6"),
+    ("en", EN, "What's my sister's name?", "e3"),
+    ("en", EN, "What do I do for a living?", "e1"),
+])
+def test_the_profile_channel_puts_the_slot_fact_first(mem: Memory, bank: str, turns: list[tuple[str, str, str, str]],
+                                                      question: str, evidence: str) -> None:
+    _retain(mem, bank, turns)
+    top = mem.recall(bank, question, limit=3, explain=True).memories
+    assert top[0].source_ids == [evidence] and "profile" in top[0].channels
+
+
+def test_an_erased_fact_takes_its_slot_with_it(mem: Memory) -> None:
+    _retain(mem, "ko", KO)
+    allergy = mem.lookup("ko", "allergy")
+    assert allergy is not None
+    mem.forget("ko", memory_id=allergy.memory_ids[0])
+    assert mem.lookup("ko", "allergy") is None
+    mem.forget("ko", source_id="ko-chat")
+    assert mem.profile("ko") == []
+
+
+def test_the_cli_shows_a_profile_and_a_lookup(db_path: str, fake_embedder: object) -> None:
+    with Memory(db_path, embedder="fake") as mem:
+        _retain(mem, "ko", KO)
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["--db", db_path, "--embedder", "fake", "profile", "ko"])
+    assert shown.exit_code == 0, shown.output
+    assert "서연" in shown.output and "6월 23일" in shown.output and "before: 부산" in shown.output
+    looked = runner.invoke(cli, ["--db", db_path, "--embedder", "fake", "lookup", "ko", "city", "--json"])
+    assert looked.exit_code == 0 and json.loads(looked.output)["value"] == "서울"
+    never = runner.invoke(cli, ["--db", db_path, "--embedder", "fake", "lookup", "ko", "job"])
+    assert never.exit_code == 0 and "never stated" in never.output
