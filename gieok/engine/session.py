@@ -28,7 +28,7 @@ from gieok.engine.reflect import memory_lines
 from gieok.errors import InputError
 from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.lifecycle._decay import classify_memory
-from gieok.records import Recall
+from gieok.records import Recall, Scope
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
@@ -149,7 +149,9 @@ class Session:
         # redacted with the bank's policy before anything is kept: the raw turn is what the session
         # stores and renders, so it must not hold the card number the long-term copy does not
         # (a "block" finding raises here and stores nothing)
-        screened = _retain.screen(self.engine, self.bank, [message], document_id=self.source_id)
+        # the turn's facts carry the session as their scope (recall(session_id=...) finds them)
+        screened = _retain.screen(self.engine, self.bank, [message], document_id=self.source_id,
+                                  scope=Scope(session_id=self.session_id))
         content = screened.redacted.messages[0].text
         ctx = self.engine.bank_for_write(self.bank)
         store = ctx.store
