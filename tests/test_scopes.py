@@ -148,7 +148,8 @@ def test_agent_session_and_tag_filters(scoped: Memory) -> None:
     _chat(scoped, "u1", "s3", "Jeju hotel review was bad", session_id="misc", agent_id="chat")
     ids = {m.session_id for m in scoped.recall("team", "Jeju hotel 제주 호텔", user_id="u1", limit=50).memories}
     assert ids == {"trip-1", "trip-2", "misc"}
-    assert {m.session_id for m in scoped.recall("team", "Jeju hotel 제주 호텔", session_id="trip-2").memories} == {"trip-2"}
+    trip = scoped.recall("team", "Jeju hotel 제주 호텔", session_id="trip-2").memories
+    assert {m.session_id for m in trip} == {"trip-2"}
     assert {m.agent_id for m in scoped.recall("team", "Jeju hotel 제주 호텔", agent_id="travel").memories} == {"travel"}
     tagged = scoped.recall("team", "Jeju hotel 제주 호텔", tags=["trip", "cancel"]).memories
     assert {m.session_id for m in tagged} == {"trip-2"}
@@ -197,7 +198,8 @@ def test_observations_are_written_per_user(scoped: Memory) -> None:
     observations = scoped.observations("team")
     assert len(observations) >= 2
     assert all(len({scoped.get("team", f).user_id for f in o.based_on}) == 1 for o in observations)
-    ana = [m for m in scoped.recall("team", "김민지 운동", user_id="u-ana", limit=50).memories if m.type == "observation"]
+    recalled = scoped.recall("team", "김민지 운동", user_id="u-ana", limit=50).memories
+    ana = [m for m in recalled if m.type == "observation"]
     assert ana and all("테니스" not in m.text for m in ana)
 
 
@@ -281,3 +283,42 @@ def test_property_no_user_sees_another_users_memory_postgres(pg_dsn_factory: Cal
                                                              queries: list[str]) -> None:
     with Memory(store=PostgresStore(pg_dsn_factory()), embedder="fake") as mem:
         _no_leaks(mem, "property", content, queries)
+
+
+# -- the channels' SQL filters (recall's Python guard is not what keeps them apart) ----------
+def test_every_channel_query_filters_in_sql_and_still_fills_its_limit(scoped: Memory) -> None:
+    # u-bo has many facts closer to the query than u-ana's few: a filter applied after a bank-wide
+    # top-k would starve u-ana's results; applied in SQL it returns k of hers
+    _chat(scoped, "u-bo", "bo", *[f"김민지 팀장님과 커피 coffee 마셨어 {i}" for i in range(12)])
+    _chat(scoped, "u-ana", "ana", *[f"김민지 팀장님 커피 얘기 {i}번" for i in range(4)])
+    scoped.run_jobs("team")
+    store = scoped.store
+    bank = store.get_bank("team")
+    assert bank is not None
+    ana = ScopeFilter(user_id="u-ana", include_shared=False)
+    ana_facts = {f.id for f in store.get_facts(bank.id, list(store.iter_fact_ids(bank.id)))
+                 if f.scope.user_id == "u-ana"}
+    vector = scoped.engine.embedder(bank.embedder).embed_query("김민지 커피 coffee")
+    hits = store.vector_search(bank.id, bank.dim, vector, 3, scope=ana)
+    assert {i for i, _ in hits} <= ana_facts and len(hits) == 3
+    assert {i for i, _ in store.vector_search(bank.id, bank.dim, vector, 3, view="context", scope=ana)} <= ana_facts
+    hits = store.keyword_search(bank.id, ["커피", "coffee", "김민지"], 3, 0.5, scope=ana)
+    assert {i for i, _ in hits} <= ana_facts and len(hits) == 3
+    in_range = store.facts_in_range(bank.id, 0.0, 4_000_000_000.0, 100, scope=ana)
+    assert {i for i, _s, _e in in_range} == ana_facts
+    entities = [e.id for e, _n in store.list_entities(bank.id)]
+    reached = {f for fs in store.facts_of_entities(entities, 200, scope=ana).values() for f in fs}
+    assert reached and reached <= ana_facts
+    links = store.links_of(sorted(ana_facts), scope=ana)
+    assert all(other in ana_facts for _seed, other, _t, _w in links)
+    ids, _vectors = store.observation_vectors(bank.id, ana)
+    for observation in store.get_observations(bank.id, ids):
+        assert set(observation.fact_ids) <= ana_facts
+    assert {o for o, _t in store.observation_terms(bank.id, ana)} == set(ids)
+
+
+def test_the_same_note_retained_for_two_users_is_two_documents(mem: Memory) -> None:
+    first = mem.retain("b", text="회의는 목요일 3시", user_id="u-1")
+    second = mem.retain("b", text="회의는 목요일 3시", user_id="u-2")
+    assert first.source_id != second.source_id
+    assert mem.retain("b", text="회의는 목요일 3시").source_id not in (first.source_id, second.source_id)

@@ -131,7 +131,9 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
         if not isinstance(text, str) or not text.strip():
             raise InputError("text is empty: give the document's text")
         check_encodable(text, "text")
-        source_id = document_id or "doc-" + content_sha(text)[:16]
+        # the same text retained for two users is two documents, each of its own scope
+        scoped = () if scope == UNSCOPED else (scope.user_id, scope.agent_id, scope.session_id, *scope.tags)
+        source_id = document_id or "doc-" + content_sha(text, *scoped)[:16]
         redacted = defense.redact_document(text, source_id, metadata or {}, policy)
         if layout is not None:
             layout = defense.redact_layout(layout, source_id, policy, redacted)

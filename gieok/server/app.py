@@ -187,7 +187,7 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     @app.post("/v1/banks/{bank}/recall", tags=["memory"])
     def recall(bank: Readable, body: RecallRequest) -> Recall:
         return memory.recall(bank, body.query, max_tokens=body.max_tokens, limit=body.limit, now=body.now,
-                             as_of=body.as_of, explain=body.explain)
+                             as_of=body.as_of, explain=body.explain, **body.scope())
 
     @app.post("/v1/banks/{bank}/sessions/{session_id}/turns", tags=["sessions"], status_code=201)
     def add_session_turn(bank: Writable, session_id: str, body: SessionTurnRequest) -> dict[str, Any]:
@@ -204,12 +204,12 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
 
     @app.post("/v1/banks/{bank}/reflect", tags=["memory"])
     def reflect(bank: Readable, body: ReflectRequest) -> Reflection:
-        return memory.reflect(bank, body.question, now=body.now)
+        return memory.reflect(bank, body.question, now=body.now, **body.scope())
 
     @app.post("/v1/banks/{bank}/forget", tags=["memory"])
     def forget(bank: Writable, body: ForgetRequest) -> ForgetResult:
         return memory.forget(bank, source_id=body.source_id, memory_id=body.memory_id, entity=body.entity,
-                             before=body.before, verify=body.verify)
+                             before=body.before, verify=body.verify, user_id=body.user_id)
 
     # -- inspection --------------------------------------------------------------------------
     @app.get("/v1/banks/{bank}/memories/{memory_id}", tags=["inspection"])

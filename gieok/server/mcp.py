@@ -98,13 +98,18 @@ class _Tools:
 
     # each method's signature is the tool's input schema; its docstring is what the agent reads
     def retain(self, ctx: Context, bank: str, text: str | None = None, messages: list[dict[str, Any]] | None = None,
-               document_id: str | None = None, timestamp: str | None = None) -> dict[str, Any]:
+               document_id: str | None = None, timestamp: str | None = None, user_id: str | None = None,
+               agent_id: str | None = None, session_id: str | None = None, tags: list[str] | None = None,
+               metadata: dict[str, Any] | None = None) -> dict[str, Any]:
         """Keep something in long-term memory: either `messages` (a conversation: each {"speaker",
         "text", optional "id", "timestamp"}) or `text` (a note or document; give `document_id` to update
-        it later). Stored verbatim with extracted facts; secrets are redacted first. Returns how many
+        it later). Stored verbatim with extracted facts; secrets are redacted first. `user_id` says whose
+        memory it is (leave it out for knowledge every user may see), `agent_id`, `session_id` and `tags`
+        scope it further; `metadata` comes back with every memory recalled from it. Returns how many
         facts were added and the source id to cite or forget."""
         return self.one(ctx, bank, "write", lambda: self.memory.retain(
-            bank, messages, text=text, document_id=document_id, timestamp=timestamp))
+            bank, messages, text=text, document_id=document_id, timestamp=timestamp, user_id=user_id,
+            agent_id=agent_id, session_id=session_id, tags=tags, metadata=metadata))
 
     def ingest_document(self, ctx: Context, bank: str, document_id: str, content_base64: str | None = None,
                         text: str | None = None, media_type: str | None = None) -> dict[str, Any]:
@@ -118,12 +123,18 @@ class _Tools:
         return self.one(ctx, bank, "write", ingest)
 
     def recall(self, ctx: Context, bank: str, query: str, max_tokens: int | None = 1500, limit: int | None = None,
-               now: str | None = None, as_of: str | None = None) -> dict[str, Any]:
+               now: str | None = None, as_of: str | None = None, user_id: str | None = None,
+               agent_id: str | None = None, session_id: str | None = None, tags: list[str] | None = None,
+               include_shared: bool = True, scopes: dict[str, float] | None = None) -> dict[str, Any]:
         """Find the memories a question needs, best first, within `max_tokens`. Each memory has its
         text, when it was true (valid_from / valid_to), its source and its id. `now` anchors relative
-        times in the query ("last Friday", "지난주"); `as_of` answers as the memory stood on that date."""
+        times in the query ("last Friday", "지난주"); `as_of` answers as the memory stood on that date.
+        `user_id` keeps only that user's memories (and shared ones unless `include_shared` is false);
+        `agent_id`, `session_id`, `tags` filter too, unless `scopes` weighs them instead
+        ({"session": 1.2} prefers the current session's memories)."""
         return self.one(ctx, bank, "read", lambda: self.memory.recall(
-            bank, query, max_tokens=max_tokens, limit=limit, now=now, as_of=as_of))
+            bank, query, max_tokens=max_tokens, limit=limit, now=now, as_of=as_of, user_id=user_id, agent_id=agent_id,
+            session_id=session_id, tags=tags, include_shared=include_shared, scopes=scopes))
 
     def session_add(self, ctx: Context, bank: str, session_id: str, role: str, content: str) -> dict[str, Any]:
         """Add a turn to a working-memory session (`role`: user, assistant, system or tool). The session
@@ -138,18 +149,25 @@ class _Tools:
         needs memory (small talk skips it), the long-term memories recall finds, all inside `max_tokens`."""
         return self.one(ctx, bank, "read", lambda: self.memory.session(bank, session_id).show(query, max_tokens))
 
-    def reflect(self, ctx: Context, bank: str, question: str, now: str | None = None) -> dict[str, Any]:
+    def reflect(self, ctx: Context, bank: str, question: str, now: str | None = None, user_id: str | None = None,
+                agent_id: str | None = None, session_id: str | None = None, tags: list[str] | None = None,
+                include_shared: bool = True) -> dict[str, Any]:
         """Answer a question only from memory, with quotes verified against the memories they cite.
-        When the memory does not hold the answer it says so (answered: false) instead of guessing."""
-        return self.one(ctx, bank, "read", lambda: self.memory.reflect(bank, question, now=now))
+        When the memory does not hold the answer it says so (answered: false) instead of guessing.
+        `user_id`, `agent_id`, `session_id` and `tags` limit the memories it may use, as in `recall`."""
+        return self.one(ctx, bank, "read", lambda: self.memory.reflect(
+            bank, question, now=now, user_id=user_id, agent_id=agent_id, session_id=session_id, tags=tags,
+            include_shared=include_shared))
 
     def forget(self, ctx: Context, bank: str, source_id: str | None = None, memory_id: str | None = None,
-               entity: str | None = None, before: str | None = None, verify: bool = True) -> dict[str, Any]:
+               entity: str | None = None, before: str | None = None, user_id: str | None = None,
+               verify: bool = True) -> dict[str, Any]:
         """Erase for real (not hide): everything that came from a source (`source_id`), one memory
-        (`memory_id`), everything about a person or thing (`entity`), or everything older than `before`.
-        Give exactly one. With `verify` the result carries a proof that no trace is left."""
+        (`memory_id`), everything about a person or thing (`entity`), everything older than `before`, or
+        every memory of a user (`user_id`). With `verify` the result carries a proof that no trace is left."""
         return self.one(ctx, bank, "write", lambda: self.memory.forget(
-            bank, source_id=source_id, memory_id=memory_id, entity=entity, before=before, verify=verify))
+            bank, source_id=source_id, memory_id=memory_id, entity=entity, before=before, verify=verify,
+            user_id=user_id))
 
     def list_banks(self, ctx: Context) -> dict[str, Any]:
         """The memory banks you may use, with how many facts and sources each holds."""
