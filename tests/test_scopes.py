@@ -4,7 +4,7 @@ through any channel, observation, mental model or reflect quote."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +18,10 @@ from gieok.records import Scope, ScopeFilter
 from gieok.store import PostgresStore
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def scoped(request: pytest.FixtureRequest, tmp_path: Path, fake_embedder: object) -> Iterator[Memory]:
-    if request.param == "sqlite":
-        with Memory(str(tmp_path / "scopes.db"), embedder="fake") as memory:
-            yield memory
-    else:
-        dsn = request.getfixturevalue("pg_dsn_factory")()
-        with Memory(store=PostgresStore(dsn), embedder="fake") as memory:
-            yield memory
+@pytest.fixture
+def scoped(store_mem: Memory) -> Memory:
+    """Memory on SQLite, then on PostgreSQL (conftest's ``store_mem``)."""
+    return store_mem
 
 
 def _chat(mem: Memory, user: str | None, prefix: str, *texts: str, **scope: Any) -> None:
@@ -322,3 +317,22 @@ def test_the_same_note_retained_for_two_users_is_two_documents(mem: Memory) -> N
     second = mem.retain("b", text="회의는 목요일 3시", user_id="u-2")
     assert first.source_id != second.source_id
     assert mem.retain("b", text="회의는 목요일 3시").source_id not in (first.source_id, second.source_id)
+
+
+def test_a_submitted_retain_keeps_its_scope(mem: Memory) -> None:
+    op = mem.submit_retain("b", [{"id": "q1", "speaker": "지민", "text": "다음 주에 부산 출장 가"}], document_id="chat-q",
+                           user_id="u-q", session_id="s-q", tags=["work"], metadata={"from": "queue"})
+    mem.run_jobs("b")
+    assert mem.operation(op.id).status == "done"
+    found = mem.recall("b", "부산 출장", user_id="u-q", include_shared=False).memories
+    assert found and (found[0].session_id, found[0].tags, found[0].metadata) == ("s-q", ["work"], {"from": "queue"})
+
+
+def test_an_ingested_document_and_a_session_carry_their_scope(mem: Memory) -> None:
+    mem.ingest("b", "# Refunds\n\nRefunds take 7 days.\n\n# 배송\n\n제주는 2일 더 걸려요.".encode(),
+               document_id="faq.md", user_id="u-doc", tags=["faq"])
+    assert {m.user_id for m in mem.recall("b", "refunds 배송", user_id="u-doc").memories} == {"u-doc"}
+    assert mem.recall("b", "refunds 배송", user_id="u-other", include_shared=False).memories == []
+    mem.session("b", "chat-7").add("user", "결혼식 장소는 제주 신라호텔로 하기로 했어.")
+    session = mem.recall("b", "결혼식 장소", session_id="chat-7").memories
+    assert session and {m.session_id for m in session} == {"chat-7"}

@@ -124,3 +124,19 @@ def test_memory_chat_and_its_tools_keep_to_their_user(mem: Memory) -> None:
     call = {"function": {"name": "memory_recall", "arguments": json.dumps({"query": "milk 알레르기"})}}
     answer = json.loads(run_tool(mem, "team", call, user_id="bo"))
     assert answer["memories"] and all("oat" not in m["text"] and "땅콩" not in m["text"] for m in answer["memories"])
+
+
+def test_ingest_takes_a_scope_over_http_and_the_cli(mem: Memory, db_path: str, tmp_path: Path) -> None:
+    with serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url:
+        with httpx.Client(base_url=url, timeout=60) as http:
+            ok = http.post("/v1/banks/docs/documents", params={"document_id": "faq.md", "user_id": "ana",
+                                                               "tags": ["faq", "자주"]},
+                           content="# 환불\n\n환불은 7일 걸려요. Refunds take a week.".encode())
+            assert ok.status_code == 200, ok.text
+    assert mem.source("docs", "faq.md").scope.tags == ("faq", "자주")
+    note = tmp_path / "note.md"
+    note.write_text("# 배송\n\n제주는 2일 더 걸려요.", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--db", db_path, "--embedder", "fake", "ingest", "docs", str(note),
+                                      "--user", "bo", "--json"])
+    assert result.exit_code == 0, result.output
+    assert mem.source("docs", "note.md").scope.user_id == "bo"

@@ -1,8 +1,10 @@
 """Consolidation: many facts into a few observations that stay current. Runs as the ``consolidate`` job.
 
 Facts not yet consolidated are taken oldest said first and grouped by topic: each named entity
-they mention, or — for a statement about the speaker themself ("나 삼성 다녀") — the speaker. Per
-topic the existing observation is updated rather than a new one created. Its supporting facts are
+they mention, or — for a statement about the speaker themself ("나 삼성 다녀") — the speaker — and by
+user (the facts' ``user_id``, see :mod:`gieok.engine.scopes`): one user's facts never join another's
+observation, nor a shared one. Per topic and user the existing observation is updated rather than a
+new one created. Its supporting facts are
 the old support plus the new facts, minus versions superseded or archived since, so an observation
 always reflects the current versions.
 

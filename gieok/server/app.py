@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Query, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -164,13 +164,18 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
 
     @app.post("/v1/banks/{bank}/documents", tags=["memory"],
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
-    async def ingest_document(bank: Writable, request: Request, document_id: str | None = None) -> IngestResult:
+    async def ingest_document(bank: Writable, request: Request, document_id: str | None = None,
+                              user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+                              tags: Annotated[list[str] | None, Query()] = None) -> IngestResult:
         """The request body is the file (PDF, DOCX, HTML, Markdown, text); its Content-Type, or else the
-        extension of ``document_id`` and the bytes themselves, say which format it is."""
+        extension of ``document_id`` and the bytes themselves, say which format it is. ``user_id``,
+        ``agent_id``, ``session_id`` and ``tags`` (repeated: ``?tags=a&tags=b``) are its scope."""
         data = await request.body()
         content_type = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         media_type = None if content_type in ("", "application/octet-stream") else content_type
-        return await run_in_threadpool(memory.ingest, bank, data, document_id=document_id, media_type=media_type)
+        return await run_in_threadpool(lambda: memory.ingest(bank, data, document_id=document_id, media_type=media_type,
+                                                             user_id=user_id, agent_id=agent_id, session_id=session_id,
+                                                             tags=tags))
 
     @app.post("/v1/banks/{bank}/imports/{format}", tags=["memory"],
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})

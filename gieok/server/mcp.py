@@ -112,14 +112,16 @@ class _Tools:
             agent_id=agent_id, session_id=session_id, tags=tags, metadata=metadata))
 
     def ingest_document(self, ctx: Context, bank: str, document_id: str, content_base64: str | None = None,
-                        text: str | None = None, media_type: str | None = None) -> dict[str, Any]:
+                        text: str | None = None, media_type: str | None = None, user_id: str | None = None,
+                        agent_id: str | None = None, tags: list[str] | None = None) -> dict[str, Any]:
         """Keep a file (PDF, DOCX, HTML, Markdown or plain text) as a document whose memories cite their
         page or section: `content_base64` is the file's bytes in base64 (or `text` for a text file);
         `document_id` is its name, whose extension or `media_type` says the format. Ingesting the same
-        `document_id` again replaces only the parts that changed. Returns chunks, facts and the source id."""
+        `document_id` again replaces only the parts that changed. `user_id` makes it that user's (left out,
+        every user may see it), `agent_id` and `tags` scope it further. Returns chunks, facts and the source id."""
         def ingest() -> Any:
             return self.memory.ingest(bank, _document_bytes(content_base64, text), document_id=document_id,
-                                      media_type=media_type)
+                                      media_type=media_type, user_id=user_id, agent_id=agent_id, tags=tags)
         return self.one(ctx, bank, "write", ingest)
 
     def recall(self, ctx: Context, bank: str, query: str, max_tokens: int | None = 1500, limit: int | None = None,
