@@ -320,8 +320,9 @@ def test_the_same_note_retained_for_two_users_is_two_documents(mem: Memory) -> N
 
 
 def test_a_submitted_retain_keeps_its_scope(mem: Memory) -> None:
-    op = mem.submit_retain("b", [{"id": "q1", "speaker": "지민", "text": "다음 주에 부산 출장 가"}], document_id="chat-q",
-                           user_id="u-q", session_id="s-q", tags=["work"], metadata={"from": "queue"})
+    op = mem.submit_retain("b", [{"id": "q1", "speaker": "지민", "text": "다음 주에 부산 출장 가"}],
+                           document_id="chat-q", user_id="u-q", session_id="s-q", tags=["work"],
+                           metadata={"from": "queue"})
     mem.run_jobs("b")
     assert mem.operation(op.id).status == "done"
     found = mem.recall("b", "부산 출장", user_id="u-q", include_shared=False).memories
