@@ -337,3 +337,17 @@ def test_an_ingested_document_and_a_session_carry_their_scope(mem: Memory) -> No
     mem.session("b", "chat-7").add("user", "결혼식 장소는 제주 신라호텔로 하기로 했어.")
     session = mem.recall("b", "결혼식 장소", session_id="chat-7").memories
     assert session and {m.session_id for m in session} == {"chat-7"}
+
+
+def test_one_users_statement_never_replaces_another_users(scoped: Memory) -> None:
+    scoped.retain("team", [{"id": "w1", "speaker": "user", "text": "I work at Samsung now",
+                            "timestamp": "2026-03-01T09:00:00+09:00"}], document_id="chat-w1", user_id="u-a")
+    scoped.retain("team", [{"id": "w2", "speaker": "user", "text": "I work at Kakao now",
+                            "timestamp": "2026-04-01T09:00:00+09:00"}], document_id="chat-w2", user_id="u-b")
+    scoped.retain("team", [{"id": "w3", "speaker": "user", "text": "나 이제 네이버 다녀",
+                            "timestamp": "2026-05-01T09:00:00+09:00"}], document_id="chat-w3", user_id="u-a")
+    mine = scoped.recall("team", "where do I work", user_id="u-a", limit=10).memories
+    samsung = next(m for m in mine if "Samsung" in m.text)
+    assert samsung.superseded_by is None or scoped.get("team", samsung.superseded_by).user_id == "u-a"
+    kakao = scoped.recall("team", "where do I work", user_id="u-b", limit=10).memories[0]
+    assert "Kakao" in kakao.text and kakao.superseded_by is None and kakao.valid_to is None

@@ -254,6 +254,8 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
                 continue  # already closed by another version
             if older.speaker != newer.speaker or is_agent(newer.speaker):
                 continue  # one person's new job does not close another's; an assistant's echo updates nothing
+            if older.scope.user_id != newer.scope.user_id:
+                continue  # nor one user's another user's, even under the same speaker name ("user")
             verdict = _verdict(verdicts or {}, older.text, newer.text)
             if verdict is None or verdict.confidence < MIN_CONFIDENCE:
                 continue
