@@ -351,3 +351,15 @@ def test_one_users_statement_never_replaces_another_users(scoped: Memory) -> Non
     assert samsung.superseded_by is None or scoped.get("team", samsung.superseded_by).user_id == "u-a"
     kakao = scoped.recall("team", "where do I work", user_id="u-b", limit=10).memories[0]
     assert "Kakao" in kakao.text and kakao.superseded_by is None and kakao.valid_to is None
+
+
+def test_erasing_a_source_takes_its_scope_and_metadata(scoped: Memory) -> None:
+    scoped.retain("team", [{"id": "e1", "speaker": "민지", "text": "비밀 프로젝트 회의는 금요일"}],
+                  document_id="chat-e", user_id="u-erase", tags=["기밀태그쥐라기"],
+                  metadata={"note": "Zebraquartz marker"})
+    keep = scoped.retain("team", text="Shared handbook text stays.", document_id="handbook", tags=["공용"])
+    assert keep.facts_added
+    scoped.forget("team", source_id="chat-e")
+    proof = scoped.verify_erased(["기밀태그쥐라기", "Zebraquartz marker", "u-erase"], deep=False)
+    assert proof.clean, proof.found
+    assert scoped.source("team", "handbook").scope.tags == ("공용",)
