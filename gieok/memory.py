@@ -230,12 +230,15 @@ class Memory:
         return _reflect.reflect(self.engine.bank(bank), question, now=now, scope=scope)
 
     def session(self, bank: str, session_id: str, *, max_tokens: int = 3000,
-                keep_recent: int = 6) -> _session.Session:
+                keep_recent: int = 6, user_id: str | None = None) -> _session.Session:
         """Working memory for one conversation: recent turns verbatim, older ones folded into a summary
         once they pass ``max_tokens`` (``keep_recent`` turns always stay verbatim). Stored in this
         database (a new ``Memory`` on the same file resumes it); every turn is also retained as a message
-        of the source ``session:<session_id>``, which ``forget(source_id=...)`` erases with the session."""
-        return _session.Session(self.engine, bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent)
+        of the source ``session:<session_id>``, which ``forget(source_id=...)`` erases with the session.
+        The turns are retained with ``session_id`` as their session and ``user_id`` (if given) as their
+        user; the context then recalls only that user's memories and the shared ones."""
+        return _session.Session(self.engine, bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent,
+                                user_id=user_id)
 
     def should_recall(self, text: str, *, explain: bool = False) -> bool | GateDecision:
         """False only when ``text`` is clearly small talk ("고마워!", "ㅋㅋㅋ", "ok thanks"); a missed recall
@@ -428,9 +431,10 @@ class AsyncMemory:
         await asyncio.to_thread(self._sync.close)
 
     async def session(self, bank: str, session_id: str, *, max_tokens: int = 3000,
-                      keep_recent: int = 6) -> AsyncSession:
+                      keep_recent: int = 6, user_id: str | None = None) -> AsyncSession:
         """:meth:`Memory.session`, whose methods are coroutines too (a session's calls embed and write)."""
-        return AsyncSession(self._sync.session(bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent))
+        return AsyncSession(self._sync.session(bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent,
+                                               user_id=user_id))
 
 
 # Every public method of Memory gets its coroutine twin; tests/test_api.py checks the pair against a written

@@ -363,3 +363,15 @@ def test_erasing_a_source_takes_its_scope_and_metadata(scoped: Memory) -> None:
     proof = scoped.verify_erased(["기밀태그쥐라기", "Zebraquartz marker", "u-erase"], deep=False)
     assert proof.clean, proof.found
     assert scoped.source("team", "handbook").scope.tags == ("공용",)
+
+
+def test_a_users_session_retains_and_recalls_as_that_user(scoped: Memory) -> None:
+    scoped.retain("team", [{"id": "o1", "speaker": "user", "text": "My locker code is 9902"}], document_id="chat-o",
+                  user_id="u-other")
+    session = scoped.session("team", "chat-1", user_id="u-me")
+    session.add("user", "내 사물함 번호는 4417이야. My locker code is 4417")
+    memories = session.context("what is my locker code?").recall
+    assert memories is not None and memories.memories
+    assert {m.user_id for m in memories.memories} == {"u-me"} and all("9902" not in m.text for m in memories.memories)
+    source = scoped.source("team", "session:chat-1")
+    assert (source.scope.user_id, source.scope.session_id) == ("u-me", "chat-1")

@@ -196,16 +196,18 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
 
     @app.post("/v1/banks/{bank}/sessions/{session_id}/turns", tags=["sessions"], status_code=201)
     def add_session_turn(bank: Writable, session_id: str, body: SessionTurnRequest) -> dict[str, Any]:
-        session = memory.session(bank, session_id, max_tokens=body.max_tokens, keep_recent=body.keep_recent)
+        session = memory.session(bank, session_id, max_tokens=body.max_tokens, keep_recent=body.keep_recent,
+                                 user_id=body.user_id)
         position = session.add(body.role, body.content)
         return {"position": position, **session.show()}
 
     @app.get("/v1/banks/{bank}/sessions/{session_id}", tags=["sessions"])
     def get_session(bank: Readable, session_id: str, query: str | None = None, max_tokens: int = 4000,
-                    session_tokens: int = 3000, keep_recent: int = 6) -> dict[str, Any]:
-        """The session rendered; with ``?query=`` the context for it, recalled memories included."""
-        return memory.session(bank, session_id, max_tokens=session_tokens,
-                              keep_recent=keep_recent).show(query, max_tokens)
+                    session_tokens: int = 3000, keep_recent: int = 6, user_id: str | None = None) -> dict[str, Any]:
+        """The session rendered; with ``?query=`` the context for it, recalled memories included (with
+        ``?user_id=``: that user's and the shared ones only)."""
+        return memory.session(bank, session_id, max_tokens=session_tokens, keep_recent=keep_recent,
+                              user_id=user_id).show(query, max_tokens)
 
     @app.post("/v1/banks/{bank}/reflect", tags=["memory"])
     def reflect(bank: Readable, body: ReflectRequest) -> Reflection:

@@ -138,18 +138,22 @@ class _Tools:
             bank, query, max_tokens=max_tokens, limit=limit, now=now, as_of=as_of, user_id=user_id, agent_id=agent_id,
             session_id=session_id, tags=tags, include_shared=include_shared, scopes=scopes))
 
-    def session_add(self, ctx: Context, bank: str, session_id: str, role: str, content: str) -> dict[str, Any]:
+    def session_add(self, ctx: Context, bank: str, session_id: str, role: str, content: str,
+                    user_id: str | None = None) -> dict[str, Any]:
         """Add a turn to a working-memory session (`role`: user, assistant, system or tool). The session
         keeps recent turns verbatim and folds older ones into a summary; every turn is also kept in
-        long-term memory under the source `session:<session_id>`. Returns the turn's position."""
+        long-term memory under the source `session:<session_id>` (as `user_id`'s, if given). Returns
+        the turn's position."""
         return self.one(ctx, bank, "write", lambda: {
-            "position": self.memory.session(bank, session_id).add(role, content)})
+            "position": self.memory.session(bank, session_id, user_id=user_id).add(role, content)})
 
     def session_context(self, ctx: Context, bank: str, session_id: str, query: str | None = None,
-                        max_tokens: int = 4000) -> dict[str, Any]:
+                        max_tokens: int = 4000, user_id: str | None = None) -> dict[str, Any]:
         """The session as chat messages (its summary, then the recent turns) and, for a `query` that
-        needs memory (small talk skips it), the long-term memories recall finds, all inside `max_tokens`."""
-        return self.one(ctx, bank, "read", lambda: self.memory.session(bank, session_id).show(query, max_tokens))
+        needs memory (small talk skips it), the long-term memories recall finds, all inside `max_tokens`
+        (with `user_id`: only that user's and the shared ones)."""
+        return self.one(ctx, bank, "read", lambda: self.memory.session(bank, session_id, user_id=user_id)
+                        .show(query, max_tokens))
 
     def reflect(self, ctx: Context, bank: str, question: str, now: str | None = None, user_id: str | None = None,
                 agent_id: str | None = None, session_id: str | None = None, tags: list[str] | None = None,

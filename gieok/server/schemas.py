@@ -68,6 +68,7 @@ class RetainRequest(_Scoped):
 class SessionTurnRequest(_Body):
     role: str = "user"
     content: str
+    user_id: str | None = Field(None, description="whose session: its turns are that user's memories")
     max_tokens: int = Field(3000, ge=50)
     keep_recent: int = Field(6, ge=1)
 
