@@ -151,7 +151,8 @@ class Memory:
                     skip_bad: bool = False, timezone: str = "Asia/Seoul",
                     progress: Callable[[int, int], None] | None = None,
                     decay_class: str | None = None, importance: float | None = None,
-                    pinned: bool | None = None) -> ImportResult:
+                    pinned: bool | None = None, user_id: str | None = None, agent_id: str | None = None,
+                    tags: Sequence[str] | None = None) -> ImportResult:
         """Import a chat export — ``format`` ``"kakaotalk"`` (the app's exported .txt, Korean or English),
         ``"chatgpt"`` (``conversations.json`` of ChatGPT's data export) or ``"jsonl"`` (OpenAI-format
         messages) — keeping speakers and times, one source per conversation.
@@ -161,10 +162,12 @@ class Memory:
         stable, so importing the same or a longer export again adds only what is new. ``timezone`` is
         the zone of a KakaoTalk export's times (they carry none). ``name`` (default: the file's name,
         ``upload`` for bytes) names a KakaoTalk or JSONL conversation: give the same one to re-import
-        it. ``progress(done, total)`` follows conversations."""
+        it. ``progress(done, total)`` follows conversations. ``user_id`` / ``agent_id`` / ``tags`` scope
+        every conversation as in :meth:`retain`."""
         options = _retain.fact_options(decay_class, importance, pinned)
         return _imports.import_chat(self.engine, bank, path_or_bytes, format, name=name, skip_bad=skip_bad,
-                                    timezone=timezone, options=options, progress=progress)
+                                    timezone=timezone, options=options, progress=progress,
+                                    scope=check_scope(user_id, agent_id, None, tags))
 
     def submit_retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
                       text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,

@@ -375,3 +375,17 @@ def test_a_users_session_retains_and_recalls_as_that_user(scoped: Memory) -> Non
     assert {m.user_id for m in memories.memories} == {"u-me"} and all("9902" not in m.text for m in memories.memories)
     source = scoped.source("team", "session:chat-1")
     assert (source.scope.user_id, source.scope.session_id) == ("u-me", "chat-1")
+
+
+def test_an_imported_chat_is_the_users(mem: Memory, tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "chat.jsonl"
+    lines = [{"role": "user", "content": "우리 강아지 이름은 콩이야."},
+             {"role": "user", "content": "My dog Kong loves walks."}]
+    path.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines), encoding="utf-8")
+    result = mem.import_chat("b", path, "jsonl", user_id="u-kong", tags=["import"])
+    assert result.facts_added == 2
+    found = mem.recall("b", "강아지 dog 이름", user_id="u-kong", include_shared=False).memories
+    assert len(found) == 2 and all(m.tags == ["import"] for m in found)
+    assert mem.recall("b", "강아지 dog 이름", user_id="u-else", include_shared=False).memories == []

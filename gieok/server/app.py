@@ -180,14 +180,18 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     @app.post("/v1/banks/{bank}/imports/{format}", tags=["memory"],
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
     async def import_chat(bank: Writable, format: str, request: Request, name: str = "upload",
-                          skip_bad: bool = False, timezone: str = "Asia/Seoul") -> ImportResult:
+                          skip_bad: bool = False, timezone: str = "Asia/Seoul", user_id: str | None = None,
+                          agent_id: str | None = None,
+                          tags: Annotated[list[str] | None, Query()] = None) -> ImportResult:
         """The request body is a chat export: ``format`` kakaotalk (the app's .txt), chatgpt
         (conversations.json) or jsonl (OpenAI messages). ``name`` (the file's) names a KakaoTalk or JSONL
         conversation, so importing the same export again adds only what is new. Bad lines: 422, with
-        their numbers, and nothing stored — unless ``skip_bad``."""
+        their numbers, and nothing stored — unless ``skip_bad``. ``user_id``, ``agent_id`` and ``tags``
+        scope every conversation."""
         data = await request.body()
         return await run_in_threadpool(lambda: memory.import_chat(bank, data, format, skip_bad=skip_bad,
-                                                                  timezone=timezone, name=name))
+                                                                  timezone=timezone, name=name, user_id=user_id,
+                                                                  agent_id=agent_id, tags=tags))
 
     @app.post("/v1/banks/{bank}/recall", tags=["memory"])
     def recall(bank: Readable, body: RecallRequest) -> Recall:
