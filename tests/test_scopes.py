@@ -170,10 +170,13 @@ def test_scope_weights_re_rank_by_the_scope_a_memory_matches(scoped: Memory) -> 
     ({"session": True}, "positive number"),
     ({"agent": 1.2}, "gives no agent_id"),
     ("session", "scopes must map"),
+    (None, "include_shared=False leaves out"),
 ])
 def test_bad_scope_weights_are_refused(mem: Memory, scopes: Any, match: str) -> None:
     mem.retain("b", text="문서 본문입니다")
     with pytest.raises(ScopeError, match=match):
+        if scopes is None:
+            mem.recall("b", "문서", include_shared=False)
         mem.recall("b", "문서", session_id="s", scopes=scopes)
 
 

@@ -90,6 +90,9 @@ def recall_scope(user_id: Any = None, agent_id: Any = None, session_id: Any = No
     asked = check_scope(user_id, agent_id, session_id, tags)
     if not isinstance(include_shared, bool):
         raise ScopeError(f"include_shared must be True or False (got {include_shared!r})")
+    if not include_shared and asked.user_id is None:
+        raise ScopeError("include_shared=False leaves out the memories without a user: give the user_id whose "
+                         "memories to keep, e.g. user_id='u-1042'")
     weights: dict[str, float] = {}
     if scopes is not None:
         if not isinstance(scopes, Mapping):
