@@ -392,3 +392,21 @@ def test_an_imported_chat_is_the_users(mem: Memory, tmp_path: Path) -> None:
     found = mem.recall("b", "강아지 dog 이름", user_id="u-kong", include_shared=False).memories
     assert len(found) == 2 and all(m.tags == ["import"] for m in found)
     assert mem.recall("b", "강아지 dog 이름", user_id="u-else", include_shared=False).memories == []
+
+
+def test_a_users_new_version_finds_their_old_one_among_many_users_alike(scoped: Memory) -> None:
+    # twenty other users say "I work at X now" under the same speaker name: the bank-wide nearest few
+    # are theirs, so u-a's older statement is found only because retain searches u-a's own facts
+    def said(user: str, source: str, text: str, when: str) -> None:
+        scoped.retain("team", [{"id": f"{source}-1", "speaker": "user", "text": text, "timestamp": when}],
+                      document_id=source, user_id=user)
+
+    said("u-a", "a1", "I work at Samsung now", "2026-01-01T09:00:00+09:00")
+    for i, company in enumerate(["Kakao", "Naver", "Coupang", "Line", "Baemin", "Krafton", "Nexon", "Hyundai", "LG",
+                                 "Lotte", "Hanwha", "Doosan", "Posco", "Daum", "Kia", "Toss", "CJ", "KT", "SK", "NC"]):
+        said(f"u-{i}", f"o{i}", f"I work at {company} now", "2026-02-01T09:00:00+09:00")
+    said("u-a", "a2", "I work at Musinsa now", "2026-03-01T09:00:00+09:00")
+    mine = {m.text: m for m in scoped.recall("team", "where do I work", user_id="u-a").memories}
+    assert mine["I work at Samsung now"].superseded_by == mine["I work at Musinsa now"].id
+    others = scoped.recall("team", "where do I work", user_id="u-3", include_shared=False).memories
+    assert [m.superseded_by for m in others] == [None]

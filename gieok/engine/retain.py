@@ -47,6 +47,7 @@ from gieok.engine._validate import check_encodable, check_metadata, check_number
 from gieok.engine.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
+from gieok.engine.scopes import own_facts
 from gieok.engine.versions import Verdicts, prejudge_updates, supersede_new_facts
 from gieok.errors import InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
 from gieok.lifecycle import DECAY_CLASSES
@@ -223,7 +224,7 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if engine.settings.supersede:
-        plan.verdicts = _prejudge(engine.store, row, plan)
+        plan.verdicts = _prejudge(engine.store, row, plan, screened.scope)
     # 4. write, as one transaction
     store = engine.store
     with store.write():
@@ -253,14 +254,14 @@ def _written(plan: Plan) -> tuple[list[NewFact], list[Any]]:
     return [f for f, _ in pairs], [m for _, m in pairs]
 
 
-def _prejudge(store: Store, bank: BankRow | None, plan: Plan) -> Verdicts:
+def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope) -> Verdicts:
     facts = [f for c in plan.chunks for f in c.facts]
     vectors = [v for v, _ in plan.vectors if len(v)]
     if not facts or not vectors:
         return {}
     names = [[m.name for m in found.mentions] for per_chunk in plan.mentions for found in per_chunk]
     return prejudge_updates(store, bank, plan.source_id, facts, np.concatenate(vectors), names, time.time(),
-                            document=plan.kind == "document")
+                            document=plan.kind == "document", scope=own_facts(scope))
 
 
 def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
@@ -354,10 +355,13 @@ def _write_causal(store: Store, bank: BankRow, plan: Plan) -> None:
 
 
 def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list[NewFact],
-          vectors: list[np.ndarray], *, document: bool = False) -> None:
-    neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, np.concatenate(vectors))
+          vectors: list[np.ndarray], scope: Scope, *, document: bool = False) -> None:
+    # the neighbours (semantic links, supersede candidates) of a user's facts are that user's facts
+    mine = own_facts(scope)
+    neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, np.concatenate(vectors), mine)
     if ctx.settings.supersede:
-        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, document=document, verdicts=plan.verdicts)
+        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, document=document, verdicts=plan.verdicts,
+                            scope=mine)
 
 
 def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
@@ -395,7 +399,7 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
     _write_causal(store, bank, plan)
     write_entities(store, bank, written, *_written(plan), plan.entities)
     for target_source, (ids, facts, vectors) in to_link.items():
-        _link(ctx, plan, target_source, ids, facts, vectors)
+        _link(ctx, plan, target_source, ids, facts, vectors, screened.scope)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped)
 
 
@@ -426,5 +430,5 @@ def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainR
     _write_causal(store, bank, plan)
     if ids:
         write_entities(store, bank, ids, *_written(plan), plan.entities)
-        _link(ctx, plan, source_id, ids, facts, vectors, document=True)
+        _link(ctx, plan, source_id, ids, facts, vectors, screened.scope, document=True)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.chunks), skipped)

@@ -32,7 +32,7 @@ from gieok.errors import ScopeError
 from gieok.records import UNSCOPED, Scope, ScopeFilter
 
 __all__ = ["MAX_SCOPE_CHARS", "MAX_TAGS", "SCOPE_DIMENSIONS", "UNFILTERED", "RecallScope", "check_scope",
-           "common_scope", "memory_scope", "recall_scope", "scope_weight"]
+           "common_scope", "memory_scope", "own_facts", "recall_scope", "scope_weight"]
 
 MAX_SCOPE_CHARS = 200  # a user / agent / session id or a tag: an id, not a text
 MAX_TAGS = 32
@@ -147,3 +147,11 @@ def common_scope(scopes: Sequence[Scope]) -> Scope:
 def memory_scope(memory: Any) -> Scope:
     """A recalled memory's scope, as a Scope."""
     return Scope(memory.user_id, memory.agent_id, memory.session_id, tuple(memory.tags))
+
+
+def own_facts(scope: Scope) -> ScopeFilter | None:
+    """The filter retain's neighbour searches (semantic links, supersede candidates) use for facts of
+    ``scope``: that user's facts only — in a bank of many users, a user's older version must not be
+    crowded out of the nearest few by other users' alike statements. None (the whole bank) for shared
+    facts."""
+    return ScopeFilter(user_id=scope.user_id, include_shared=False) if scope.user_id is not None else None
