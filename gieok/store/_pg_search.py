@@ -39,8 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from gieok.records import ScopeFilter
 from gieok.store._dialect import StoreQueries, check_view
 from gieok.store._pg_connect import ints, vector_array, vector_literal
+from gieok.store._scopes import named_placeholders, sources_in_scope
 
 __all__ = ["BM25_B", "BM25_K1", "SearchIndexes", "tokens"]
 
@@ -132,8 +134,10 @@ class SearchIndexes(StoreQueries):
 
     # -- keyword channel ---------------------------------------------------------------------
     def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
-                       context_weight: float = 0.0) -> list[tuple[int, float]]:
-        """Okapi BM25 over the bank's facts (FTS5's formula and constants), best first, positive."""
+                       context_weight: float = 0.0, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
+        """Okapi BM25 over the bank's facts (FTS5's formula and constants), best first, positive. Under a
+        ``scope`` filter only facts in scope are scored; the statistics (N, n(p), avgdl) stay the bank's,
+        as FTS5's do."""
         phrases = _phrases(terms)
         if not phrases:
             return []
@@ -151,6 +155,12 @@ class SearchIndexes(StoreQueries):
         for i, phrase in enumerate(phrases):
             if len(phrase) > 1:
                 parts.append(self._phrase_hits(i, phrase, params))
+        in_scope = ""
+        condition, scope_params = sources_in_scope(scope, bank_id, "f.source_id")
+        if condition:
+            in_scope = named_placeholders(
+                f" WHERE m.fact_id IN (SELECT f.id FROM facts f WHERE f.bank_id = %(bank)s{condition})",
+                scope_params, params)
         rows = self._conn().execute(
             f"""
             WITH hits(phrase, fact_id, field, tf) AS ({" UNION ALL ".join(parts)}),
@@ -169,7 +179,7 @@ class SearchIndexes(StoreQueries):
                    sum(i.idf * m.freq * (%(k1)s + 1)
                        / (m.freq + %(k1)s * (1 - %(b)s + %(b)s * d.length / NULLIF(c.avgdl, 0)))) AS score
             FROM matched m JOIN idf i USING (phrase) JOIN keyword_docs d ON d.fact_id = m.fact_id
-            CROSS JOIN corpus c
+            CROSS JOIN corpus c{in_scope}
             GROUP BY m.fact_id ORDER BY score DESC, m.fact_id LIMIT %(limit)s
             """,
             params,
@@ -195,12 +205,14 @@ class SearchIndexes(StoreQueries):
 
     # -- vector channel ----------------------------------------------------------------------
     def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
-                      view: str = "fact") -> list[tuple[int, float]]:
-        """Exact cosine KNN within the bank; returns (fact id, cosine similarity), best first."""
+                      view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
+        """Exact cosine KNN within the bank (and ``scope``); returns (fact id, cosine similarity), best first."""
+        condition, scope_params = sources_in_scope(scope, bank_id, "f.source_id")
+        in_scope = f" AND fact_id IN (SELECT f.id FROM facts f WHERE f.bank_id = %s{condition})" if condition else ""
         rows = self._conn().execute(
             f"SELECT fact_id, embedding <=> %s::vector AS distance FROM {_vector_table(view)} "
-            "WHERE bank_id = %s AND dim = %s ORDER BY distance, fact_id LIMIT %s",
-            (vector_literal(vector), bank_id, int(dim), int(limit)),
+            f"WHERE bank_id = %s AND dim = %s{in_scope} ORDER BY distance, fact_id LIMIT %s",
+            (vector_literal(vector), bank_id, int(dim), *([bank_id, *scope_params] if condition else []), int(limit)),
         ).fetchall()
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 

@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from gieok.records import ScopeFilter
 from gieok.store._connect import sqlite_module
 from gieok.store._dialect import VECTOR_VIEWS, StoreQueries, check_view
+from gieok.store._scopes import sources_in_scope
 
 __all__ = ["SQLiteIndexes", "fts_table", "vec_table", "create_vector_tables"]
 
@@ -42,6 +44,15 @@ def _fts_query(terms: Sequence[str]) -> str:
     # every term quoted (FTS5 syntax characters in user text must not become operators), OR-ed
     unique = dict.fromkeys(t for t in terms if t)
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
+
+
+def _facts_in_scope(scope: ScopeFilter | None, bank_id: int) -> tuple[str, list[Any]]:
+    """``" AND rowid IN (the bank's facts in scope)"``: sqlite-vec and FTS5 apply it before their
+    ``k`` / ``LIMIT``, so a filtered search still returns its limit of facts in scope."""
+    condition, params = sources_in_scope(scope, bank_id, "f.source_id")
+    if not condition:
+        return "", []
+    return f" AND rowid IN (SELECT f.id FROM facts f WHERE f.bank_id = ?{condition})", [int(bank_id), *params]
 
 
 def _blob(vector: Any) -> bytes:
@@ -110,30 +121,33 @@ class SQLiteIndexes(StoreQueries):
 
     # -- channels ----------------------------------------------------------------------------
     def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
-                       context_weight: float = 0.0) -> list[tuple[int, float]]:
+                       context_weight: float = 0.0, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
         """Okapi BM25 (FTS5 ``bm25()``), best first; scores returned positive (higher = better).
 
         The ``context`` column (terms of the message a fact answers) counts ``context_weight`` times
-        as much as the fact's own terms; at 0 it is not searched at all."""
+        as much as the fact's own terms; at 0 it is not searched at all. BM25's statistics stay the
+        bank's under a ``scope`` filter (as in the PostgreSQL store)."""
         query = _fts_query(terms)
         if not query:
             return []
         table = fts_table(bank_id)
         if context_weight <= 0:
             query = "terms : (" + query + ")"
+        in_scope, scope_params = _facts_in_scope(scope, bank_id)
         rows = self._conn().execute(
-            f"SELECT rowid, bm25({table}, 1.0, ?) AS s FROM {table} WHERE {table} MATCH ? ORDER BY s LIMIT ?",
-            (float(context_weight), query, limit),
+            f"SELECT rowid, bm25({table}, 1.0, ?) AS s FROM {table} WHERE {table} MATCH ?{in_scope} ORDER BY s LIMIT ?",
+            (float(context_weight), query, *scope_params, limit),
         ).fetchall()
         return [(int(r[0]), -float(r[1])) for r in rows]
 
     def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
-                      view: str = "fact") -> list[tuple[int, float]]:
-        """Cosine KNN within the bank's partition; returns (fact id, cosine similarity), best first."""
+                      view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
+        """Cosine KNN within the bank's partition (and ``scope``); returns (fact id, cosine similarity), best first."""
+        in_scope, scope_params = _facts_in_scope(scope, bank_id)
         rows = self._conn().execute(
-            f"SELECT rowid, distance FROM {vec_table(dim, view)} WHERE embedding MATCH ? AND k = ? AND bank_id = ? "
-            "ORDER BY distance",
-            (_blob(vector), int(limit), bank_id),
+            f"SELECT rowid, distance FROM {vec_table(dim, view)} WHERE embedding MATCH ? AND k = ? AND bank_id = ?"
+            f"{in_scope} ORDER BY distance",
+            (_blob(vector), int(limit), bank_id, *scope_params),
         ).fetchall()
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 

@@ -99,10 +99,15 @@ def m0009_sessions(conn: Any) -> None:
     _run_script(conn, _schema.SESSIONS)
 
 
+def m0010_scopes(conn: Any) -> None:
+    """Whose a source is (user, agent, session) and its tags, indexed for recall's scope filter."""
+    _run_script(conn, _schema.SCOPES)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
-                                                                       m0009_sessions)
+                                                                       m0009_sessions, m0010_scopes)
 
 
 def migrate(conn: Any) -> list[str]:
