@@ -63,7 +63,7 @@ SETTINGS: tuple[Setting, ...] = (
             "a bank with at least this many facts is searched through an approximate vector index (SQLite: "
             "k-means clusters, trained when the bank reaches this size; PostgreSQL: the HNSW index); "
             "smaller banks are scanned exactly", bounds=(64, 1_000_000_000)),
-    Setting("ivf_probes", 16, int,
+    Setting("ivf_probes", 32, int,
             "SQLite: how many of a large bank's vector clusters one search reads (more = nearer the exact "
             "result, slower; a bank trained at n facts has 2·√n clusters)", bounds=(1, 4096)),
     Setting("hnsw_ef_search", 100, int,
