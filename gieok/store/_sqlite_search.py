@@ -245,13 +245,15 @@ class SQLiteIndexes(StoreQueries):
                     f"SELECT rowid, distance FROM {ivf_table(dim, view)} WHERE embedding MATCH ? AND k = ? "
                     "AND bank_id = ? ORDER BY distance", (blob, int(limit), bank_id)).fetchall()
             else:
-                rows = []
-                # sqlite-vec reads one partition per KNN (`cluster IN (...)` is answered with nothing)
-                for cluster in centroids.nearest(vector, self.vector_options.probes):
-                    rows += conn.execute(
-                        f"SELECT rowid, distance FROM {ivf_table(dim, view)} WHERE embedding MATCH ? AND k = ? "
-                        "AND bank_id = ? AND cluster = ?", (blob, int(limit), bank_id, cluster)).fetchall()
-                rows = sorted(rows, key=lambda r: (r[1], r[0]))[:limit]
+                # sqlite-vec reads one partition per KNN (`cluster IN (...)` is answered with nothing):
+                # one KNN per cluster, merged in one statement (materialized: SQLite would otherwise
+                # push the outer ORDER BY into each KNN, which sqlite-vec refuses)
+                knn = " UNION ALL ".join(
+                    f"SELECT rowid AS id, distance AS d FROM {ivf_table(dim, view)} WHERE embedding MATCH :q "
+                    f"AND k = :k AND bank_id = :bank AND cluster = {int(cluster)}"
+                    for cluster in centroids.nearest(vector, self.vector_options.probes))
+                rows = conn.execute(f"WITH hits AS MATERIALIZED ({knn}) SELECT id, d FROM hits ORDER BY d, id LIMIT :k",
+                                    {"q": blob, "k": int(limit), "bank": bank_id}).fetchall()
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 
     def vectors_sample(self, bank_id: int, dim: int, limit: int) -> np.ndarray:
