@@ -153,6 +153,20 @@ def test_facts_added_after_training_are_indexed_and_found(store: AnyStore) -> No
     assert _vector_rows(store, bank) == 420
 
 
+def test_a_bank_mostly_erased_after_training_still_returns_every_fact_it_holds(store: AnyStore) -> None:
+    _large(store)
+    store.vector_options = dataclasses.replace(store.vector_options, probes=1)
+    rng = np.random.default_rng(9)
+    vectors = _clustered(rng, 400)
+    bank, ids = _bank(store, "big", vectors)
+    with store.write():
+        store.erase_facts(bank, DIM, ids[:-30])
+    # one probed cluster holds a few of the 30 left: the search widens until it has them all
+    got = store.vector_search(bank, DIM, vectors[-1], 50)
+    assert sorted(i for i, _ in got) == sorted(ids[-30:])
+    assert got == _exact(store, bank, vectors[-1], 50)
+
+
 def test_a_small_bank_is_scanned_exactly(store: AnyStore) -> None:
     rng = np.random.default_rng(5)
     vectors = _clustered(rng, 200)

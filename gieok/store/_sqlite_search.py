@@ -32,6 +32,7 @@ from gieok.store.protocol import VectorOptions
 __all__ = ["SQLiteIndexes", "fts_table", "vec_table", "ivf_table", "create_vector_tables"]
 
 IVF_CHUNK = 128  # vectors per sqlite-vec chunk of a clustered table: a cluster's last chunk is not 1024 slots
+_MAX_PROBES = 256  # more clusters than this in one search: one KNN over the bank (SQLite allows 500 UNION terms)
 
 
 def fts_table(bank_id: int) -> str:
@@ -65,6 +66,12 @@ def _fts_query(terms: Sequence[str]) -> str:
 
 def _blob(vector: Any) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _bank_knn(conn: Any, table: str, bank_id: int, vector: Any, limit: int) -> list[Any]:
+    """Exact KNN over the bank's partition(s) of a vector table."""
+    return list(conn.execute(f"SELECT rowid, distance FROM {table} WHERE embedding MATCH ? AND k = ? AND bank_id = ? "
+                             "ORDER BY distance", (_blob(vector), int(limit), bank_id)).fetchall())
 
 
 class SQLiteIndexes(StoreQueries):
@@ -235,26 +242,33 @@ class SQLiteIndexes(StoreQueries):
         conn = self._conn()
         with self._snapshot(conn):  # the clusters and the vectors of one moment (a retraining may commit)
             centroids = self._centroids(conn, bank_id, dim)
-            blob = _blob(vector)
             if centroids is None:
-                rows = conn.execute(
-                    f"SELECT rowid, distance FROM {vec_table(dim, view)} WHERE embedding MATCH ? AND k = ? "
-                    "AND bank_id = ? ORDER BY distance", (blob, int(limit), bank_id)).fetchall()
-            elif self.vector_options.exact:
-                rows = conn.execute(
-                    f"SELECT rowid, distance FROM {ivf_table(dim, view)} WHERE embedding MATCH ? AND k = ? "
-                    "AND bank_id = ? ORDER BY distance", (blob, int(limit), bank_id)).fetchall()
+                rows = _bank_knn(conn, vec_table(dim, view), bank_id, vector, limit)
             else:
-                # sqlite-vec reads one partition per KNN (`cluster IN (...)` is answered with nothing):
-                # one KNN per cluster, merged in one statement (materialized: SQLite would otherwise
-                # push the outer ORDER BY into each KNN, which sqlite-vec refuses)
-                knn = " UNION ALL ".join(
-                    f"SELECT rowid AS id, distance AS d FROM {ivf_table(dim, view)} WHERE embedding MATCH :q "
-                    f"AND k = :k AND bank_id = :bank AND cluster = {int(cluster)}"
-                    for cluster in centroids.nearest(vector, self.vector_options.probes))
-                rows = conn.execute(f"WITH hits AS MATERIALIZED ({knn}) SELECT id, d FROM hits ORDER BY d, id LIMIT :k",
-                                    {"q": blob, "k": int(limit), "bank": bank_id}).fetchall()
+                rows = self._probe(conn, bank_id, dim, view, centroids, vector, limit)
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    def _probe(self, conn: Any, bank_id: int, dim: int, view: str, centroids: _ivf.Centroids, vector: np.ndarray,
+               limit: int) -> list[Any]:
+        """KNN in the clusters nearest the query. sqlite-vec reads one partition per KNN (``cluster IN
+        (...)`` is answered with nothing), so one KNN per cluster, merged in one statement
+        (materialized: SQLite would push the outer ORDER BY into each KNN, which sqlite-vec refuses).
+        Fewer than ``limit`` found means the bank holds fewer (the channels rely on it), so then the
+        probes double until every cluster was read."""
+        probes, blob = (_MAX_PROBES if self.vector_options.exact else self.vector_options.probes), _blob(vector)
+        while True:
+            if probes >= min(len(centroids.vectors), _MAX_PROBES):  # so many clusters: read the whole bank
+                return _bank_knn(conn, ivf_table(dim, view), bank_id, vector, limit)
+            knn = " UNION ALL ".join(
+                f"SELECT rowid AS id, distance AS d FROM {ivf_table(dim, view)} WHERE embedding MATCH :q "
+                f"AND k = :k AND bank_id = :bank AND cluster = {int(cluster)}"
+                for cluster in centroids.nearest(vector, probes))
+            rows: list[Any] = conn.execute(
+                f"WITH hits AS MATERIALIZED ({knn}) SELECT id, d FROM hits ORDER BY d, id LIMIT :k",
+                {"q": blob, "k": int(limit), "bank": bank_id}).fetchall()
+            if len(rows) >= limit:
+                return rows
+            probes *= 2
 
     def vectors_sample(self, bank_id: int, dim: int, limit: int) -> np.ndarray:
         rows: list[Any] = []
