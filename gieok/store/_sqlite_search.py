@@ -32,6 +32,8 @@ from gieok.store.protocol import VectorOptions
 __all__ = ["SQLiteIndexes", "fts_table", "vec_table", "ivf_table", "create_vector_tables"]
 
 IVF_CHUNK = 128  # vectors per sqlite-vec chunk of a clustered table: a cluster's last chunk is not 1024 slots
+_MOVE_BATCH = 32_768  # vectors a (re)training reads at a time to assign them
+_TRAINING_CACHE_KIB = 262_144  # the writer's page cache while a training rewrites the vectors
 _MAX_PROBES = 256  # more clusters than this in one search: one KNN over the bank (SQLite allows 500 UNION terms)
 
 
@@ -165,20 +167,34 @@ class SQLiteIndexes(StoreQueries):
             "INSERT INTO meta (key, value) VALUES ('ivf_generation', '1') ON CONFLICT (key) "
             "DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING value").fetchone()[0])
         new = _ivf.Centroids(generation, _ivf.train(np.stack(sample), clusters, seed=generation))
-        for view in VECTOR_VIEWS:
-            source = vec_table(dim, view) if old is None else ivf_table(dim, view)
-            for start in range(0, len(fact_ids), 1000):
-                batch = self._read_vectors(conn, source, fact_ids[start:start + 1000])
-                if not batch:
-                    continue
-                conn.executemany(f"DELETE FROM {source} WHERE rowid = ?", [(i,) for i in batch])
-                vectors = np.stack(list(batch.values()))
-                conn.executemany(
-                    f"INSERT INTO {ivf_table(dim, view)} (rowid, bank_id, cluster, embedding) VALUES (?, ?, ?, ?)",
-                    [(i, bank_id, c, _blob(v)) for (i, v), c in zip(batch.items(), new.assign(vectors))])
+        cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+        conn.execute(f"PRAGMA cache_size = {-_TRAINING_CACHE_KIB}")  # the chunks being filled stay in memory
+        try:
+            for view in VECTOR_VIEWS:
+                source = vec_table(dim, view) if old is None else ivf_table(dim, view)
+                # every vector's new cluster first, then the moves cluster by cluster: each partition's
+                # chunks fill in turn instead of each insert landing in another one (100k facts, 632
+                # clusters, under load: 124 s moved in fact order, 37 s so, with the larger cache)
+                moves: list[tuple[int, int]] = []
+                for start in range(0, len(fact_ids), _MOVE_BATCH):
+                    batch = self._read_vectors(conn, source, fact_ids[start:start + _MOVE_BATCH])
+                    if batch:
+                        moves += zip(new.assign(np.stack(list(batch.values()))), batch)
+                moves.sort()
+                for start in range(0, len(moves), 1000):
+                    self._move(conn, bank_id, source, ivf_table(dim, view), moves[start:start + 1000])
+        finally:
+            conn.execute(f"PRAGMA cache_size = {int(cache)}")
         conn.execute("UPDATE vector_index SET added = 0, trained_on = ?, generation = ?, centroids = ? "
                      "WHERE bank_id = ?", (len(fact_ids), generation, new.vectors.tobytes(), bank_id))
         return len(new.vectors)
+
+    def _move(self, conn: Any, bank_id: int, source: str, target: str, moves: Sequence[tuple[int, int]]) -> None:
+        """Move vectors to their (cluster, fact id) in ``target``."""
+        batch = self._read_vectors(conn, source, [i for _, i in moves])
+        conn.executemany(f"DELETE FROM {source} WHERE rowid = ?", [(i,) for i in batch])
+        conn.executemany(f"INSERT INTO {target} (rowid, bank_id, cluster, embedding) VALUES (?, ?, ?, ?)",
+                         [(i, bank_id, c, _blob(batch[i])) for c, i in moves if i in batch])
 
     @staticmethod
     def _read_vectors(conn: Any, table: str, fact_ids: Sequence[int]) -> dict[int, np.ndarray]:
