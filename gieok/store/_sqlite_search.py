@@ -58,6 +58,11 @@ def create_vector_tables(conn: Any, dim: int) -> None:
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {ivf_table(dim, view)} USING vec0("
                      f"bank_id integer partition key, cluster integer partition key, "
                      f"embedding float[{int(dim)}] distance_metric=cosine, chunk_size={IVF_CHUNK})")
+        # sqlite-vec finds a partition's chunks by scanning its chunks table, which it does not
+        # index: with a million vectors (8,000 chunks) that was 5 ms per cluster read, 0.7 ms with this
+        for table, partitions in ((vec_table(dim, view), "partition00"),
+                                  (ivf_table(dim, view), "partition00, partition01")):
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {table}_chunks_partition ON {table}_chunks({partitions})")
 
 
 def _fts_query(terms: Sequence[str]) -> str:
