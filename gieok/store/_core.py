@@ -373,6 +373,8 @@ class CoreQueries(StoreQueries):
             )
             self._index_fact(conn, bank_id, dim, fact_id, fact.terms, fact.context_terms, vector, context_vector)
             ids.append(fact_id)
+        if ids:
+            self._facts_indexed(conn, bank_id, dim, len(ids))
         return ids
 
     def _fact_row(self, r: Any) -> FactRow:

@@ -31,6 +31,7 @@ from typing import Any
 from gieok.errors import MissingExtensionError
 from gieok.store import _schema
 from gieok.store._pg_connect import PgConnection
+from gieok.store._pg_search import create_hnsw_indexes
 
 __all__ = ["MIGRATIONS", "MIGRATION_LOCK", "TYPES", "migrate"]
 
@@ -185,10 +186,17 @@ def m0010_scopes(conn: Any) -> None:
     _run_script(conn, _schema.SCOPES)
 
 
+def m0011_ann(conn: Any) -> None:
+    """An HNSW index per dimension on both vector tables (see :mod:`gieok.store._pg_search`); a new
+    dimension's index is made with its first bank."""
+    for (dim,) in conn.execute("SELECT DISTINCT dim FROM banks").fetchall():
+        create_hnsw_indexes(conn, int(dim))
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
-                                                                       m0009_sessions, m0010_scopes)
+                                                                       m0009_sessions, m0010_scopes, m0011_ann)
 
 
 def migrate(raw: Any) -> list[str]:

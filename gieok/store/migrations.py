@@ -6,8 +6,8 @@ store's too: their DDL is written once in :mod:`gieok.store._schema` and rendere
 SQLite's types (:data:`TYPES`).
 
 Per-bank tables are created by the store, not here: ``fts_bank_<id>`` (FTS5 over keyword terms, so
-BM25 statistics are the bank's own) and ``vec_<dim>`` (sqlite-vec, partitioned by bank); see
-:mod:`gieok.store._sqlite_search`.
+BM25 statistics are the bank's own) and ``vec_<dim>`` / ``ivf_<dim>`` (sqlite-vec, partitioned by
+bank, and for a large bank by cluster too); see :mod:`gieok.store._sqlite_search`.
 """
 
 from __future__ import annotations
@@ -104,10 +104,27 @@ def m0010_scopes(conn: Any) -> None:
     _run_script(conn, _schema.SCOPES)
 
 
+def m0011_ann(conn: Any) -> None:
+    """The approximate vector index (see :mod:`gieok.store._ivf`): each bank's vector count since its
+    last training and its k-means centroids, and the clustered ``ivf_<dim>`` tables. A bank already
+    past ``ann_min_vectors`` is trained by its next retain."""
+    conn.execute("""
+        CREATE TABLE vector_index (
+            bank_id     INTEGER PRIMARY KEY REFERENCES banks(id) ON DELETE CASCADE,
+            added       INTEGER NOT NULL DEFAULT 0,
+            trained_on  INTEGER NOT NULL DEFAULT 0,
+            generation  INTEGER NOT NULL DEFAULT 0,
+            centroids   BLOB
+        )""")
+    conn.execute("INSERT INTO vector_index (bank_id, added) SELECT bank_id, COUNT(*) FROM facts GROUP BY bank_id")
+    for (dim,) in conn.execute("SELECT DISTINCT dim FROM banks").fetchall():
+        create_vector_tables(conn, int(dim))
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
-                                                                       m0009_sessions, m0010_scopes)
+                                                                       m0009_sessions, m0010_scopes, m0011_ann)
 
 
 def migrate(conn: Any) -> list[str]:

@@ -8,13 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
 from gieok.records import UNSCOPED, BankInfo, FactRow, Message, NewFact, Scope, ScopeFilter, SourceInfo
+from gieok.settings import SETTINGS
 
-__all__ = ["Store", "BankRow", "ChunkRow"]
+__all__ = ["Store", "BankRow", "ChunkRow", "VectorOptions"]
+
+_DEFAULTS = {s.name: s.default for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class VectorOptions:
+    """How a store searches a large bank's vectors (the ``ann_min_vectors``, ``ivf_probes`` and
+    ``hnsw_ef_search`` settings; the engine hands them to its store). ``exact`` scans every bank
+    exactly whatever its size (benchmarks compare against it)."""
+
+    min_vectors: int = _DEFAULTS["ann_min_vectors"]
+    probes: int = _DEFAULTS["ivf_probes"]
+    ef_search: int = _DEFAULTS["hnsw_ef_search"]
+    exact: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> VectorOptions:
+        return cls(int(settings.ann_min_vectors), int(settings.ivf_probes), int(settings.hnsw_ef_search))
 
 
 class BankRow(Protocol):
@@ -41,6 +61,7 @@ class Store(Protocol):
     path: str
     file_backed: bool  # True when the database is one local file whose bytes the erasure proof scans
     ephemeral: bool  # True when the database dies with the process (SQLite ":memory:")
+    vector_options: VectorOptions  # set by the engine from its settings
 
     def close(self) -> None: ...
     def write(self) -> AbstractContextManager[None]: ...
@@ -99,6 +120,7 @@ class Store(Protocol):
     def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
                       view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]: ...
     def iter_fact_ids(self, bank_id: int) -> Iterator[int]: ...
+    def train_vector_index(self, bank_id: int, dim: int) -> int: ...  # in write(); see gieok.store._ivf
 
     # entities, links, time (see gieok.store._graph for the SQLite implementation)
     def entities_by_keys(self, bank_id: int, keys: Sequence[str]) -> list[Any]: ...
