@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-profile clean
+.PHONY: demo test lint bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,9 @@ bench-big-retain: $(STAMP)
 bench-erasure: $(STAMP)
 	$(BIN)/python bench/erasure.py
 
+bench-scopes: $(STAMP)
+	$(BIN)/python bench/scopes.py
+
 bench-filler: $(STAMP)
 	$(BIN)/python bench/filler.py
 
@@ -70,6 +73,9 @@ bench-redaction: $(STAMP)
 
 bench-workers: $(STAMP)
 	$(BIN)/python bench/workers.py
+
+bench-scale: $(STAMP)
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 $(BIN)/python bench/scale.py
 
 bench-documents: $(STAMP)
 	$(BIN)/python bench/documents.py

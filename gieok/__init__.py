@@ -47,6 +47,8 @@ from gieok.errors import (
     RerankerError,
     RerankerUnavailableError,
     ScannedPageError,
+    ScopeConflictError,
+    ScopeError,
     SensitiveIdError,
     SourceNotFoundError,
     SpendLimitError,
@@ -68,6 +70,7 @@ from gieok.records import (
     Recall,
     RecalledMemory,
     RetainResult,
+    Scope,
     SourceInfo,
 )
 from gieok.temporal import TimeMention, find_time_expressions, parse_time_range
@@ -127,7 +130,10 @@ __all__ = [
     "RerankerError",
     "RerankerUnavailableError",
     "RetainResult",
+    "Scope",
     "ScannedPageError",
+    "ScopeConflictError",
+    "ScopeError",
     "SensitiveIdError",
     "SourceInfo",
     "SourceNotFoundError",

@@ -90,6 +90,12 @@ def _retain_body(messages: Sequence[Mapping[str, Any] | Message] | None, text: s
     return _drop_none(body)
 
 
+def _scope_body(user_id: str | None, agent_id: str | None, session_id: str | None, tags: Sequence[str] | None,
+                **more: Any) -> dict[str, Any]:
+    return {"user_id": user_id, "agent_id": agent_id, "session_id": session_id,
+            "tags": list(tags) if tags is not None else None, **more}
+
+
 def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if v is not None}
 
@@ -157,18 +163,20 @@ class Client:
                text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
                metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
                importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
-               expires_at: TimeLike | None = None) -> RetainResult:
+               expires_at: TimeLike | None = None, user_id: str | None = None, agent_id: str | None = None,
+               session_id: str | None = None, tags: Sequence[str] | None = None) -> RetainResult:
         body = _retain_body(messages, text, document_id, timestamp, metadata, decay_class, importance, pinned, ttl,
-                            expires_at)
+                            expires_at) | _drop_none(_scope_body(user_id, agent_id, session_id, tags))
         return self._call("POST", f"/v1/banks/{_q(bank)}/retain", body, RetainResult)  # type: ignore[no-any-return]
 
     def submit_retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
                       text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
                       metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
                       importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
-                      expires_at: TimeLike | None = None) -> Operation:
+                      expires_at: TimeLike | None = None, user_id: str | None = None, agent_id: str | None = None,
+                      session_id: str | None = None, tags: Sequence[str] | None = None) -> Operation:
         body = _retain_body(messages, text, document_id, timestamp, metadata, decay_class, importance, pinned, ttl,
-                            expires_at)
+                            expires_at) | _drop_none(_scope_body(user_id, agent_id, session_id, tags))
         accepted = self._call("POST", f"/v1/banks/{_q(bank)}/retain", {**body, "async": True})
         return self.operation(accepted["operation_id"])
 
@@ -184,19 +192,29 @@ class Client:
                           Operation)
 
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
-               now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None) -> Recall:
+               now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None,
+               user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+               tags: Sequence[str] | None = None, include_shared: bool = True,
+               scopes: Mapping[str, float] | None = None) -> Recall:
         body = _drop_none({"query": query, "max_tokens": max_tokens, "limit": limit, "now": _time(now),
-                           "explain": explain, "as_of": _time(as_of)})
+                           "explain": explain, "as_of": _time(as_of),
+                           **_scope_body(user_id, agent_id, session_id, tags, include_shared=include_shared,
+                                         scopes=dict(scopes) if scopes is not None else None)})
         return self._call("POST", f"/v1/banks/{_q(bank)}/recall", body, Recall)  # type: ignore[no-any-return]
 
-    def reflect(self, bank: str, question: str, *, now: TimeLike | None = None) -> Reflection:
-        body = _drop_none({"question": question, "now": _time(now)})
+    def reflect(self, bank: str, question: str, *, now: TimeLike | None = None, user_id: str | None = None,
+                agent_id: str | None = None, session_id: str | None = None, tags: Sequence[str] | None = None,
+                include_shared: bool = True, scopes: Mapping[str, float] | None = None) -> Reflection:
+        body = _drop_none({"question": question, "now": _time(now),
+                           **_scope_body(user_id, agent_id, session_id, tags, include_shared=include_shared,
+                                         scopes=dict(scopes) if scopes is not None else None)})
         return self._call("POST", f"/v1/banks/{_q(bank)}/reflect", body, Reflection)  # type: ignore[no-any-return]
 
     def forget(self, bank: str, *, source_id: str | None = None, memory_id: str | None = None,
-               entity: str | None = None, before: TimeLike | None = None, verify: bool = False) -> ForgetResult:
+               entity: str | None = None, before: TimeLike | None = None, verify: bool = False,
+               user_id: str | None = None) -> ForgetResult:
         body = _drop_none({"source_id": source_id, "memory_id": memory_id, "entity": entity, "before": _time(before),
-                           "verify": verify})
+                           "verify": verify, "user_id": user_id})
         return self._call("POST", f"/v1/banks/{_q(bank)}/forget", body, ForgetResult)  # type: ignore[no-any-return]
 
     # -- inspection --------------------------------------------------------------------------

@@ -11,6 +11,8 @@
     │   ├── InvalidMessageError       a message without text, with a bad timestamp, ...
     │   ├── SensitiveIdError          an id or bank name that holds a secret or identifier (refused, not redacted)
     │   ├── InvalidTimeError          a time/date string that cannot be read
+    │   ├── ScopeError                a bad user_id / agent_id / session_id / tags / scopes weight
+    │   │   └── ScopeConflictError    a retain into a source (or message id) that belongs to another scope
     │   └── FileFormatError           a file the CLI cannot read as messages or text
     │       ├── UnreadableLineError   one line of a chat export (gieok import) that cannot be read
     │       └── DocumentError         a file ingest cannot turn into a document (gieok.documents)
@@ -100,6 +102,8 @@ __all__ = [
     "RerankerError",
     "RerankerUnavailableError",
     "ScannedPageError",
+    "ScopeConflictError",
+    "ScopeError",
     "SourceNotFoundError",
     "SpendLimitError",
     "StoreBusyError",
@@ -151,6 +155,17 @@ class SensitiveIdError(InputError):
 
 class InvalidTimeError(InputError):
     pass
+
+
+class ScopeError(InputError):
+    """A scope given to retain or recall that cannot be stored or matched: an empty or over-long
+    ``user_id`` / ``agent_id`` / ``session_id``, a tag that is not a short string, an unknown key or
+    a non-positive weight in ``scopes``."""
+
+
+class ScopeConflictError(ScopeError):
+    """A retain that would add to a source (a conversation or document id) or a message id that
+    belongs to another scope: a source has one scope, so one user's messages never join another's."""
 
 
 class FileFormatError(InputError):

@@ -28,6 +28,7 @@ from gieok.engine import session as _session
 from gieok.engine._time import TimeLike, optional_epoch
 from gieok.engine.context import Engine, check_bank_name
 from gieok.engine.fingerprint_key import KeySource
+from gieok.engine.scopes import check_scope, recall_scope
 from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
@@ -42,6 +43,7 @@ from gieok.records import (
     Recall,
     RecalledMemory,
     RetainResult,
+    ScopeFilter,
     SourceInfo,
 )
 from gieok.settings import Settings, resolve_settings
@@ -102,7 +104,8 @@ class Memory:
                metadata: Mapping[str, Any] | None = None, progress: Progress = None,
                on_total: Callable[[int], None] | None = None, decay_class: str | None = None,
                importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
-               expires_at: TimeLike | None = None) -> RetainResult:
+               expires_at: TimeLike | None = None, user_id: str | None = None, agent_id: str | None = None,
+               session_id: str | None = None, tags: Sequence[str] | None = None) -> RetainResult:
         """Store a conversation (``messages``) or a document (``text``) verbatim and extract facts, in one
         transaction (after redaction; a "block" finding refuses the call and stores nothing).
 
@@ -110,16 +113,24 @@ class Memory:
         ``progress(n)`` is called as facts are embedded, after ``on_total(total)``. Each fact gets a
         decay class and importance from its wording ("기억해 줘", allergies, plans, moods...);
         ``decay_class`` (pinned / stable / transient), ``importance`` and ``pinned`` override it for
-        every fact of the call; ``ttl`` (seconds) or ``expires_at`` make the facts expire."""
+        every fact of the call; ``ttl`` (seconds) or ``expires_at`` make the facts expire.
+
+        ``user_id``, ``agent_id``, ``session_id`` and ``tags`` (short strings) are the source's scope:
+        every fact of it inherits them, and recall can filter by them; without ``user_id`` the memory
+        is shared (see :mod:`gieok.engine.scopes`). A source keeps the scope it was created with
+        (ScopeConflictError otherwise). ``metadata`` (a JSON object, redacted like the text) is kept
+        with the source and comes back on every memory recalled from it and in :meth:`get`."""
         options = _retain.fact_options(decay_class, importance, pinned, ttl, expires_at)
         return _retain.retain(self.engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
-                              metadata=metadata, progress=progress, on_total=on_total, options=options)
+                              metadata=metadata, progress=progress, on_total=on_total, options=options,
+                              scope=check_scope(user_id, agent_id, session_id, tags))
 
     def ingest(self, bank: str, path_or_bytes: _ingest.Source, *, document_id: str | None = None,
                media_type: str | None = None, timestamp: TimeLike | None = None,
                metadata: Mapping[str, Any] | None = None, progress: Callable[[int, int], None] | None = None,
                decay_class: str | None = None, importance: float | None = None,
-               pinned: bool | None = None) -> IngestResult:
+               pinned: bool | None = None, user_id: str | None = None, agent_id: str | None = None,
+               session_id: str | None = None, tags: Sequence[str] | None = None) -> IngestResult:
         """Retain a file — PDF (its text layer), Markdown, HTML (main content), DOCX or plain text — as a
         document whose chunks keep their location: the PDF page, the heading path (``환불 정책 › 예외``)
         and the span in the extracted text; recalled memories carry it as ``location``.
@@ -130,16 +141,20 @@ class Memory:
         re-processes only changed chunks and removes the facts of chunks that are gone.
         ``progress(done, total)`` follows pages.
         A file gieok cannot read raises a :class:`gieok.errors.DocumentError` subclass that says how to
-        fix it, and nothing is stored. Documents do not decay unless ``decay_class`` says so."""
+        fix it, and nothing is stored. Documents do not decay unless ``decay_class`` says so.
+        ``user_id`` / ``agent_id`` / ``session_id`` / ``tags`` scope it as in :meth:`retain` (a
+        document without ``user_id`` is shared)."""
         options = _retain.fact_options(decay_class, importance, pinned)
         return _ingest.ingest(self.engine, bank, path_or_bytes, document_id=document_id, media_type=media_type,
-                              timestamp=timestamp, metadata=metadata, progress=progress, options=options)
+                              timestamp=timestamp, metadata=metadata, progress=progress, options=options,
+                              scope=check_scope(user_id, agent_id, session_id, tags))
 
     def import_chat(self, bank: str, path_or_bytes: _ingest.Source, format: str, *, name: str | None = None,
                     skip_bad: bool = False, timezone: str = "Asia/Seoul",
                     progress: Callable[[int, int], None] | None = None,
                     decay_class: str | None = None, importance: float | None = None,
-                    pinned: bool | None = None) -> ImportResult:
+                    pinned: bool | None = None, user_id: str | None = None, agent_id: str | None = None,
+                    tags: Sequence[str] | None = None) -> ImportResult:
         """Import a chat export — ``format`` ``"kakaotalk"`` (the app's exported .txt, Korean or English),
         ``"chatgpt"`` (``conversations.json`` of ChatGPT's data export) or ``"jsonl"`` (OpenAI-format
         messages) — keeping speakers and times, one source per conversation.
@@ -149,22 +164,25 @@ class Memory:
         stable, so importing the same or a longer export again adds only what is new. ``timezone`` is
         the zone of a KakaoTalk export's times (they carry none). ``name`` (default: the file's name,
         ``upload`` for bytes) names a KakaoTalk or JSONL conversation: give the same one to re-import
-        it. ``progress(done, total)`` follows conversations."""
+        it. ``progress(done, total)`` follows conversations. ``user_id`` / ``agent_id`` / ``tags`` scope
+        every conversation as in :meth:`retain`."""
         options = _retain.fact_options(decay_class, importance, pinned)
         return _imports.import_chat(self.engine, bank, path_or_bytes, format, name=name, skip_bad=skip_bad,
-                                    timezone=timezone, options=options, progress=progress)
+                                    timezone=timezone, options=options, progress=progress,
+                                    scope=check_scope(user_id, agent_id, None, tags))
 
     def submit_retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
                       text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
                       metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
                       importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
-                      expires_at: TimeLike | None = None) -> Operation:
+                      expires_at: TimeLike | None = None, user_id: str | None = None, agent_id: str | None = None,
+                      session_id: str | None = None, tags: Sequence[str] | None = None) -> Operation:
         """:meth:`retain` in the background: validated and redacted now (bad input or a "block" finding
         raises here), planned and written by the next :meth:`run_jobs` / server worker. Poll
         :meth:`operation` with the returned id."""
         options = _retain.fact_options(decay_class, importance, pinned, ttl, expires_at)
         job = _retain.submit(self.engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
-                             metadata=metadata, options=options)
+                             metadata=metadata, options=options, scope=check_scope(user_id, agent_id, session_id, tags))
         return self.operation(f"op-{job}")
 
     def operation(self, operation_id: str) -> Operation:
@@ -183,29 +201,49 @@ class Memory:
         return _jobs.retry(self.engine, operation_id)
 
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
-               now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None) -> Recall:
+               now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None,
+               user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+               tags: Sequence[str] | None = None, include_shared: bool = True,
+               scopes: Mapping[str, float] | None = None) -> Recall:
         """The memories ``query`` needs, best first; at most ``max_tokens`` tokens / ``limit`` items.
 
         ``now`` anchors relative times in the query ("지난주", "last Friday"); ``explain=True`` adds,
         per memory, each channel's rank and score, the fused score and the multipliers. A replaced
         version is ranked below its replacement; ``as_of`` answers as the bank stood then (facts said
-        later are invisible, versions superseded by then are hidden)."""
-        return _recall.recall(self.engine.bank(bank), query, max_tokens=max_tokens, limit=limit, now=now,
-                              explain=explain, as_of=as_of)
+        later are invisible, versions superseded by then are hidden).
 
-    def reflect(self, bank: str, question: str, *, now: TimeLike | None = None) -> _reflect.Reflection:
+        ``user_id`` / ``agent_id`` / ``session_id`` / ``tags`` filter, in every channel: only that
+        user's memories (and the shared ones, retained without a user, unless
+        ``include_shared=False``), of that agent, of that session, carrying every tag.
+        ``scopes={"user": 1.0, "session": 1.2, "agent": 0.5}`` re-weighs instead: a dimension named
+        there (but ``user``, always a filter) no longer filters, and a memory matching the id given
+        for it has its score multiplied by the weight (the product over the dimensions it matches;
+        ``user`` weighs the user's own memories against shared ones). See :mod:`gieok.engine.scopes`."""
+        scope = recall_scope(user_id, agent_id, session_id, tags, include_shared, scopes)
+        return _recall.recall(self.engine.bank(bank), query, max_tokens=max_tokens, limit=limit, now=now,
+                              explain=explain, as_of=as_of, scope=scope)
+
+    def reflect(self, bank: str, question: str, *, now: TimeLike | None = None, user_id: str | None = None,
+                agent_id: str | None = None, session_id: str | None = None, tags: Sequence[str] | None = None,
+                include_shared: bool = True, scopes: Mapping[str, float] | None = None) -> _reflect.Reflection:
         """Answer ``question`` only from memory: mental models, then observations, then raw facts.
         Every quote is verified against the memory it cites; without enough evidence the answer is an
-        honest "not in memory" in the question's language. Works offline (extractive) and with an LLM."""
-        return _reflect.reflect(self.engine.bank(bank), question, now=now)
+        honest "not in memory" in the question's language. Works offline (extractive) and with an LLM.
+        The scope arguments are :meth:`recall`'s, for every recall it makes; a mental model answers
+        under a scope filter only if every memory its answer rests on is in scope."""
+        scope = recall_scope(user_id, agent_id, session_id, tags, include_shared, scopes)
+        return _reflect.reflect(self.engine.bank(bank), question, now=now, scope=scope)
 
     def session(self, bank: str, session_id: str, *, max_tokens: int = 3000,
-                keep_recent: int = 6) -> _session.Session:
+                keep_recent: int = 6, user_id: str | None = None) -> _session.Session:
         """Working memory for one conversation: recent turns verbatim, older ones folded into a summary
         once they pass ``max_tokens`` (``keep_recent`` turns always stay verbatim). Stored in this
         database (a new ``Memory`` on the same file resumes it); every turn is also retained as a message
-        of the source ``session:<session_id>``, which ``forget(source_id=...)`` erases with the session."""
-        return _session.Session(self.engine, bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent)
+        of the source ``session:<session_id>``, which ``forget(source_id=...)`` erases with the session.
+        The turns are retained with ``session_id`` as their session and ``user_id`` (if given) as their
+        user; the context then recalls only that user's memories and the shared ones."""
+        return _session.Session(self.engine, bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent,
+                                user_id=user_id)
 
     def should_recall(self, text: str, *, explain: bool = False) -> bool | GateDecision:
         """False only when ``text`` is clearly small talk ("고마워!", "ㅋㅋㅋ", "ok thanks"); a missed recall
@@ -213,19 +251,21 @@ class Memory:
         decision = recall_gate(text)
         return decision if explain else decision.recall
 
-    def profile(self, bank: str, person: str | None = None) -> list[_profile.Profile]:
+    def profile(self, bank: str, person: str | None = None, *, user_id: str | None = None) -> list[_profile.Profile]:
         """What people stated about themselves and their family, as typed slots (name, nickname,
         birthday, allergy, diet, health, job, employer, city, family, preference), each with its
         current value(s), the memories that state them and every statement in order; the person with
-        the most slots first, or only ``person``'s."""
-        return _profile.profile(self.engine.bank(bank), person)
+        the most slots first, or only ``person``'s; with ``user_id`` only from that user's memories."""
+        return _profile.profile(self.engine.bank(bank), person, _recall_filter(user_id))
 
-    def lookup(self, bank: str, slot: str, entity: str | None = None) -> _profile.Slot | None:
+    def lookup(self, bank: str, slot: str, entity: str | None = None, *,
+               user_id: str | None = None) -> _profile.Slot | None:
         """One profile slot ("birthday", "allergy", "job", …) of the bank's main person, or of
         ``entity``: another person by name, a relative ("sister", "엄마") or a relative by name — its
-        current value, the memories that state it and its history; None when it was never stated."""
+        current value, the memories that state it and its history; None when it was never stated.
+        With ``user_id``, only what that user said counts."""
         _profile.check_slot(slot)
-        return _profile.lookup(self.engine.bank(bank), slot, entity)
+        return _profile.lookup(self.engine.bank(bank), slot, entity, scope=_recall_filter(user_id))
 
     # -- inspection --------------------------------------------------------------------------
     def banks(self) -> list[BankInfo]:
@@ -293,15 +333,17 @@ class Memory:
 
     # -- forgetting --------------------------------------------------------------------------
     def forget(self, bank: str, *, source_id: str | None = None, memory_id: str | None = None,
-               entity: str | None = None, before: TimeLike | None = None, verify: bool = False) -> _forget.ForgetResult:
+               entity: str | None = None, before: TimeLike | None = None, verify: bool = False,
+               user_id: str | None = None) -> _forget.ForgetResult:
         """Erase for real: facts, index rows, vectors, links, mentions, what the entity graph learned
         from them, observations and answers resting on them, queued jobs and the verbatim evidence they
         came from; the WAL is checkpointed before it returns. ``source_id`` is a ``document_id``/
-        conversation id or a message id given on retain. ``verify=True`` also proves it: every form the
+        conversation id or a message id given on retain; ``user_id`` every source retained for that
+        user, with its scope and metadata. ``verify=True`` also proves it: every form the
         engine derived (words, index terms, names and keys, any case, JSON-escaped) that nothing
         remaining still says is looked for in every table and the file's bytes."""
         return _forget.forget(self.engine.bank(bank), source_id=source_id, memory_id=memory_id, entity=entity,
-                              before=before, verify=verify)
+                              before=before, verify=verify, user_id=user_id)
 
     def verify_erased(self, texts: Sequence[str] | str, *, deep: bool = True) -> _forget.ErasureProof:
         """Prove that ``texts`` are nowhere in the database — as written, lower-cased, capitalised or
@@ -410,11 +452,17 @@ class AsyncMemory:
         await asyncio.to_thread(self._sync.close)
 
     async def session(self, bank: str, session_id: str, *, max_tokens: int = 3000,
-                      keep_recent: int = 6) -> AsyncSession:
+                      keep_recent: int = 6, user_id: str | None = None) -> AsyncSession:
         """:meth:`Memory.session`, whose methods are coroutines too (a session's calls embed and write)."""
-        return AsyncSession(self._sync.session(bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent))
+        return AsyncSession(self._sync.session(bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent,
+                                               user_id=user_id))
 
 
 # Every public method of Memory gets its coroutine twin; tests/test_api.py checks the pair against a written
 # list of the public API, so a method added to one side only fails there.
 add_async_twins(Memory, AsyncMemory)
+
+
+def _recall_filter(user_id: str | None) -> ScopeFilter | None:
+    """A user's own memories only (no shared ones: a profile is what that user said), or no filter."""
+    return None if user_id is None else recall_scope(user_id=user_id, include_shared=False).filter

@@ -21,6 +21,9 @@ __all__ = [
     "EntityInfo",
     "Operation",
     "SlotRow",
+    "Scope",
+    "ScopeFilter",
+    "UNSCOPED",
 ]
 
 
@@ -32,6 +35,50 @@ class Message:
     speaker: str
     text: str
     timestamp: str | None = None
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Whose a memory is, inside its bank: the user and agent it was retained for, the conversation
+    session it came from and its tags. Given to retain, stored with the source (a conversation or a
+    document) and inherited by every fact and chunk derived from it. None (or no tags) leaves an
+    axis open: a memory without a ``user_id`` is *shared* (documents, the agent's own knowledge)."""
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+UNSCOPED = Scope()  # a memory no one owns (shared), and the default of every scope argument
+
+
+@dataclass(frozen=True)
+class ScopeFilter:
+    """The hard filter of a recall (engine → store): only memories of ``user_id`` (and shared ones,
+    without a user, when ``include_shared``), of ``agent_id``, of ``session_id`` and carrying every
+    tag in ``tags``. None on an axis filters nothing on it. The stores apply it in SQL inside every
+    channel's query; :meth:`admits` is the same rule in Python, recall's last guard."""
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    tags: tuple[str, ...] = ()
+    include_shared: bool = True
+
+    @property
+    def empty(self) -> bool:
+        return self.user_id is None and self.agent_id is None and self.session_id is None and not self.tags
+
+    def admits(self, scope: Scope) -> bool:
+        if self.user_id is not None and scope.user_id != self.user_id and \
+                not (self.include_shared and scope.user_id is None):
+            return False
+        if self.agent_id is not None and scope.agent_id != self.agent_id:
+            return False
+        if self.session_id is not None and scope.session_id != self.session_id:
+            return False
+        return set(self.tags) <= set(scope.tags)
 
 
 @dataclass(frozen=True)
@@ -54,6 +101,7 @@ class SourceInfo:
     messages: list[Message] = field(default_factory=list)
     text: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    scope: Scope = UNSCOPED
 
 
 @dataclass
@@ -108,6 +156,8 @@ class FactRow:
     archived_at: float | None = None
     created_at: float = 0.0
     recall_count: int = 0
+    scope: Scope = UNSCOPED  # its source's
+    metadata: dict[str, Any] = field(default_factory=dict)  # its source's, as given on retain
 
 
 @dataclass(frozen=True)
@@ -145,6 +195,13 @@ class RecalledMemory:
     # where a document's memory lies: {"page": 3} (PDF) / {"section": ["환불 정책", "예외"]}, with
     # "start"/"end" (its chunk's span in the extracted text); None for conversations
     location: dict[str, Any] | None = None
+    # whose it is (its source's scope; an observation's when all its facts share it) and the
+    # metadata given on retain
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     @property
     def occurred_at(self) -> datetime | None:

@@ -73,6 +73,17 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("reranker_model", "", str, "model name sent to the HTTP reranker"),
     Setting("reranker_model_dir", "", str, "folder with `model.onnx` and `tokenizer.json` of an ONNX cross-encoder"),
     Setting("rerank_top", 30, int, "how many fused memories the reranker reorders"),
+    Setting("ann_min_vectors", 20_000, int,
+            "a bank with at least this many facts is searched through an approximate vector index (SQLite: "
+            "k-means clusters, trained when the bank reaches this size; PostgreSQL: the HNSW index); "
+            "smaller banks are scanned exactly", bounds=(64, 1_000_000_000)),
+    Setting("ivf_probes", 32, int,
+            "SQLite: how many of a large bank's vector clusters one search reads (more = nearer the exact "
+            "result, slower; a bank trained at n facts has 2·√n clusters)", bounds=(1, 4096)),
+    Setting("hnsw_ef_search", 100, int,
+            "PostgreSQL: pgvector's hnsw.ef_search for a large bank's search (candidates kept while walking "
+            "the graph; more = nearer the exact result, slower); iterative scans fill a bank's k rows",
+            bounds=(10, 1000)),
     Setting("default_limit", 20, int, "memories returned by recall when neither limit nor max_tokens is given"),
     Setting("max_fact_chars", 600, int, "a message longer than this is split into sentence-group facts"),
     Setting("chunk_chars", 1500, int, "target size of a document chunk, in characters"),

@@ -67,3 +67,17 @@ def db_path(tmp_path: Path) -> str:
 def mem(db_path: str, fake_embedder: FakeEmbedder) -> Iterator[Memory]:
     with Memory(db_path, embedder="fake") as memory:
         yield memory
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_mem(request: pytest.FixtureRequest, tmp_path: Path, fake_embedder: FakeEmbedder) -> Iterator[Memory]:
+    """Memory on each store: a SQLite file, then PostgreSQL (the test module imports ``pg_dsn_factory``)."""
+    if request.param == "sqlite":
+        with Memory(str(tmp_path / "s.db"), embedder="fake") as memory:
+            yield memory
+    else:
+        from gieok.store import PostgresStore
+
+        dsn = request.getfixturevalue("pg_dsn_factory")()
+        with Memory(store=PostgresStore(dsn), embedder="fake") as memory:
+            yield memory

@@ -31,7 +31,7 @@ def test_public_names_are_pinned() -> None:
         "parse_time_range", "redact",
         "CorruptDocumentError", "DocumentError", "DocumentTooLargeError", "EmptyDocumentError",
         "EncryptedDocumentError", "FormatMismatchError", "ScannedPageError", "UnsupportedFormatError", "IngestResult",
-        "ImportResult",
+        "ImportResult", "Scope", "ScopeError", "ScopeConflictError",
     ])
     for name in gieok.__all__:
         assert hasattr(gieok, name)

@@ -34,6 +34,7 @@ NOT_CO_LOCATABLE = {
                          "facts lacks bank_id; foreign key to observations lacks bank_id",
     "observations": "primary key (id) lacks bank_id; foreign key to entities lacks bank_id",
     "sources": "primary key (id) lacks bank_id",
+    "source_tags": "foreign key to sources lacks bank_id",
     "entity_keys": "foreign key to entities lacks bank_id",
     "fact_context_vectors": "primary key (fact_id) lacks bank_id; foreign key to facts lacks bank_id",
     "fact_terms": "primary key (fact_id, field, term) lacks bank_id; foreign key to facts lacks bank_id",

@@ -116,3 +116,18 @@ def test_the_cli_shows_a_profile_and_a_lookup(db_path: str, fake_embedder: objec
     assert looked.exit_code == 0 and json.loads(looked.output)["value"] == "서울"
     never = runner.invoke(cli, ["--db", db_path, "--embedder", "fake", "lookup", "ko", "job"])
     assert never.exit_code == 0 and "never stated" in never.output
+
+
+def test_a_users_profile_and_profile_channel_read_only_that_users_memories(mem: Memory) -> None:
+    for user, birthday, home in (("u1", "3월 3일", "부산에 살아요."), ("u2", "9월 9일", "I live in Austin.")):
+        mem.retain("shared", messages=[
+            {"id": f"{user}-a", "speaker": "user", "text": f"제 생일은 {birthday}이에요.",
+             "timestamp": "2025-01-05T10:00:00+09:00"},
+            {"id": f"{user}-b", "speaker": "user", "text": home, "timestamp": "2025-01-06T10:00:00+09:00"}],
+            document_id=f"{user}-chat", user_id=user)
+    assert mem.lookup("shared", "birthday", user_id="u1").value == "3월 3일"  # type: ignore[union-attr]
+    assert mem.lookup("shared", "birthday", user_id="u2").value == "9월 9일"  # type: ignore[union-attr]
+    assert mem.lookup("shared", "city", user_id="u2").value == "Austin"  # type: ignore[union-attr]
+    for user in ("u1", "u2"):
+        top = mem.recall("shared", "내 생일 언제야?", limit=3, user_id=user).memories
+        assert top[0].source_ids == [f"{user}-a"] and "profile" in top[0].channels

@@ -4,7 +4,7 @@ gate. Korean and English in every test."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,23 +15,12 @@ from gieok import Memory
 from gieok.engine.session import SUMMARY_HEADER, extractive_summary
 from gieok.errors import BlockedContentError, InputError
 from gieok.providers.llms import ScriptedLLM
-from gieok.store import PostgresStore
 from gieok.store._sessions import SessionTurn
 from gieok.text.tokens import count_tokens
 
 FILLER_KO = "오늘 날씨 이야기를 조금 더 하자면 하늘이 꽤 맑고 바람이 선선했어"
 FILLER_EN = "and then we chatted a bit more about the weather and the clouds over the river"
 
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def store_mem(request: pytest.FixtureRequest, tmp_path: Path, fake_embedder: object) -> Iterator[Memory]:
-    if request.param == "sqlite":
-        with Memory(str(tmp_path / "s.db"), embedder="fake") as memory:
-            yield memory
-    else:
-        dsn = request.getfixturevalue("pg_dsn_factory")()
-        with Memory(store=PostgresStore(dsn), embedder="fake") as memory:
-            yield memory
 
 
 def _long_chat(session: object, n: int) -> None:

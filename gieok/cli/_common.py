@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from gieok.errors import ScopeError
 from gieok.memory import Memory
 
 __all__ = ["GlobalOptions", "echo_json", "global_options", "open_memory", "store_options"]
@@ -69,3 +70,51 @@ def open_memory(ctx: click.Context) -> Memory:
 
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def scope_options(*, recall: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--user``, ``--agent``, ``--session`` and ``--tag`` (repeatable) on a command; with ``recall``
+    also ``--no-shared`` and ``--weight DIMENSION=W`` (see Memory.recall). The command takes them as
+    ``**scope`` and hands :func:`scope_arguments` of them to Memory."""
+    options = [
+        click.option("--user", "user_id", default=None, help="the user the memories belong to"),
+        click.option("--agent", "agent_id", default=None, help="the agent the memories belong to"),
+        click.option("--session", "session_id", default=None, help="the conversation session"),
+        click.option("--tag", "tags", multiple=True, help="a tag (repeat for more; recall: memories with every one)"),
+    ]
+    if recall:
+        options += [
+            click.option("--no-shared", "no_shared", is_flag=True,
+                         help="with --user: leave out shared memories (those retained without a user)"),
+            click.option("--weight", "weights", multiple=True, metavar="DIMENSION=W",
+                         help="weigh instead of filter, e.g. --weight session=1.2 (user, agent, session, tags)"),
+        ]
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return decorate
+
+
+def scope_arguments(scope: dict[str, Any]) -> dict[str, Any]:
+    """The scope options of a command as Memory's keyword arguments."""
+    out: dict[str, Any] = {"user_id": scope["user_id"], "agent_id": scope["agent_id"],
+                           "session_id": scope["session_id"], "tags": list(scope["tags"]) or None}
+    if "weights" in scope:
+        weights: dict[str, float] = {}
+        for given in scope["weights"]:
+            name, _, value = given.partition("=")
+            try:
+                weights[name.strip()] = float(value)
+            except ValueError:
+                raise ScopeError(f"--weight {given!r}: give DIMENSION=NUMBER, e.g. --weight session=1.2") from None
+        out.update(include_shared=not scope["no_shared"], scopes=weights or None)
+    return out
+
+
+def scope_line(memory: Any) -> str:
+    """A recalled memory's scope in one line ("user u-1 · session s-2 · #work"), or ""."""
+    parts = [f"{name} {value}" for name, value in (("user", memory.user_id), ("agent", memory.agent_id),
+                                                     ("session", memory.session_id)) if value]
+    return " · ".join(parts + [f"#{tag}" for tag in memory.tags])

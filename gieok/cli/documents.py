@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from gieok.cli._common import echo_json, open_memory
+from gieok.cli._common import echo_json, open_memory, scope_arguments, scope_options
 from gieok.errors import FileFormatError, GieokError
 
 __all__ = ["register", "expand_paths"]
@@ -66,10 +66,11 @@ def expand_paths(items: tuple[str, ...] | list[str]) -> list[_File]:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--document-id", default=None, help="source id (one file only; default: the file's name)")
 @click.option("--media-type", default=None, help="the files' type when the extension does not say (e.g. text/markdown)")
+@scope_options()
 @click.option("--json", "as_json", is_flag=True, help="print a JSON summary: every file's result or error, and totals")
 @click.pass_context
-def ingest(ctx: click.Context, bank: str, paths: tuple[str, ...], document_id: str | None, media_type: str | None,
-           as_json: bool) -> None:
+def ingest(ctx: click.Context, /, bank: str, paths: tuple[str, ...], document_id: str | None, media_type: str | None,
+           as_json: bool, **scope: Any) -> None:
     """Ingest PDF, Markdown, HTML, DOCX and text files (or folders, or globs) into BANK as documents.
 
     Every chunk keeps its page or heading path, which recall and reflect cite. Re-ingesting a changed
@@ -89,7 +90,7 @@ def ingest(ctx: click.Context, bank: str, paths: tuple[str, ...], document_id: s
             progress.update(pages, description=item.document_id, completed=0, total=None)
             try:
                 result = mem.ingest(bank, item.path, document_id=document_id or item.document_id,
-                                    media_type=media_type,
+                                    media_type=media_type, **scope_arguments(scope),
                                     progress=lambda done, total: progress.update(pages, completed=done, total=total))
             except GieokError as error:
                 failed.append({"path": str(item.path), "error": type(error).__name__, "message": str(error)})

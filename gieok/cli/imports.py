@@ -26,10 +26,13 @@ def register(cli: click.Group) -> None:
 @click.option("--skip-bad", is_flag=True, help="import what can be read and list the lines that cannot")
 @click.option("--timezone", default="Asia/Seoul", show_default=True,
               help="time zone of a KakaoTalk export's times (they carry none)")
+@click.option("--user", "user_id", default=None, help="whose chats: every conversation is that user's memory")
+@click.option("--agent", "agent_id", default=None, help="the agent the conversations belong to")
+@click.option("--tag", "tags", multiple=True, help="a tag of every conversation (repeat for more)")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
 def import_chat(ctx: click.Context, format: str, bank: str, file: str, skip_bad: bool, timezone: str,
-                as_json: bool) -> None:
+                user_id: str | None, agent_id: str | None, tags: tuple[str, ...], as_json: bool) -> None:
     """Import a chat export into BANK, keeping speakers and times: FORMAT is kakaotalk (the app's
     exported .txt), chatgpt (conversations.json of ChatGPT's data export) or jsonl (OpenAI messages).
 
@@ -39,7 +42,8 @@ def import_chat(ctx: click.Context, format: str, bank: str, file: str, skip_bad:
 
     with Progress(transient=True, disable=as_json or not sys.stderr.isatty()) as progress:
         task = progress.add_task("importing conversations", total=None)
-        result = mem.import_chat(bank, file, format, skip_bad=skip_bad, timezone=timezone,
+        result = mem.import_chat(bank, file, format, skip_bad=skip_bad, timezone=timezone, user_id=user_id,
+                                 agent_id=agent_id, tags=list(tags) or None,
                                  progress=lambda done, total: progress.update(task, completed=done, total=total))
     if as_json:
         echo_json(result.to_dict())

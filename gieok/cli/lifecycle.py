@@ -42,19 +42,20 @@ def history(ctx: click.Context, bank: str, memory_id: str, as_json: bool) -> Non
 @click.option("--memory", "memory_id", default=None, help="a memory id (f-12, o-3)")
 @click.option("--entity", default=None, help="a person, place or thing: every fact naming it")
 @click.option("--before", default=None, help="everything said before this time (ISO 8601)")
+@click.option("--user", "user_id", default=None, help="every source retained for this user")
 @click.option("--verify", is_flag=True, help="prove it: scan tables, indexes and (after VACUUM) the file")
 @click.option("--yes", is_flag=True, help="do not ask for confirmation")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
 def forget(ctx: click.Context, bank: str, source_id: str | None, memory_id: str | None, entity: str | None,
-           before: str | None, verify: bool, yes: bool, as_json: bool) -> None:
+           before: str | None, user_id: str | None, verify: bool, yes: bool, as_json: bool) -> None:
     """Erase memories of BANK for real (hard delete with cascade), optionally with proof."""
     if not yes:
         what = ", ".join(f"{k} {v}" for k, v in (("source", source_id), ("memory", memory_id), ("entity", entity),
-                                                   ("before", before)) if v)
+                                                   ("before", before), ("user", user_id)) if v)
         click.confirm(f"erase {what or 'nothing'} from {bank!r}? this cannot be undone", abort=True)
     result = open_memory(ctx).forget(bank, source_id=source_id, memory_id=memory_id, entity=entity, before=before,
-                               verify=verify)
+                                     verify=verify, user_id=user_id)
     if as_json:
         echo_json(result.to_dict())
         return

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from gieok.cli._common import echo_json, open_memory
+from gieok.cli._common import echo_json, open_memory, scope_arguments, scope_line, scope_options
 from gieok.documents import format_location
 from gieok.errors import FileFormatError
 from gieok.ids import parse_memory_id
@@ -75,11 +75,20 @@ def _read_messages(raw: str, name: str) -> list[dict[str, Any]]:
 @click.option("--decay-class", type=click.Choice(["pinned", "stable", "transient"]), default=None,
               help="override the decay class of every fact retained (default: from each fact's wording)")
 @click.option("--ttl", type=float, default=None, help="seconds until these facts expire and are purged")
+@scope_options()
+@click.option("--metadata", default=None, help='a JSON object kept with the source, e.g. \'{"channel": "slack"}\'')
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
-def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id: str | None,
-           timestamp: str | None, decay_class: str | None, ttl: float | None, as_json: bool) -> None:
+def retain(ctx: click.Context, /, bank: str, file: str, as_text: bool, document_id: str | None,
+           timestamp: str | None, decay_class: str | None, ttl: float | None, metadata: str | None, as_json: bool,
+           **scope: Any) -> None:
     """Retain messages (JSON list / JSONL file) or a document (text file or stdin) into BANK."""
+    try:
+        meta = json.loads(metadata) if metadata is not None else None
+    except json.JSONDecodeError as exc:
+        raise FileFormatError(f"--metadata is not JSON ({exc}): give an object, e.g. '{{\"channel\": \"slack\"}}'") \
+            from None
+    scoped = scope_arguments(scope)
     if file == "-":
         raw, name = sys.stdin.read(), "<stdin>"
     else:
@@ -96,9 +105,10 @@ def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id:
         messages = _read_messages(raw, name) if is_messages else None
         result = mem.retain(bank, messages, text=None if is_messages else raw, document_id=document_id,
                             timestamp=timestamp, progress=lambda n: progress.advance(task, n),
-                            on_total=lambda n: progress.update(task, total=n), decay_class=decay_class, ttl=ttl)
+                            on_total=lambda n: progress.update(task, total=n), decay_class=decay_class, ttl=ttl,
+                            metadata=meta, **scoped)
     if as_json:
-        echo_json(result.to_dict())
+        echo_json({**result.to_dict(), **{k: v for k, v in scoped.items() if v is not None}})
     else:
         click.echo(f"retained {result.source_id} into {result.bank}: {result.facts_added} facts added, "
                    f"{result.facts_removed} removed, {result.chunks_skipped}/{result.chunks_total} chunks unchanged")
@@ -112,13 +122,14 @@ def retain(ctx: click.Context, bank: str, file: str, as_text: bool, document_id:
 @click.option("--now", default=None, help="reference time for the question (ISO 8601); default: now")
 @click.option("--as-of", default=None, help="answer as the bank stood at this time (ISO 8601)")
 @click.option("--explain", is_flag=True, help="show each channel's rank and score, the fused score and multipliers")
+@scope_options(recall=True)
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
-def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, limit: int | None,
-           now: str | None, as_of: str | None, explain: bool, as_json: bool) -> None:
+def recall(ctx: click.Context, /, bank: str, query: str, max_tokens: int | None, limit: int | None,
+           now: str | None, as_of: str | None, explain: bool, as_json: bool, **scope: Any) -> None:
     """Recall the memories of BANK that QUERY needs, best first."""
     result = open_memory(ctx).recall(bank, query, max_tokens=max_tokens, limit=limit, now=now, explain=explain,
-                               as_of=as_of)
+                                     as_of=as_of, **scope_arguments(scope))
     if as_json:
         echo_json(result.to_dict())
         return
@@ -141,6 +152,7 @@ def recall(ctx: click.Context, bank: str, query: str, max_tokens: int | None, li
         text += f"\n(replaced by {m.superseded_by})" if m.superseded_by else ""
         where = format_location(m.location)  # an ingested document's page or heading path
         cited = f"{m.source_id}, {where}" if where else ", ".join(m.source_ids)
+        cited += f"\n{scope_line(m)}" if scope_line(m) else ""
         table.add_row(str(i), m.id, f"{m.score:.4f}", escape(text), escape(cited), channels)
     Console().print(table)
 

@@ -27,12 +27,13 @@ def _line(slot: Slot) -> str:
 @click.command()
 @click.argument("bank")
 @click.option("--person", default=None, help="only this person's profile (a speaker's name)")
+@click.option("--user", "user_id", default=None, help="only from this user's memories")
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 @click.pass_context
-def profile(ctx: click.Context, bank: str, person: str | None, as_json: bool) -> None:
+def profile(ctx: click.Context, bank: str, person: str | None, user_id: str | None, as_json: bool) -> None:
     """Show what people in BANK stated about themselves and their family: name, birthday, allergies,
     job, city, family, preferences … with the memory ids that say so and the earlier values."""
-    found = open_memory(ctx).profile(bank, person)
+    found = open_memory(ctx).profile(bank, person, user_id=user_id)
     if as_json:
         echo_json([p.to_dict() for p in found])
         return
@@ -48,11 +49,12 @@ def profile(ctx: click.Context, bank: str, person: str | None, as_json: bool) ->
 @click.argument("bank")
 @click.argument("slot")
 @click.option("--entity", default=None, help="whose: a person's name, a relative (sister, 엄마) or a relative's name")
+@click.option("--user", "user_id", default=None, help="only from this user's memories")
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 @click.pass_context
-def lookup(ctx: click.Context, bank: str, slot: str, entity: str | None, as_json: bool) -> None:
+def lookup(ctx: click.Context, bank: str, slot: str, entity: str | None, user_id: str | None, as_json: bool) -> None:
     """Look up one profile SLOT (birthday, allergy, job, city, …) of BANK's main person or of --entity."""
-    found = open_memory(ctx).lookup(bank, slot, entity)
+    found = open_memory(ctx).lookup(bank, slot, entity, user_id=user_id)
     if as_json:
         echo_json(found.to_dict() if found is not None else None)
         return

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from gieok.cli._common import echo_json, open_memory
+from gieok.cli._common import echo_json, open_memory, scope_arguments, scope_options
 
 __all__ = ["register"]
 
@@ -19,11 +21,12 @@ def register(cli: click.Group) -> None:
 @click.argument("bank")
 @click.argument("question")
 @click.option("--now", default=None, help="reference time for the question (ISO 8601); default: now")
+@scope_options(recall=True)
 @click.option("--json", "as_json", is_flag=True, help="print the answer, its evidence and the steps as JSON")
 @click.pass_context
-def reflect(ctx: click.Context, bank: str, question: str, now: str | None, as_json: bool) -> None:
+def reflect(ctx: click.Context, /, bank: str, question: str, now: str | None, as_json: bool, **scope: Any) -> None:
     """Answer QUESTION only from BANK's memories, with verified quotes, or say it is not in memory."""
-    result = open_memory(ctx).reflect(bank, question, now=now)
+    result = open_memory(ctx).reflect(bank, question, now=now, **scope_arguments(scope))
     if as_json:
         echo_json(result.to_dict())
         return

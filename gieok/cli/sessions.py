@@ -19,6 +19,8 @@ _SESSION_OPTIONS = [
                  help="verbatim turns past this many tokens are folded into the summary"),
     click.option("--keep-recent", default=6, show_default=True, type=click.IntRange(min=1),
                  help="turns always kept verbatim"),
+    click.option("--user", "user_id", default=None,
+                 help="whose session: its turns are that user's memories; its context recalls theirs and shared ones"),
 ]
 
 
@@ -47,9 +49,9 @@ def session() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the session after the turn as JSON")
 @click.pass_context
 def session_add(ctx: click.Context, bank: str, session_id: str, content: str, role: str, max_tokens: int,
-                keep_recent: int, as_json: bool) -> None:
+                keep_recent: int, user_id: str | None, as_json: bool) -> None:
     """Add CONTENT as a turn of SESSION_ID in BANK (also retained to long-term memory)."""
-    s = open_memory(ctx).session(bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent)
+    s = open_memory(ctx).session(bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent, user_id=user_id)
     position = s.add(role, content)
     if as_json:
         echo_json({"position": position, **s.show()})
@@ -67,10 +69,10 @@ def session_add(ctx: click.Context, bank: str, session_id: str, content: str, ro
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 @click.pass_context
 def session_show(ctx: click.Context, bank: str, session_id: str, query: str | None, context_tokens: int,
-                 max_tokens: int, keep_recent: int, as_json: bool) -> None:
+                 max_tokens: int, keep_recent: int, user_id: str | None, as_json: bool) -> None:
     """Show SESSION_ID of BANK as chat messages: the summary, then the recent turns."""
-    view = open_memory(ctx).session(bank, session_id, max_tokens=max_tokens,
-                                    keep_recent=keep_recent).show(query, context_tokens)
+    view = open_memory(ctx).session(bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent,
+                                    user_id=user_id).show(query, context_tokens)
     if as_json:
         echo_json(view)
         return

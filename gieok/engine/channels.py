@@ -15,6 +15,10 @@ message) cannot flood the result. This is how "민지 팀장은 무슨 운동 �
 **Temporal** — when the query names a time ("지난주", "in June", "3월부터 5월까지"), facts whose
 occurred range (or, without one, the time they were said) overlaps it, scored by how close their
 middle is to the range's middle, then spread one step along temporal and causal links.
+
+Under a recall's scope filter (:mod:`gieok.engine.scopes`) every store query here is handed the
+filter and applies it in SQL — the KNNs, the entity and link expansions, the time range — so a
+channel ranks up to its limit of facts in scope and never reaches another user's.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gieok.entities import CandidateEntity, EntityResolver, candidate_keys, extract_mentions, name_similarity
-from gieok.records import FactRow
+from gieok.records import FactRow, ScopeFilter
 from gieok.store.protocol import BankRow, Store
 from gieok.text.korean import has_hangul
 
@@ -54,14 +58,15 @@ class Similarity:
         return self.bound if self.bound is not None else min(self.known.values(), default=0.0)
 
 
-def own_similarity(store: Store, bank: BankRow, query_vector: np.ndarray, reach: int) -> Similarity:
-    """One KNN over the facts' own vectors, ``reach`` deep."""
-    known = dict(store.vector_search(bank.id, bank.dim, query_vector, reach))
+def own_similarity(store: Store, bank: BankRow, query_vector: np.ndarray, reach: int,
+                   scope: ScopeFilter | None = None) -> Similarity:
+    """One KNN over the facts' own vectors (in ``scope``), ``reach`` deep."""
+    known = dict(store.vector_search(bank.id, bank.dim, query_vector, reach, scope=scope))
     return Similarity(known, min(known.values()) if len(known) >= reach else None)
 
 
 def semantic_channel(store: Store, bank: BankRow, query_vector: np.ndarray, limit: int,
-                     similarity: Similarity | None = None) -> list[tuple[int, float]]:
+                     similarity: Similarity | None = None, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
     """Cosine KNN over both vector views, each candidate scored by the mean of its two similarities.
 
     A candidate one view did not return is scored there by a bound instead of a lookup (reading
@@ -71,9 +76,9 @@ def semantic_channel(store: Store, bank: BankRow, query_vector: np.ndarray, limi
     exact lookups: the same or better R@10 (LoCoMo 0.769 vs 0.766, Korean 0.749 vs 0.739).
     ``similarity`` is a deeper KNN over the own vectors already made (for the graph channel)."""
     if similarity is None:
-        similarity = own_similarity(store, bank, query_vector, limit)
+        similarity = own_similarity(store, bank, query_vector, limit, scope)
     own = dict(sorted(similarity.known.items(), key=lambda kv: -kv[1])[:limit])
-    context = dict(store.vector_search(bank.id, bank.dim, query_vector, limit, view="context"))
+    context = dict(store.vector_search(bank.id, bank.dim, query_vector, limit, view="context", scope=scope))
     own_bound = min(own.values()) if len(own) >= limit else None
     context_bound = min(context.values()) if len(context) >= limit else None
     scores = {}
@@ -128,7 +133,7 @@ def named_speakers(query: str, speakers: Sequence[str]) -> set[str]:
 
 def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple[int, float]],
                   limit: int, similarity: Similarity | None = None, pool: Sequence[FactRow] = (),
-                  per_entity: int = 200) -> list[tuple[int, float]]:
+                  per_entity: int = 200, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
     """Facts about whom and what the query names, then facts reached from the seeds through
     specific entities and links (seeds excluded: the other channels already rank them).
 
@@ -157,14 +162,14 @@ def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple
         for entity_id in [e for e in reached if degrees.get(e, 0) > hub]:
             del reached[entity_id]
         for entity_id, facts in store.facts_of_entities([e for e in everything if e in named or e in reached],
-                                                         per_entity).items():
+                                                         per_entity, scope).items():
             damping = 1.0 / math.sqrt(max(1, degrees.get(entity_id, 1)))
             for fact_id in facts:
                 if entity_id in named:
                     scores[fact_id] += 2.0 * named[entity_id] * damping
                 if entity_id in reached and fact_id not in seed_weight:
                     scores[fact_id] += reached[entity_id] * damping
-    for seed, other, _type, weight in store.links_of(list(seed_weight)):
+    for seed, other, _type, weight in store.links_of(list(seed_weight), scope=scope):
         if other not in seed_weight:
             scores[other] += 0.5 * seed_weight[seed] * weight
     if similarity is not None and len(scores) > 1:
@@ -187,15 +192,16 @@ def _weigh_by_relevance(scores: dict[int, float], similarity: Similarity) -> dic
     return {i: scores[i] * math.exp(float(zi)) for i, zi in zip(ids, z)}
 
 
-def temporal_channel(store: Store, bank: BankRow, start: float, end: float, limit: int) -> list[tuple[int, float]]:
+def temporal_channel(store: Store, bank: BankRow, start: float, end: float, limit: int,
+                     scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
     middle = (start + end) / 2
     half = max((end - start) / 2, 3600.0)
     scores: dict[int, float] = {}
-    for fact_id, f_start, f_end in store.facts_in_range(bank.id, start, end, 5 * limit):
+    for fact_id, f_start, f_end in store.facts_in_range(bank.id, start, end, 5 * limit, scope):
         distance = abs((f_start + f_end) / 2 - middle)
         scores[fact_id] = 1.0 / (1.0 + distance / half)
     top = sorted(scores.items(), key=lambda kv: -kv[1])[:20]
-    for seed, other, _type, weight in store.links_of([f for f, _ in top], _CAUSAL_AND_TEMPORAL):
+    for seed, other, _type, weight in store.links_of([f for f, _ in top], _CAUSAL_AND_TEMPORAL, scope):
         spread = 0.5 * scores[seed] * weight
         if spread > scores.get(other, 0.0):
             scores[other] = spread

@@ -1,8 +1,10 @@
 """Consolidation: many facts into a few observations that stay current. Runs as the ``consolidate`` job.
 
 Facts not yet consolidated are taken oldest said first and grouped by topic: each named entity
-they mention, or — for a statement about the speaker themself ("나 삼성 다녀") — the speaker. Per
-topic the existing observation is updated rather than a new one created. Its supporting facts are
+they mention, or — for a statement about the speaker themself ("나 삼성 다녀") — the speaker — and by
+user (the facts' ``user_id``, see :mod:`gieok.engine.scopes`): one user's facts never join another's
+observation, nor a shared one. Per topic and user the existing observation is updated rather than a
+new one created. Its supporting facts are
 the old support plus the new facts, minus versions superseded or archived since, so an observation
 always reflects the current versions.
 
@@ -57,16 +59,22 @@ def _said(fact: FactRow) -> float:
     return fact.mentioned_at if fact.mentioned_at is not None else fact.created_at
 
 
-def _topics(ctx: JobContext, facts: Sequence[FactRow]) -> dict[tuple[int | None, str], list[int]]:
-    """(entity id or None, topic name) → fact ids."""
+Topic = tuple[int | None, str, str | None]  # (entity id or None, topic name, user id or None: shared facts)
+
+
+def _topics(ctx: JobContext, facts: Sequence[FactRow]) -> dict[Topic, list[int]]:
+    """(entity id or None, topic name, user) → fact ids: one user's facts never join another's
+    observation (nor a shared one), so an observation — an LLM's rewrite included — says only what
+    the user whose recall may return it said."""
     store = ctx.store
     entities = store.entities_of_facts([f.id for f in facts])
     names = store.entity_names(sorted({e for es in entities.values() for e in es}))
-    out: dict[tuple[int | None, str], list[int]] = {}
+    out: dict[Topic, list[int]] = {}
     for fact in facts:
-        keys: list[tuple[int | None, str]] = [(e, names[e]) for e in entities.get(fact.id, []) if e in names]
+        user = fact.scope.user_id
+        keys: list[Topic] = [(e, names[e], user) for e in entities.get(fact.id, []) if e in names]
         if not keys and fact.speaker and fact.speaker.lower() not in AGENT_SPEAKERS:
-            keys = [(None, fact.speaker)]
+            keys = [(None, fact.speaker, user)]
         for key in keys:
             out.setdefault(key, []).append(fact.id)
     return out
@@ -119,10 +127,10 @@ def _trimmed(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_ids: list[int],
+def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, user: str | None, new_ids: list[int],
                        tries: int = 3) -> int:
     store, bank = ctx.store, ctx.bank
-    existing = store.observations_of_bank(bank.id, topic=topic)
+    existing = store.observations_of_bank(bank.id, topic=topic, user_id=user)
     previous = existing[0] if existing else None
     seen = _version(previous)
     support_ids = sorted(set(previous.fact_ids if previous else []) | set(new_ids))
@@ -149,7 +157,7 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_i
         # another consolidation (a second worker, a maintain run) may have written this topic while
         # the text was made: start again from what it wrote, never a second observation of one topic
         store.lock_bank(bank.id)
-        now_there = store.observations_of_bank(bank.id, topic=topic)
+        now_there = store.observations_of_bank(bank.id, topic=topic, user_id=user)
         if _version(now_there[0] if now_there else None) != seen and tries > 0:
             raced = True
         else:
@@ -157,9 +165,9 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, new_i
             store.save_observation(bank.id, previous.id if previous else None, entity_id=entity_id, topic=topic,
                                    text=text, fact_ids=sorted(set(cited) | set(new_ids) & {f.id for f in support}),
                                    history=history, believed_at=believed, embedding=vector,
-                                   terms=keyword_terms(text), tokens=count_tokens(text))
+                                   terms=keyword_terms(text), tokens=count_tokens(text), user_id=user)
     if raced:
-        return _consolidate_topic(ctx, entity_id, topic, new_ids, tries - 1)
+        return _consolidate_topic(ctx, entity_id, topic, user, new_ids, tries - 1)
     return 1
 
 
@@ -172,8 +180,8 @@ def _consolidate(ctx: JobContext, fact_ids: list[int]) -> dict[str, int]:
     store, bank = ctx.store, ctx.bank
     facts = store.get_facts(bank.id, fact_ids)
     written = 0
-    for (entity_id, topic), ids in _topics(ctx, facts).items():
-        written += _consolidate_topic(ctx, entity_id, topic, ids)
+    for (entity_id, topic, user), ids in _topics(ctx, facts).items():
+        written += _consolidate_topic(ctx, entity_id, topic, user, ids)
     with store.write():
         store.mark_consolidated([f.id for f in facts], ctx.now)
     return {"observations": written, "facts": len(facts)}

@@ -31,7 +31,7 @@ from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
 from gieok.settings import Settings
-from gieok.store.protocol import BankRow, Store
+from gieok.store.protocol import BankRow, Store, VectorOptions
 
 __all__ = ["Engine", "BankContext", "JobContext", "RecallMarks", "check_bank_name", "reranker_from_settings"]
 
@@ -103,6 +103,7 @@ class Engine:
                  fingerprint_key: KeySource | None = None) -> None:
         self.store = store
         self.settings = settings
+        store.vector_options = VectorOptions.from_settings(settings)
         self.llm = llm
         self.reranker = reranker if reranker is not None else reranker_from_settings(settings)
         self.default_redaction = RedactionPolicy.coerce(redaction).to_mapping()

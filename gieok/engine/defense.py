@@ -128,8 +128,10 @@ def redact_layout(layout: Sequence[tuple[str, Mapping[str, Any]]], document_id: 
     return chunks
 
 
-def redact_messages(messages: list[Message], policy: RedactionPolicy) -> Redacted:
+def redact_messages(messages: list[Message], policy: RedactionPolicy, source_id: str = "",
+                    metadata: Mapping[str, Any] | None = None) -> Redacted:
     out = Redacted()
+    out.metadata = _redact_metadata(dict(metadata or {}), source_id, policy, out)
     for i, m in enumerate(messages):
         check_id(m.id, f"the id of message #{i}", policy)
         speaker = _apply(m.speaker, f"{m.id}#speaker", policy, out)

@@ -41,6 +41,7 @@ from gieok.engine._forget_entities import apply_undo, plan_undo
 from gieok.engine._time import TimeLike, to_datetime
 from gieok.engine._validate import check_encodable
 from gieok.engine.context import BankContext
+from gieok.engine.scopes import check_scope
 from gieok.entities import candidate_keys
 from gieok.errors import EntityNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
@@ -84,13 +85,17 @@ class ForgetResult:
 
 
 def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
-            before: float | None, before_iso: str | None,
+            before: float | None, before_iso: str | None, user_id: str | None = None,
             ) -> tuple[list[int], list[int], list[int], list[int]]:
     """(fact ids, message rows, source rows, observation ids)."""
     facts: set[int] = set()
     messages: list[int] = []
     sources: list[int] = []
     observations: list[int] = []
+    if user_id is not None:  # every source retained for the user, whole: messages, chunks, facts, scope, metadata
+        for owned in store.sources_of_user(bank.id, user_id):
+            sources.append(owned)
+            facts |= set(store.fact_ids_where(bank.id, source_row=owned))
     if source_id is not None:
         row = store.get_source_row(bank.id, source_id)
         if row is not None:
@@ -124,18 +129,22 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
 
 
 def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | None = None,
-           entity: str | None = None, before: TimeLike | None = None, verify: bool = False) -> ForgetResult:
-    """Erase what the selector names with everything derived from it; ``verify`` adds the proof."""
+           entity: str | None = None, before: TimeLike | None = None, verify: bool = False,
+           user_id: str | None = None) -> ForgetResult:
+    """Erase what the selector names with everything derived from it; ``verify`` adds the proof.
+    ``user_id`` names every source retained for that user (a user who asks to be forgotten)."""
     for name, value in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity)):
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise InputError(f"{name} must be a non-empty string")
-    if all(v is None for v in (source_id, memory_id, entity, before)):
-        raise InputError("forget needs one of source_id=, memory_id=, entity= or before= (nothing was deleted)")
+    user_id = check_scope(user_id=user_id).user_id
+    if all(v is None for v in (source_id, memory_id, entity, before, user_id)):
+        raise InputError("forget needs one of source_id=, memory_id=, entity=, before= or user_id= "
+                         "(nothing was deleted)")
     before_dt = to_datetime(before, "before") if before is not None else None
     # the erased forms live only in this call, to prove the erasure: never stored, never returned
     result, leaked = _erase(ctx.store, ctx.bank, source_id, memory_id, entity,
                             before_dt.timestamp() if before_dt else None, before_dt.isoformat() if before_dt else None,
-                            ctx.engine.fingerprint_key)
+                            ctx.engine.fingerprint_key, user_id)
     result.checkpointed = ctx.store.checkpoint()
     if verify:
         # a form another bank still spells is no leak of this one; the name forgotten always is one
@@ -147,10 +156,10 @@ def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | N
 
 
 def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
-           before: float | None, before_iso: str | None,
-           fingerprint_key: bytes | None) -> tuple[ForgetResult, list[Form]]:
+           before: float | None, before_iso: str | None, fingerprint_key: bytes | None,
+           user_id: str | None = None) -> tuple[ForgetResult, list[Form]]:
     fact_ids, message_rows, source_rows, observations = _select(
-        store, bank, source_id, memory_id, entity, before, before_iso)
+        store, bank, source_id, memory_id, entity, before, before_iso, user_id)
     facts = store.get_facts(bank.id, fact_ids)
     texts = [f.text for f in facts] + store.message_texts(message_rows) + store.source_texts(source_rows)
     undo = plan_undo(store, bank, facts)  # Kiwi: before the write lock
@@ -189,7 +198,7 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
                           "item_id": memory_id, "type": "erase", "fingerprint": digest, "action": "deleted",
                           "count": erased["facts"]}])
     selector = {k: str(v) for k, v in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity),
-                                        ("before", before_iso)) if v is not None}
+                                        ("before", before_iso), ("user_id", user_id)) if v is not None}
     return ForgetResult(bank.name, selector, erased, [fact_memory_id(i) for i in fact_ids], cleared, None), leaked
 
 

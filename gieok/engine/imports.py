@@ -19,7 +19,7 @@ from gieok.engine.ingest import Source, read_source
 from gieok.engine.retain import NO_OVERRIDES, FactOptions, screen, write_screened
 from gieok.errors import FileFormatError, InputError
 from gieok.importers import FORMATS, parse_export
-from gieok.records import ImportResult
+from gieok.records import UNSCOPED, ImportResult, Scope
 
 __all__ = ["import_chat"]
 
@@ -34,9 +34,10 @@ def _refuse_bad(name: str, bad: list[str]) -> FileFormatError:
 
 def import_chat(engine: Engine, bank: str, source: Source, format: str, *, name: str | None = None,
                 skip_bad: bool = False, timezone: str = "Asia/Seoul", options: FactOptions = NO_OVERRIDES,
-                progress: Callable[[int, int], None] | None = None) -> ImportResult:
-    """Read ``source`` (a path or bytes) as ``format`` and retain each conversation in it. ``name``
-    (default: the file's name; ``upload`` for bytes) names a KakaoTalk or JSONL conversation."""
+                progress: Callable[[int, int], None] | None = None, scope: Scope = UNSCOPED) -> ImportResult:
+    """Read ``source`` (a path or bytes) as ``format`` and retain each conversation in it (each with
+    ``scope``). ``name`` (default: the file's name; ``upload`` for bytes) names a KakaoTalk or JSONL
+    conversation."""
     started = time.perf_counter()
     if format not in FORMATS:
         raise InputError(f"unknown import format {format!r}: use one of {', '.join(FORMATS)}")
@@ -58,7 +59,7 @@ def import_chat(engine: Engine, bank: str, source: Source, format: str, *, name:
     if not parsed.conversations:
         raise FileFormatError(f"{name}: no {format} messages found — is it {FORMATS[format]}?")
     screened = [screen(engine, bank, chat.messages, document_id=chat.document_id,
-                       metadata={"imported_from": format, "file_name": name, "title": chat.title})
+                       metadata={"imported_from": format, "file_name": name, "title": chat.title}, scope=scope)
                 for chat in parsed.conversations]
     added, redactions, source_ids = 0, 0, []
     for done, item in enumerate(screened, start=1):

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gieok.entities import Mention, extract_mentions, fact_contexts
-from gieok.records import NewFact
+from gieok.records import NewFact, ScopeFilter
 from gieok.store.protocol import BankRow, Store
 
 __all__ = ["FactMentions", "find_mentions", "link_new_facts", "TEMPORAL_NEIGHBOURS", "SEMANTIC_NEIGHBOURS"]
@@ -87,12 +87,14 @@ def _similarity_threshold(store: Store, bank: BankRow, vectors: np.ndarray) -> f
 
 
 def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vectors: np.ndarray,
-                    neighbours: dict[int, list[tuple[int, float]]]) -> list[tuple[int, int, str, float]]:
-    """Links to unusually similar facts; fills ``neighbours`` (each fact's nearest, any similarity)."""
+                    neighbours: dict[int, list[tuple[int, float]]],
+                    scope: ScopeFilter | None = None) -> list[tuple[int, int, str, float]]:
+    """Links to unusually similar facts (within ``scope``); fills ``neighbours`` (each fact's nearest,
+    any similarity)."""
     threshold = _similarity_threshold(store, bank, vectors)
     links = []
     for fact_id, vector in zip(fact_ids, vectors):
-        hits = store.vector_search(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1)
+        hits = store.vector_search(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1, scope=scope)
         near = [(o, s) for o, s in hits if o != fact_id]
         neighbours[fact_id] = near
         if threshold is None:
@@ -104,11 +106,13 @@ def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vector
 
 
 def link_new_facts(store: Store, bank: BankRow, source_id: int, fact_ids: Sequence[int],
-                   facts: Sequence[NewFact], vectors: np.ndarray) -> dict[int, list[tuple[int, float]]]:
+                   facts: Sequence[NewFact], vectors: np.ndarray,
+                   scope: ScopeFilter | None = None) -> dict[int, list[tuple[int, float]]]:
     """Write one source's new facts' temporal and semantic links; returns each new fact's nearest
-    neighbours (for versions)."""
+    neighbours (for versions). ``scope`` (:func:`gieok.engine.scopes.own_facts`) keeps the semantic
+    neighbours to the facts' own user."""
     neighbours: dict[int, list[tuple[int, float]]] = {}
     links = (_temporal_links(store, source_id, fact_ids, facts)
-             + _semantic_links(store, bank, fact_ids, vectors, neighbours))
+             + _semantic_links(store, bank, fact_ids, vectors, neighbours, scope))
     store.add_links(bank.id, links)
     return neighbours

@@ -31,7 +31,7 @@ from gieok.extract.profile import MULTI_VALUED, RELATIONS, SLOTS, extract_slots
 from gieok.extract.profile_query import SlotQuestion, slot_question
 from gieok.ids import fact_memory_id as memory_id
 from gieok.ids import fact_number
-from gieok.records import NewFact, SlotRow
+from gieok.records import NewFact, ScopeFilter, SlotRow
 
 __all__ = ["Profile", "Slot", "SlotStatement", "check_slot", "lookup", "profile", "profile_ranking", "profile_rows"]
 
@@ -152,10 +152,11 @@ def _profiles(rows: Sequence[SlotRow]) -> list[Profile]:
     return out
 
 
-def profile(ctx: BankContext, person: str | None = None) -> list[Profile]:
-    """The profiles of everyone who stated something about themselves (or only ``person``'s), the
-    person with the most slots first."""
-    return _profiles(ctx.store.profile_slots(ctx.bank.id, person=person))
+def profile(ctx: BankContext, person: str | None = None, scope: ScopeFilter | None = None) -> list[Profile]:
+    """The profiles of everyone who stated something about themselves (or only ``person``'s; only
+    from memories in ``scope``: a user's own, with the shared ones unless it says not), the person with
+    the most slots first."""
+    return _profiles(ctx.store.profile_slots(ctx.bank.id, person=person, scope=scope))
 
 
 def _resolve(profiles: list[Profile], entity: str | None) -> tuple[Profile, str] | None:
@@ -185,12 +186,12 @@ def check_slot(slot: object) -> None:
         raise InputError(f"slot {slot!r} is not a profile slot: use one of {', '.join(SLOTS)}")
 
 
-def lookup(ctx: BankContext, slot: str, entity: str | None = None,
-           profiles: list[Profile] | None = None) -> Slot | None:
+def lookup(ctx: BankContext, slot: str, entity: str | None = None, profiles: list[Profile] | None = None,
+           scope: ScopeFilter | None = None) -> Slot | None:
     """The main person's ``slot`` — or ``entity``'s: a person's name, a relative ("sister", "엄마") or
     a relative's name — with its current value and history; None when nobody stated it. A relative's
     ``name`` (or ``family``) is the family slot's member of that relation."""
-    resolved = _resolve(profile(ctx) if profiles is None else profiles, entity)
+    resolved = _resolve(profile(ctx, scope=scope) if profiles is None else profiles, entity)
     if resolved is None:
         return None
     person, holder = resolved
@@ -223,14 +224,15 @@ def _named_in(query: str, profiles: list[Profile]) -> str | None:
     return None
 
 
-def profile_ranking(ctx: BankContext, query: str, asked: SlotQuestion | None = None) -> list[tuple[int, float]]:
+def profile_ranking(ctx: BankContext, query: str, asked: SlotQuestion | None = None,
+                    scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
     """The recall channel: for a question about a profile slot ("내 생일 언제야?", "Where did I work
     before?"; ``asked``, read from ``query`` when not given), the facts stating its current value — or
     its earlier ones when the question asks about the past — best first; nothing for any other question."""
     asked = asked if asked is not None else slot_question(query)
     if asked is None:
         return []
-    profiles = profile(ctx)
+    profiles = profile(ctx, scope=scope)  # a user-filtered recall reads only that user's statements
     if not profiles:
         return []
     entity = _named_in(query, profiles) or asked.relation

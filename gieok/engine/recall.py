@@ -9,6 +9,9 @@ a fact ranked 6th by one channel lost to facts ranked 40th by two); then small m
 recency (±5 %), closeness to the query's time range (±10 %) and supporting links (0 to +5 %) — so
 relevance dominates. Facts no longer valid are dropped; the token budget is filled greedily; an
 optional reranker reorders the fused top-N. Every memory says which channel found it and at what rank.
+
+A recall's scope (:mod:`gieok.engine.scopes`) is a filter every channel applies in SQL — semantic,
+keyword, graph, temporal and observations — plus, with ``scopes=`` weights, a ``scope`` multiplier.
 """
 
 from __future__ import annotations
@@ -36,12 +39,13 @@ from gieok.engine.context import BankContext
 from gieok.engine.fusion import rrf_fuse, weighted_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.engine.profile import profile_ranking
+from gieok.engine.scopes import UNFILTERED, RecallScope, memory_scope, scope_weight
 from gieok.errors import ConfigError, InputError, RerankerUnavailableError
 from gieok.extract.profile_query import slot_question
 from gieok.ids import fact_memory_id, fact_number
 from gieok.lifecycle import classify_memory
 from gieok.providers.rerankers import Reranker
-from gieok.records import ChannelHit, FactRow, Recall, RecalledMemory
+from gieok.records import ChannelHit, FactRow, Recall, RecalledMemory, ScopeFilter
 from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store
 from gieok.temporal import find_time_expressions, parse_time_range
@@ -108,6 +112,11 @@ def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit])
         decay_class=fact.decay_class,
         pinned=fact.pinned,
         strength=fact.strength,
+        user_id=fact.scope.user_id,
+        agent_id=fact.scope.agent_id,
+        session_id=fact.scope.session_id,
+        tags=list(fact.scope.tags),
+        metadata=dict(fact.metadata),
     )
 
 
@@ -269,10 +278,11 @@ def _rerank(reranker: Reranker, query: str, memories: list[RecalledMemory], top:
 
 
 def _observations(store: Store, bank: BankRow, query_vector: object, terms: tuple[str, ...], settings: Settings,
-                  explain: bool) -> list[RecalledMemory]:
-    """Observations ranked exactly and scored on the RRF scale (weight ``observation_weight``)."""
+                  explain: bool, scope: ScopeFilter | None = None) -> list[RecalledMemory]:
+    """Observations (in ``scope``) ranked exactly and scored on the RRF scale (weight ``observation_weight``)."""
     out = []
-    ranked = observation_ranking(store, bank, query_vector, terms, settings.observation_candidates)  # type: ignore[arg-type]
+    ranked = observation_ranking(store, bank, query_vector, terms, settings.observation_candidates,  # type: ignore[arg-type]
+                                 scope)
     for rank, (obs_id, score) in enumerate(ranked, start=1):
         fused = settings.observation_weight / (settings.rrf_k + rank)
         memory = observation_memory(store, bank, obs_id, fused, {"observation": ChannelHit(rank=rank, score=score)})
@@ -297,9 +307,11 @@ def add_versions(store: Store, memories: list[RecalledMemory]) -> None:
 
 
 def recall(ctx: BankContext, query: str, *, max_tokens: int | None = None, limit: int | None = None,
-           now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None) -> Recall:
+           now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None,
+           scope: RecallScope = UNFILTERED) -> Recall:
     """The memories ``query`` needs, best first (see the module docstring); validates its input and
-    restarts the decay clock of what it returns (``refresh_on_recall``)."""
+    restarts the decay clock of what it returns (``refresh_on_recall``). ``scope`` (from
+    :func:`gieok.engine.scopes.recall_scope`) filters and re-weighs."""
     if not isinstance(query, str) or not query.strip():
         raise InputError("query is empty: ask something")
     check_encodable(query, "query")
@@ -308,7 +320,8 @@ def recall(ctx: BankContext, query: str, *, max_tokens: int | None = None, limit
             raise InputError(f"{name} must be a positive whole number, e.g. {name}=10 (got {value!r})")
     when = to_datetime(now, "now") if now is not None else datetime.now(timezone.utc)
     then = to_datetime(as_of, "as_of") if as_of is not None else None
-    result = _rank(ctx, query, now=when, max_tokens=max_tokens, limit=limit, explain=explain, as_of=then)
+    result = _rank(ctx, query, now=when, max_tokens=max_tokens, limit=limit, explain=explain, as_of=then,
+                   scope=scope)
     if ctx.settings.refresh_on_recall and then is None and result.memories:
         ctx.engine.marks.add([i for i in (fact_number(m.id) for m in result.memories) if i is not None],
                              when.timestamp())
@@ -317,21 +330,23 @@ def recall(ctx: BankContext, query: str, *, max_tokens: int | None = None, limit
 
 
 def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None, limit: int | None,
-          explain: bool, as_of: datetime | None) -> Recall:
+          explain: bool, as_of: datetime | None, scope: RecallScope) -> Recall:
     store, bank, embedder, settings, reranker = ctx.store, ctx.bank, ctx.embedder, ctx.settings, ctx.reranker
+    only = scope.filter if not scope.filter.empty else None  # what every channel's SQL filters by
     pool = settings.candidates
     channels = enabled_channels(settings)
     rankings: dict[str, list[tuple[int, float]]] = {}
     query_vector = embedder.embed_query(query) if ("semantic" in channels or "graph" in channels) else None
     facts: dict[int, FactRow] = {}  # read once, by the graph channel and for the multipliers
     # one KNN over the facts' own vectors serves the semantic channel and the graph's relevance
-    similarity = own_similarity(store, bank, query_vector, max(pool, RELEVANCE_POOL) if "graph" in channels else pool) \
-        if query_vector is not None else None
+    similarity = own_similarity(store, bank, query_vector, max(pool, RELEVANCE_POOL) if "graph" in channels else pool,
+                                only) if query_vector is not None else None
     if "semantic" in channels:
-        rankings["semantic"] = semantic_channel(store, bank, query_vector, pool, similarity)  # type: ignore[arg-type]
+        rankings["semantic"] = semantic_channel(store, bank, query_vector, pool, similarity,  # type: ignore[arg-type]
+                                                only)
     if "keyword" in channels:
         rankings["keyword"] = store.keyword_search(bank.id, query_terms(store, bank, query), pool,
-                                                   settings.keyword_context_weight)
+                                                   settings.keyword_context_weight, only)
     time_range_dt = query_time_range(query, now)
     time_range = (time_range_dt[0].timestamp(), time_range_dt[1].timestamp()) if time_range_dt else None
     if "graph" in channels:
@@ -342,12 +357,12 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
         candidates = list(dict.fromkeys(i for ranked in rankings.values() for i, _ in ranked))
         facts.update((f.id, f) for f in store.get_facts(bank.id, candidates))
         rankings["graph"] = graph_channel(store, bank, query, list(seeds.items()), pool, similarity,
-                                          [facts[i] for i in candidates if i in facts])
+                                          [facts[i] for i in candidates if i in facts], scope=only)
     if "temporal" in channels and time_range is not None:
-        rankings["temporal"] = temporal_channel(store, bank, time_range[0], time_range[1], pool)
+        rankings["temporal"] = temporal_channel(store, bank, time_range[0], time_range[1], pool, only)
     asked = slot_question(query) if "profile" in channels else None  # a question about a profile slot
     if asked is not None:
-        slot_facts = profile_ranking(ctx, query, asked)
+        slot_facts = profile_ranking(ctx, query, asked, only)
         if slot_facts:
             rankings["profile"] = slot_facts
     weights = {name: float(getattr(settings, f"{name}_weight")) for name in CHANNELS}
@@ -368,7 +383,7 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     # "나 전에 어디 살았지?" asks for a replaced version as much as "원래" does
     history = as_of is None and (asks_for_history(query) or (asked is not None and asked.previous))
     replaced_weight = float(settings.superseded_weight)
-    support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",))
+    support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",), only)
                       if kind == "semantic")
     # memory objects are built only for what is returned (a recall fuses a few hundred candidates)
     scored: list[_Scored] = []
@@ -379,9 +394,14 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
         keep = history or (replaced_weight > 0 and fact is not None and fact.superseded_by is not None)
         if fact is None or not _is_current(fact, now_ts, as_of_ts, keep):
             continue
+        if only is not None and not only.admits(fact.scope):
+            # the last guard: the channels' SQL already filtered; a fact out of scope here is a store bug
+            continue
         multipliers = _multipliers(fact, now_ts, time_range, support.get(fact_id, 0), settings.recency_half_life_days)
         if weighted:
             del multipliers["recency"]  # the weighted sum has its own recency term
+        if scope.weights:
+            multipliers["scope"] = scope_weight(fact.scope, scope)
         if not history and _replaced(fact, now_ts, as_of_ts):
             # a message says more than the one thing that changed ("두부 is four; we live in 망원동"),
             # so the old version stays findable, below what replaced it
@@ -389,8 +409,10 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
         final = fused_score * math.prod(multipliers.values())
         scored.append(_Scored(final, fact.tokens, (fact, hits, fused_score, multipliers)))
     if as_of is None and settings.observation_weight > 0:
-        scored += [_Scored(m.score, m.tokens, m)
-                   for m in _observations(store, bank, query_vector, keyword_terms(query), settings, explain)]
+        for m in _observations(store, bank, query_vector, keyword_terms(query), settings, explain, only):
+            if scope.weights:
+                m.score *= scope_weight(memory_scope(m), scope)
+            scored.append(_Scored(m.score, m.tokens, m))
     scored.sort(key=lambda c: -c.score)
     if not history:
         scored = replacements_first(scored, lambda fact: _replaced(fact, now_ts, as_of_ts))

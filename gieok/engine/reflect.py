@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -55,6 +55,7 @@ from gieok.engine.banks import get_memory
 from gieok.engine.context import BankContext, JobContext
 from gieok.engine.llm_calls import call_llm
 from gieok.engine.recall import _ASKS_FOR_HISTORY, recall
+from gieok.engine.scopes import UNFILTERED, RecallScope, memory_scope
 from gieok.errors import InputError, LLMRateLimitError, LLMUnavailableError, MemoryNotFoundError
 from gieok.providers.llms import LLM
 from gieok.records import Recall, RecalledMemory
@@ -263,20 +264,28 @@ def _extractive(question: str, recalled: list[RecalledMemory], steps: list[dict[
     return None
 
 
-def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use_models: bool = True) -> Reflection:
-    """Answer ``question`` from the bank's memory only (see the module docstring)."""
+def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use_models: bool = True,
+            scope: RecallScope = UNFILTERED) -> Reflection:
+    """Answer ``question`` from the bank's memory only (see the module docstring). Every recall it
+    makes has ``scope``; under a scope filter a mental model answers only when every memory its
+    answer rests on is in scope (a bank's standing answers are written from all of its memories)."""
     if not isinstance(question, str) or not question.strip():
         raise InputError("question is empty: ask something")
     store, bank, llm = ctx.store, ctx.bank, ctx.llm
-    recall_fn: RecallFn = lambda q: recall(ctx, q, limit=10, now=now)  # noqa: E731
+    recall_fn: RecallFn = lambda q: recall(ctx, q, limit=10, now=now, scope=scope)  # noqa: E731
     language = detect_language(question)
     if use_models:
         model = match_mental_model(store, bank, question)
+        if model is not None and not _model_in_scope(ctx, model.based_on, scope):
+            steps_skipped = [{"action": "mental model out of scope", "name": model.name}]
+            model = None
+        else:
+            steps_skipped = []
         if model is not None:
             return Reflection(question, model.answer, True, language, "mental_model",
                               [_model_evidence(ctx, mid) for mid in model.based_on],
                               [{"action": "mental_model", "name": model.name}], mode="lookup")
-    steps: list[dict[str, Any]] = []
+    steps: list[dict[str, Any]] = steps_skipped if use_models else []
     mode, reason = "offline", None
     if llm is not None:
         try:
@@ -293,6 +302,18 @@ def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use
         found = _cite_documents(found)
     found.mode, found.mode_reason = mode, reason
     return found
+
+
+def _model_in_scope(ctx: BankContext, based_on: Sequence[str], scope: RecallScope) -> bool:
+    """May a recall of ``scope`` see every memory a mental model's answer rests on?"""
+    if scope.filter.empty:
+        return True
+    if not based_on:
+        return False  # an answer resting on nothing named cannot be shown to be in scope
+    try:
+        return all(scope.filter.admits(memory_scope(get_memory(ctx, memory_id))) for memory_id in based_on)
+    except MemoryNotFoundError:
+        return False
 
 
 def _model_evidence(ctx: BankContext, memory_id: str) -> dict[str, Any]:

@@ -48,10 +48,11 @@ from gieok.engine.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
 from gieok.engine.profile import profile_rows
+from gieok.engine.scopes import own_facts
 from gieok.engine.versions import Verdicts, prejudge_updates, supersede_new_facts
-from gieok.errors import InputError, InvalidMessageError, StoreBusyError
+from gieok.errors import InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
 from gieok.lifecycle import DECAY_CLASSES
-from gieok.records import Message, NewFact, RetainResult
+from gieok.records import UNSCOPED, Message, NewFact, RetainResult, Scope
 from gieok.store.protocol import BankRow, Store
 
 __all__ = ["retain", "screen", "write_screened", "submit", "run_retain_job", "fact_options", "normalize_messages",
@@ -89,14 +90,19 @@ class Screened:
     redacted: defense.Redacted
     timestamp: str | None  # a document's default time (messages carry their own)
     layout: Layout | None = None  # an ingested document's chunks (redacted) and their locations
+    scope: Scope = UNSCOPED  # whose the source is (gieok.engine.scopes)
+    metadata_given: bool = False  # a conversation's stored metadata is replaced only when the call gives some
 
 
 def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
-           metadata: Mapping[str, Any] | None = None, layout: Layout | None = None) -> Screened:
+           metadata: Mapping[str, Any] | None = None, layout: Layout | None = None,
+           scope: Scope = UNSCOPED) -> Screened:
     """Steps 1 and 2: validate the call and redact it with the bank's policy. A "block" finding writes
     the refusal's audit row and raises BlockedContentError; nothing else is written. ``layout`` (from
-    ingest) is a document's chunks with their locations: each chunk is redacted as well."""
+    ingest) is a document's chunks with their locations: each chunk is redacted as well. ``scope``
+    (checked by :func:`gieok.engine.scopes.check_scope`) is stored verbatim, so its ids are refused
+    like other ids when they hold a secret or identifier."""
     if (messages is None) == (text is None):
         raise InputError("retain needs exactly one of messages=[...] or text='...'")
     if document_id is not None and (not isinstance(document_id, str) or not document_id.strip()):
@@ -114,16 +120,22 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
         defense.check_id(bank, "the bank name", policy)
     if document_id is not None:
         defense.check_id(document_id, "document_id", policy)
+    for what, value in (("user_id", scope.user_id), ("agent_id", scope.agent_id), ("session_id", scope.session_id),
+                        *(("a tag", tag) for tag in scope.tags)):
+        if value is not None:
+            defense.check_id(value, what, policy)
     if messages is not None:
         normalized = [m if m.timestamp or default_ts is None else Message(m.id, m.speaker, m.text, default_ts)
                       for m in normalize_messages(messages)]
         source_id = document_id or f"conversation-{normalized[0].id}"
-        redacted = defense.redact_messages(normalized, policy)
+        redacted = defense.redact_messages(normalized, policy, source_id, metadata)
     else:
         if not isinstance(text, str) or not text.strip():
             raise InputError("text is empty: give the document's text")
         check_encodable(text, "text")
-        source_id = document_id or "doc-" + content_sha(text)[:16]
+        # the same text retained for two users is two documents, each of its own scope
+        scoped = () if scope == UNSCOPED else (scope.user_id, scope.agent_id, scope.session_id, *scope.tags)
+        source_id = document_id or "doc-" + content_sha(text, *scoped)[:16]
         redacted = defense.redact_document(text, source_id, metadata or {}, policy)
         if layout is not None:
             layout = defense.redact_layout(layout, source_id, policy, redacted)
@@ -132,7 +144,7 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
             _audit(engine.store, bank, "retain-refused", source_id, redacted)
         defense.check_blocked(redacted)
     return Screened(bank, "conversation" if messages is not None else "document", source_id, redacted, default_ts,
-                    layout)
+                    layout, scope, metadata is not None)
 
 
 def _check_size(engine: Engine, messages: Any, text: Any) -> None:
@@ -150,10 +162,11 @@ def _check_size(engine: Engine, messages: Any, text: Any) -> None:
 def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
            metadata: Mapping[str, Any] | None = None, progress: Progress = None,
-           on_total: Callable[[int], None] | None = None, options: FactOptions = NO_OVERRIDES) -> RetainResult:
+           on_total: Callable[[int], None] | None = None, options: FactOptions = NO_OVERRIDES,
+           scope: Scope = UNSCOPED) -> RetainResult:
     """Store a conversation (``messages``) or a document (``text``) and its facts (see the module docstring)."""
     screened = screen(engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
-                      metadata=metadata)
+                      metadata=metadata, scope=scope)
     return write_screened(engine, screened, options, progress=progress, on_total=on_total)
 
 
@@ -212,7 +225,7 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if engine.settings.supersede:
-        plan.verdicts = _prejudge(engine.store, row, plan)
+        plan.verdicts = _prejudge(engine.store, row, plan, screened.scope)
     # 4. write, as one transaction
     store = engine.store
     with store.write():
@@ -222,7 +235,9 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
         store.lock_bank(ctx.bank.id)
         if not _plan_still_holds(store, ctx.bank, plan):
             return None  # the transaction wrote nothing; leaving it rolls nothing back
-        result = _write_conversation(ctx, plan) if plan.kind == "conversation" else _write_document(ctx, plan)
+        _check_scope_holds(store, ctx.bank, plan, screened.scope)
+        result = _write_conversation(ctx, plan, screened) if plan.kind == "conversation" else \
+            _write_document(ctx, plan, screened)
         _audit(store, bank, audit_operation, source_id, redacted)
         if result.facts_added:
             store.enqueue_job(ctx.bank.id, "consolidate")
@@ -240,14 +255,14 @@ def _written(plan: Plan) -> tuple[list[NewFact], list[Any]]:
     return [f for f, _ in pairs], [m for _, m in pairs]
 
 
-def _prejudge(store: Store, bank: BankRow | None, plan: Plan) -> Verdicts:
+def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope) -> Verdicts:
     facts = [f for c in plan.chunks for f in c.facts]
     vectors = [v for v, _ in plan.vectors if len(v)]
     if not facts or not vectors:
         return {}
     names = [[m.name for m in found.mentions] for per_chunk in plan.mentions for found in per_chunk]
     return prejudge_updates(store, bank, plan.source_id, facts, np.concatenate(vectors), names, time.time(),
-                            document=plan.kind == "document")
+                            document=plan.kind == "document", scope=own_facts(scope))
 
 
 def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
@@ -261,20 +276,43 @@ def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
     return stored == planned
 
 
+def _scope_words(scope: Scope) -> str:
+    said = [f"{name} {value!r}" for name, value in (("user", scope.user_id), ("agent", scope.agent_id),
+                                                      ("session", scope.session_id)) if value is not None]
+    said += [f"tags {list(scope.tags)}"] if scope.tags else []
+    return ", ".join(said) or "no scope (shared)"
+
+
+def _check_scope_holds(store: Store, bank: BankRow, plan: Plan, scope: Scope) -> None:
+    """A source has one scope: refuse (before anything is written) a retain that would add to a
+    source, or re-write a message, of another scope — one user's words never join another's source."""
+    row = store.get_source_row(bank.id, plan.source_id)
+    owners = {row[0]} if row is not None else set()
+    owners |= {owner for owner, _text in plan.existing.values()} if plan.kind == "conversation" else set()
+    for stored in store.source_scopes(sorted(owners)).values():
+        if stored != scope:
+            raise ScopeConflictError(
+                f"source {plan.source_id!r} (or a message id in this call) was retained with {_scope_words(stored)}, "
+                f"this call gives {_scope_words(scope)}: a source keeps the scope it was created with; retain "
+                "under another document_id (and message ids unique to the conversation), or with the same scope")
+
+
 # -- retain in the background -----------------------------------------------------------------
 # The call is validated and redacted before it is queued (bad input and "block" findings fail the
 # submit itself, and the queue never holds a secret); the job plans and writes what was screened.
 
 def submit(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
-           metadata: Mapping[str, Any] | None = None, options: FactOptions = NO_OVERRIDES) -> int:
+           metadata: Mapping[str, Any] | None = None, options: FactOptions = NO_OVERRIDES,
+           scope: Scope = UNSCOPED) -> int:
     """Queue a retain; returns its job id. The redaction audit row is written with the job."""
     screened = screen(engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
-                      metadata=metadata)
+                      metadata=metadata, scope=scope)
     redacted = screened.redacted
     payload = {"kind": screened.kind, "source_id": screened.source_id, "timestamp": screened.timestamp,
                "messages": [asdict(m) for m in redacted.messages], "text": redacted.text,
-               "metadata": redacted.metadata, "redactions": redacted.count, "options": asdict(options)}
+               "metadata": redacted.metadata, "metadata_given": screened.metadata_given,
+               "redactions": redacted.count, "options": asdict(options), "scope": asdict(scope)}
     with engine.store.write():
         ctx = engine.bank_for_write(bank)
         _audit(engine.store, bank, "retain-queued", screened.source_id, redacted)
@@ -291,7 +329,11 @@ def run_retain_job(ctx: JobContext) -> dict[str, Any]:
     p = ctx.payload
     redacted = defense.Redacted(messages=[Message(**m) for m in p.get("messages", [])], text=p.get("text"),
                                 metadata=dict(p.get("metadata") or {}))
-    screened = Screened(ctx.bank.name, str(p["kind"]), str(p["source_id"]), redacted, p.get("timestamp"))
+    stored_scope = dict(p.get("scope") or {})
+    scope = Scope(stored_scope.get("user_id"), stored_scope.get("agent_id"), stored_scope.get("session_id"),
+                  tuple(stored_scope.get("tags") or ()))
+    screened = Screened(ctx.bank.name, str(p["kind"]), str(p["source_id"]), redacted, p.get("timestamp"),
+                        scope=scope, metadata_given=bool(p.get("metadata_given", p["kind"] == "document")))
     redactions = int(p.get("redactions", 0))
 
     def done(result: RetainResult) -> None:
@@ -314,18 +356,22 @@ def _write_causal(store: Store, bank: BankRow, plan: Plan) -> None:
 
 
 def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list[NewFact],
-          vectors: list[np.ndarray], *, document: bool = False) -> None:
-    neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, np.concatenate(vectors))
+          vectors: list[np.ndarray], scope: Scope, *, document: bool = False) -> None:
+    # the neighbours (semantic links, supersede candidates) of a user's facts are that user's facts
+    mine = own_facts(scope)
+    neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, np.concatenate(vectors), mine)
     if ctx.settings.supersede:
-        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, document=document, verdicts=plan.verdicts)
+        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, document=document, verdicts=plan.verdicts,
+                            scope=mine)
 
 
-def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
+def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
     store, bank = ctx.store, ctx.bank
     row = store.get_source_row(bank.id, plan.source_id)
     if row is not None and row[1] != "conversation":
         raise InvalidMessageError(f"source {plan.source_id!r} is a document; retain messages under another id")
-    source_id = store.upsert_source(bank.id, plan.source_id, "conversation", None, {})
+    source_id = store.upsert_source(bank.id, plan.source_id, "conversation", None,
+                                    screened.redacted.metadata if screened.metadata_given else None, screened.scope)
     position = store.next_message_position(source_id)
     added = removed = 0
     # linking once per source, not per message: the calibration sample and entity names are read once
@@ -357,16 +403,16 @@ def _write_conversation(ctx: BankContext, plan: Plan) -> RetainResult:
     write_entities(store, bank, written, *_written(plan), plan.entities)
     store.add_profile_slots(bank.id, profile_rows(written, written_facts, time.time()))
     for target_source, (ids, facts, vectors) in to_link.items():
-        _link(ctx, plan, target_source, ids, facts, vectors)
+        _link(ctx, plan, target_source, ids, facts, vectors, screened.scope)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped)
 
 
-def _write_document(ctx: BankContext, plan: Plan) -> RetainResult:
+def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
     store, bank = ctx.store, ctx.bank
     row = store.get_source_row(bank.id, plan.source_id)
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {plan.source_id!r} is a conversation; retain the document under another id")
-    source_id = store.upsert_source(bank.id, plan.source_id, "document", plan.text, plan.metadata)
+    source_id = store.upsert_source(bank.id, plan.source_id, "document", plan.text, plan.metadata, screened.scope)
     # a section the new version left out is closed, not deleted: the document's history stays
     # recallable as it stood (as_of), and forgetting the document still removes all of it
     removed = store.retire_chunks(bank.id, plan.removed_chunks, time.time(), REMOVED_FROM_DOCUMENT)
@@ -388,5 +434,5 @@ def _write_document(ctx: BankContext, plan: Plan) -> RetainResult:
     _write_causal(store, bank, plan)
     if ids:
         write_entities(store, bank, ids, *_written(plan), plan.entities)
-        _link(ctx, plan, source_id, ids, facts, vectors, document=True)
+        _link(ctx, plan, source_id, ids, facts, vectors, screened.scope, document=True)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.chunks), skipped)

@@ -30,6 +30,7 @@ from gieok.engine import retain as _retain
 from gieok.engine.context import BankContext, Engine
 from gieok.engine.llm_calls import call_llm
 from gieok.engine.reflect import memory_lines
+from gieok.engine.scopes import check_scope, recall_scope
 from gieok.errors import (
     InputError,
     LLMOutputError,
@@ -39,7 +40,7 @@ from gieok.errors import (
 )
 from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.lifecycle._decay import classify_memory
-from gieok.records import Recall
+from gieok.records import Recall, ScopeFilter
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
@@ -141,9 +142,13 @@ class Session:
     """One session's working memory; see the module docstring."""
 
     def __init__(self, engine: Engine, bank: str, session_id: str, *, max_tokens: int = 3000,
-                 keep_recent: int = 6) -> None:
+                 keep_recent: int = 6, user_id: str | None = None) -> None:
         if not isinstance(session_id, str) or not session_id.strip():
             raise InputError("session_id must be a non-empty string, e.g. mem.session('alice', 'chat-1')")
+        # whose session: its turns are retained as that user's, and its context recalls only what that
+        # user (and no one in particular) said
+        self.scope = check_scope(user_id=user_id, session_id=session_id)
+        self.user_id = self.scope.user_id
         if max_tokens < 50:
             raise InputError(f"max_tokens={max_tokens} is too small for a session: pass at least 50")
         if keep_recent < 1:
@@ -169,7 +174,8 @@ class Session:
         # redacted with the bank's policy before anything is kept: the raw turn is what the session
         # stores and renders, so it must not hold the card number the long-term copy does not
         # (a "block" finding raises here and stores nothing)
-        screened = _retain.screen(self.engine, self.bank, [message], document_id=self.source_id)
+        # the turn's facts carry the session as their scope (recall(session_id=...) finds them)
+        screened = _retain.screen(self.engine, self.bank, [message], document_id=self.source_id, scope=self.scope)
         content = screened.redacted.messages[0].text
         ctx = self.engine.bank_for_write(self.bank)
         store = ctx.store
@@ -216,7 +222,8 @@ class Session:
         terms = keyword_terms(content)
         if len(set(terms)) < DUPLICATE_MIN_TERMS:
             return False
-        hits = ctx.store.keyword_search(ctx.bank.id, terms, 5, 0.0)
+        mine = ScopeFilter(user_id=self.user_id, include_shared=False) if self.user_id is not None else None
+        hits = ctx.store.keyword_search(ctx.bank.id, terms, 5, 0.0, mine)
         same = [f for f in ctx.store.get_facts(ctx.bank.id, [i for i, _ in hits])
                 if f.speaker == role and f.valid_to is None and set(keyword_terms(f.text)) == set(terms)]
         if not same:
@@ -289,7 +296,8 @@ class Session:
         left = max_tokens - used - count_tokens(MEMORY_HEADER)
         if not gate.recall or left <= 0 or self.engine.find_bank(self.bank) is None:
             return SessionContext(messages, None, gate, used)
-        found = _recall.recall(self.engine.bank(self.bank), query, max_tokens=left)
+        found = _recall.recall(self.engine.bank(self.bank), query, max_tokens=left,
+                               scope=recall_scope(user_id=self.user_id))
         # the session's own recent turns are already in the messages: do not spend the budget twice
         recent = {m["content"] for m in messages}
         memories = [m for m in found.memories if m.text not in recent]

@@ -40,7 +40,7 @@ import numpy as np
 from gieok.engine._speakers import is_agent
 from gieok.entities import candidate_keys
 from gieok.lifecycle import UpdateVerdict, detect_update
-from gieok.records import FactRow, NewFact
+from gieok.records import FactRow, NewFact, ScopeFilter
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms
 
@@ -69,7 +69,7 @@ def _verdict(verdicts: Mapping[tuple[str, str], UpdateVerdict | None], older: st
 
 def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: Sequence[NewFact],
                      vectors: np.ndarray, names: Sequence[Sequence[str]], now: float, *,
-                     document: bool = False) -> Verdicts:
+                     document: bool = False, scope: ScopeFilter | None = None) -> Verdicts:
     """Before the write lock: the verdicts of the pairs :func:`supersede_new_facts` will most likely
     judge, for the planned ``facts`` (their own ``vectors``, row by row; ``names``: their entity
     names) of source ``source_id``. Only a cache: a pair missing here is judged in the lock, a pair
@@ -93,7 +93,7 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
     if bank is None:
         return verdicts
     row = store.get_source_row(bank.id, source_id)
-    wanted = _stored_candidates(store, bank, row[0] if row else None, facts, vectors, by_key, document)
+    wanted = _stored_candidates(store, bank, row[0] if row else None, facts, vectors, by_key, document, scope)
     for found in store.get_facts(bank.id, sorted(wanted)):
         if found.valid_to is not None or (document and row and found.source_id == row[0]):
             continue
@@ -150,7 +150,8 @@ def _close_new_facts(facts: Sequence[NewFact], vectors: np.ndarray, keys_of: Seq
 
 
 def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: Sequence[NewFact],
-                       vectors: np.ndarray, by_key: dict[str, list[int]], document: bool) -> dict[int, set[int]]:
+                       vectors: np.ndarray, by_key: dict[str, list[int]], document: bool,
+                       scope: ScopeFilter | None = None) -> dict[int, set[int]]:
     """Stored fact id -> the new facts the lock will pair it with (nearest vectors, best BM25 matches,
     the conversation's last facts, the latest facts of the entities they name)."""
     recent = ([i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE)]
@@ -158,9 +159,9 @@ def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: S
     wanted: dict[int, set[int]] = {}
     queries = _search_terms([f.text for f in facts])
     for j, query in enumerate(queries):
-        hits = store.vector_search(bank.id, bank.dim, vectors[j], _NEAREST + 1)
+        hits = store.vector_search(bank.id, bank.dim, vectors[j], _NEAREST + 1, scope=scope)
         if query:
-            hits += store.keyword_search(bank.id, query, _KEYWORD_NEIGHBOURS + 1)
+            hits += store.keyword_search(bank.id, query, _KEYWORD_NEIGHBOURS + 1, scope=scope)
         for i in [i for i, _ in hits] + recent:
             wanted.setdefault(i, set()).add(j)
     naming: dict[int, set[int]] = {}  # a stored entity -> the new facts naming it
@@ -169,7 +170,7 @@ def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: S
             naming.setdefault(entity.id, set()).update(js)
     degrees = store.entity_degrees(sorted(naming))
     specific = [e for e in naming if degrees.get(e, 0) <= _HUB_DEGREE]
-    for entity_id, fact_ids in (store.facts_of_entities(specific, _PER_ENTITY) if specific else {}).items():
+    for entity_id, fact_ids in (store.facts_of_entities(specific, _PER_ENTITY, scope) if specific else {}).items():
         for i in fact_ids:
             wanted.setdefault(i, set()).update(naming[entity_id])
     return wanted
@@ -180,6 +181,7 @@ def _said(fact: FactRow) -> float:
 
 
 def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbours: dict[int, list[tuple[int, float]]],
+                scope: ScopeFilter | None = None,
                 ) -> tuple[dict[int, set[int]], dict[int, set[int]], dict[int, set[int]]]:
     """Candidates per new fact, plus which of them only BM25 found and which were said just before
     in the same conversation."""
@@ -191,14 +193,15 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
     by_source: dict[int, list[int]] = {}  # the same recent facts serve every new fact of a source
     queries = dict(zip(fact_ids, _search_terms([f.text for f in facts.values()])))
     for fact_id in fact_ids:  # the same words in another session ("라떼 … 두유" → "라떼 … 귀리우유")
-        hits = store.keyword_search(bank.id, queries[fact_id], _KEYWORD_NEIGHBOURS + 1) if queries[fact_id] else []
+        hits = store.keyword_search(bank.id, queries[fact_id], _KEYWORD_NEIGHBOURS + 1, scope=scope) \
+            if queries[fact_id] else []
         words[fact_id] = {i for i, _ in hits} - out[fact_id]
         out[fact_id] |= {i for i, _ in hits}
     entities = store.entities_of_facts(list(fact_ids))
     wanted = sorted({e for es in entities.values() for e in es})
     degrees = store.entity_degrees(wanted)
     specific = [e for e in wanted if degrees.get(e, 0) <= _HUB_DEGREE]
-    by_entity = store.facts_of_entities(specific, _PER_ENTITY) if specific else {}
+    by_entity = store.facts_of_entities(specific, _PER_ENTITY, scope) if specific else {}
     for fact_id in fact_ids:
         for entity in entities.get(fact_id, []):
             out[fact_id] |= set(by_entity.get(entity, []))
@@ -217,15 +220,16 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
 def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
                         neighbours: dict[int, list[tuple[int, float]]], *,
                         document: bool = False, verdicts: Mapping[tuple[str, str], UpdateVerdict | None] | None = None,
-                        ) -> list[tuple[int, int, str]]:
+                        scope: ScopeFilter | None = None) -> list[tuple[int, int, str]]:
     """Detect and record updates among the new facts and what the bank holds; returns
     (old fact, new fact, reason) for every version closed. ``document``: the new facts are a
     document's, which never close facts of the same document. ``verdicts``: pairs judged before the
-    lock (:func:`prejudge_updates`). Runs inside retain's write transaction."""
+    lock (:func:`prejudge_updates`). ``scope`` (:func:`gieok.engine.scopes.own_facts`) keeps the
+    candidates to the new facts' own user. Runs inside retain's write transaction."""
     if not fact_ids:
         return []
     new_rows = {f.id: f for f in store.get_facts(bank.id, fact_ids)}
-    candidates, by_words_only, same_source = _candidates(store, bank, new_rows, neighbours)
+    candidates, by_words_only, same_source = _candidates(store, bank, new_rows, neighbours, scope)
     nearest = {i: {o for o, _ in neighbours.get(i, [])[:_NEAREST]} for i in new_rows}
     others = {f.id: f for f in store.get_facts(bank.id, sorted({c for cs in candidates.values() for c in cs}))}
     closed: list[tuple[int, int, str]] = []
@@ -236,7 +240,7 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
         """The other fact's own nearest neighbours: closeness must hold both ways."""
         if other not in theirs:
             vector = store.vectors_of(bank.dim, [other]).get(other)
-            hits = store.vector_search(bank.id, bank.dim, vector, _NEAREST + 1) if vector is not None else []
+            hits = [] if vector is None else store.vector_search(bank.id, bank.dim, vector, _NEAREST + 1, scope=scope)
             theirs[other] = {i for i, _ in hits if i != other}
         return theirs[other]
 
@@ -254,6 +258,8 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
                 continue  # already closed by another version
             if older.speaker != newer.speaker or is_agent(newer.speaker):
                 continue  # one person's new job does not close another's; an assistant's echo updates nothing
+            if older.scope.user_id != newer.scope.user_id:
+                continue  # nor one user's another user's, even under the same speaker name ("user")
             verdict = _verdict(verdicts or {}, older.text, newer.text)
             if verdict is None or verdict.confidence < MIN_CONFIDENCE:
                 continue

@@ -70,11 +70,13 @@ class MemoryChat:
     """An OpenAI-compatible chat client with long-term memory (see the module docstring).
 
     ``memory_tokens`` bounds the memories put into the prompt; ``retain=False`` reads memory without
-    writing the conversation to it. ``last_recall`` is what the newest call was given."""
+    writing the conversation to it. ``last_recall`` is what the newest call was given. ``user_id``
+    scopes both: the conversation is retained as that user's (with ``session_id`` as its session), and
+    recall sees only that user's memories and the shared ones."""
 
     def __init__(self, client: Any, memory: Memory, bank: str, *, session_id: str | None = None,
-                 memory_tokens: int = 1500, retain: bool = True) -> None:
-        self.client, self.memory, self.bank = client, memory, bank
+                 memory_tokens: int = 1500, retain: bool = True, user_id: str | None = None) -> None:
+        self.client, self.memory, self.bank, self.user_id = client, memory, bank, user_id
         self.session_id = session_id or time.strftime("%Y%m%d-%H%M%S")
         self.memory_tokens, self.retain = int(memory_tokens), retain
         self.last_recall: Recall | None = None
@@ -100,7 +102,8 @@ class MemoryChat:
         if not question.strip():
             return messages
         try:
-            self.last_recall = self.memory.recall(self.bank, question, max_tokens=self.memory_tokens)
+            self.last_recall = self.memory.recall(self.bank, question, max_tokens=self.memory_tokens,
+                                                  user_id=self.user_id)
         except BankNotFoundError:  # nothing retained yet: the first turn goes without memories
             return messages
         block = memory_block(self.last_recall)
@@ -118,7 +121,8 @@ class MemoryChat:
         if reply.strip():
             said.append({"id": f"{self.session_id}-{turn}-assistant", "role": "assistant", "text": reply,
                          "timestamp": now})
-        self.memory.retain(self.bank, said, document_id=f"chat:{self.session_id}")
+        self.memory.retain(self.bank, said, document_id=f"chat:{self.session_id}", user_id=self.user_id,
+                           session_id=self.session_id)
 
 
 def memory_tools(*, prefix: str = "memory_") -> list[dict[str, Any]]:
@@ -142,28 +146,30 @@ def memory_tools(*, prefix: str = "memory_") -> list[dict[str, Any]]:
     ]
 
 
-def run_tool(memory: Memory, bank: str, tool_call: Any, *, prefix: str = "memory_") -> str:
+def run_tool(memory: Memory, bank: str, tool_call: Any, *, prefix: str = "memory_", user_id: str | None = None) -> str:
     """Execute one of :func:`memory_tools` the model called (an SDK tool call or its dict); the JSON
-    string to send back as the ``tool`` message."""
+    string to send back as the ``tool`` message. ``user_id`` scopes every call (the model cannot
+    widen it: the tools take no scope argument)."""
     function = _field(tool_call, "function") or {}
     name, raw = str(_field(function, "name") or ""), _field(function, "arguments") or "{}"
     try:
         args = json.loads(raw) if isinstance(raw, str) else dict(raw)
         if not isinstance(args, dict):
             raise ValueError("the arguments are not a JSON object")
-        return json.dumps(_call(memory, bank, name.removeprefix(prefix), args), ensure_ascii=False, default=str)
+        return json.dumps(_call(memory, bank, name.removeprefix(prefix), args, user_id), ensure_ascii=False,
+                          default=str)
     except (GieokError, ValueError, TypeError, KeyError) as exc:
         fix = f"{type(exc).__name__}: {exc}"
         return json.dumps({"error": fix, "tool": name}, ensure_ascii=False)
 
 
-def _call(memory: Memory, bank: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+def _call(memory: Memory, bank: str, name: str, args: dict[str, Any], user_id: str | None) -> dict[str, Any]:
     if name == "retain":
-        result = memory.retain(bank, text=str(args["text"]))
+        result = memory.retain(bank, text=str(args["text"]), user_id=user_id)
         return {"stored": result.facts_added, "source_id": result.source_id}
     if name == "recall":
         try:
-            found = memory.recall(bank, str(args["query"]), limit=int(args.get("limit") or 8))
+            found = memory.recall(bank, str(args["query"]), limit=int(args.get("limit") or 8), user_id=user_id)
         except BankNotFoundError:
             return {"memories": []}
         return {"memories": [{"id": m.id, "text": m.text, "speaker": m.speaker,
@@ -171,7 +177,7 @@ def _call(memory: Memory, bank: str, name: str, args: dict[str, Any]) -> dict[st
                               "source_id": m.source_id} for m in found.memories]}
     if name == "reflect":
         try:
-            reflection = memory.reflect(bank, str(args["question"]))
+            reflection = memory.reflect(bank, str(args["question"]), user_id=user_id)
         except BankNotFoundError:
             return {"answered": False, "answer": "Nothing is remembered yet."}
         return {"answered": reflection.supported, "answer": reflection.answer}

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Query, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -164,52 +164,63 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
 
     @app.post("/v1/banks/{bank}/documents", tags=["memory"],
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
-    async def ingest_document(bank: Writable, request: Request, document_id: str | None = None) -> IngestResult:
+    async def ingest_document(bank: Writable, request: Request, document_id: str | None = None,
+                              user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+                              tags: Annotated[list[str] | None, Query()] = None) -> IngestResult:
         """The request body is the file (PDF, DOCX, HTML, Markdown, text); its Content-Type, or else the
-        extension of ``document_id`` and the bytes themselves, say which format it is."""
+        extension of ``document_id`` and the bytes themselves, say which format it is. ``user_id``,
+        ``agent_id``, ``session_id`` and ``tags`` (repeated: ``?tags=a&tags=b``) are its scope."""
         data = await request.body()
         content_type = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         media_type = None if content_type in ("", "application/octet-stream") else content_type
-        return await run_in_threadpool(memory.ingest, bank, data, document_id=document_id, media_type=media_type)
+        return await run_in_threadpool(lambda: memory.ingest(bank, data, document_id=document_id, media_type=media_type,
+                                                             user_id=user_id, agent_id=agent_id, session_id=session_id,
+                                                             tags=tags))
 
     @app.post("/v1/banks/{bank}/imports/{format}", tags=["memory"],
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
     async def import_chat(bank: Writable, format: str, request: Request, name: str = "upload",
-                          skip_bad: bool = False, timezone: str = "Asia/Seoul") -> ImportResult:
+                          skip_bad: bool = False, timezone: str = "Asia/Seoul", user_id: str | None = None,
+                          agent_id: str | None = None,
+                          tags: Annotated[list[str] | None, Query()] = None) -> ImportResult:
         """The request body is a chat export: ``format`` kakaotalk (the app's .txt), chatgpt
         (conversations.json) or jsonl (OpenAI messages). ``name`` (the file's) names a KakaoTalk or JSONL
         conversation, so importing the same export again adds only what is new. Bad lines: 422, with
-        their numbers, and nothing stored — unless ``skip_bad``."""
+        their numbers, and nothing stored — unless ``skip_bad``. ``user_id``, ``agent_id`` and ``tags``
+        scope every conversation."""
         data = await request.body()
         return await run_in_threadpool(lambda: memory.import_chat(bank, data, format, skip_bad=skip_bad,
-                                                                  timezone=timezone, name=name))
+                                                                  timezone=timezone, name=name, user_id=user_id,
+                                                                  agent_id=agent_id, tags=tags))
 
     @app.post("/v1/banks/{bank}/recall", tags=["memory"])
     def recall(bank: Readable, body: RecallRequest) -> Recall:
         return memory.recall(bank, body.query, max_tokens=body.max_tokens, limit=body.limit, now=body.now,
-                             as_of=body.as_of, explain=body.explain)
+                             as_of=body.as_of, explain=body.explain, **body.scope())
 
     @app.post("/v1/banks/{bank}/sessions/{session_id}/turns", tags=["sessions"], status_code=201)
     def add_session_turn(bank: Writable, session_id: str, body: SessionTurnRequest) -> dict[str, Any]:
-        session = memory.session(bank, session_id, max_tokens=body.max_tokens, keep_recent=body.keep_recent)
+        session = memory.session(bank, session_id, max_tokens=body.max_tokens, keep_recent=body.keep_recent,
+                                 user_id=body.user_id)
         position = session.add(body.role, body.content)
         return {"position": position, **session.show()}
 
     @app.get("/v1/banks/{bank}/sessions/{session_id}", tags=["sessions"])
     def get_session(bank: Readable, session_id: str, query: str | None = None, max_tokens: int = 4000,
-                    session_tokens: int = 3000, keep_recent: int = 6) -> dict[str, Any]:
-        """The session rendered; with ``?query=`` the context for it, recalled memories included."""
-        return memory.session(bank, session_id, max_tokens=session_tokens,
-                              keep_recent=keep_recent).show(query, max_tokens)
+                    session_tokens: int = 3000, keep_recent: int = 6, user_id: str | None = None) -> dict[str, Any]:
+        """The session rendered; with ``?query=`` the context for it, recalled memories included (with
+        ``?user_id=``: that user's and the shared ones only)."""
+        return memory.session(bank, session_id, max_tokens=session_tokens, keep_recent=keep_recent,
+                              user_id=user_id).show(query, max_tokens)
 
     @app.post("/v1/banks/{bank}/reflect", tags=["memory"])
     def reflect(bank: Readable, body: ReflectRequest) -> Reflection:
-        return memory.reflect(bank, body.question, now=body.now)
+        return memory.reflect(bank, body.question, now=body.now, **body.scope())
 
     @app.post("/v1/banks/{bank}/forget", tags=["memory"])
     def forget(bank: Writable, body: ForgetRequest) -> ForgetResult:
         return memory.forget(bank, source_id=body.source_id, memory_id=body.memory_id, entity=body.entity,
-                             before=body.before, verify=body.verify)
+                             before=body.before, verify=body.verify, user_id=body.user_id)
 
     # -- inspection --------------------------------------------------------------------------
     @app.get("/v1/banks/{bank}/memories/{memory_id}", tags=["inspection"])
@@ -238,15 +249,16 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
         return memory.merge_suggestions(bank, limit=limit)
 
     @app.get("/v1/banks/{bank}/profile", tags=["inspection"])
-    def profile(bank: Readable, person: str | None = None) -> list[dict[str, Any]]:
+    def profile(bank: Readable, person: str | None = None, user_id: str | None = None) -> list[dict[str, Any]]:
         """What people stated about themselves and their family, as typed slots with their history."""
-        return [p.to_dict() for p in memory.profile(bank, person)]
+        return [p.to_dict() for p in memory.profile(bank, person, user_id=user_id)]
 
     @app.get("/v1/banks/{bank}/profile/{slot}", tags=["inspection"])
-    def lookup(bank: Readable, slot: str, entity: str | None = None) -> dict[str, Any] | None:
-        """One profile slot of the bank's main person, or of ``entity`` (a name, a relative); null when
-        it was never stated."""
-        found = memory.lookup(bank, slot, entity)
+    def lookup(bank: Readable, slot: str, entity: str | None = None,
+               user_id: str | None = None) -> dict[str, Any] | None:
+        """One profile slot of the bank's main person (of ``user_id``'s memories), or of ``entity`` (a
+        name, a relative); null when it was never stated."""
+        found = memory.lookup(bank, slot, entity, user_id=user_id)
         return found.to_dict() if found is not None else None
 
     @app.get("/v1/banks/{bank}/observations", tags=["inspection"])

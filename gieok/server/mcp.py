@@ -98,58 +98,82 @@ class _Tools:
 
     # each method's signature is the tool's input schema; its docstring is what the agent reads
     def retain(self, ctx: Context, bank: str, text: str | None = None, messages: list[dict[str, Any]] | None = None,
-               document_id: str | None = None, timestamp: str | None = None) -> dict[str, Any]:
+               document_id: str | None = None, timestamp: str | None = None, user_id: str | None = None,
+               agent_id: str | None = None, session_id: str | None = None, tags: list[str] | None = None,
+               metadata: dict[str, Any] | None = None) -> dict[str, Any]:
         """Keep something in long-term memory: either `messages` (a conversation: each {"speaker",
         "text", optional "id", "timestamp"}) or `text` (a note or document; give `document_id` to update
-        it later). Stored verbatim with extracted facts; secrets are redacted first. Returns how many
+        it later). Stored verbatim with extracted facts; secrets are redacted first. `user_id` says whose
+        memory it is (leave it out for knowledge every user may see), `agent_id`, `session_id` and `tags`
+        scope it further; `metadata` comes back with every memory recalled from it. Returns how many
         facts were added and the source id to cite or forget."""
         return self.one(ctx, bank, "write", lambda: self.memory.retain(
-            bank, messages, text=text, document_id=document_id, timestamp=timestamp))
+            bank, messages, text=text, document_id=document_id, timestamp=timestamp, user_id=user_id,
+            agent_id=agent_id, session_id=session_id, tags=tags, metadata=metadata))
 
     def ingest_document(self, ctx: Context, bank: str, document_id: str, content_base64: str | None = None,
-                        text: str | None = None, media_type: str | None = None) -> dict[str, Any]:
+                        text: str | None = None, media_type: str | None = None, user_id: str | None = None,
+                        agent_id: str | None = None, tags: list[str] | None = None) -> dict[str, Any]:
         """Keep a file (PDF, DOCX, HTML, Markdown or plain text) as a document whose memories cite their
         page or section: `content_base64` is the file's bytes in base64 (or `text` for a text file);
         `document_id` is its name, whose extension or `media_type` says the format. Ingesting the same
-        `document_id` again replaces only the parts that changed. Returns chunks, facts and the source id."""
+        `document_id` again replaces only the parts that changed. `user_id` makes it that user's (left out,
+        every user may see it), `agent_id` and `tags` scope it further. Returns chunks, facts and the source id."""
         def ingest() -> Any:
             return self.memory.ingest(bank, _document_bytes(content_base64, text), document_id=document_id,
-                                      media_type=media_type)
+                                      media_type=media_type, user_id=user_id, agent_id=agent_id, tags=tags)
         return self.one(ctx, bank, "write", ingest)
 
     def recall(self, ctx: Context, bank: str, query: str, max_tokens: int | None = 1500, limit: int | None = None,
-               now: str | None = None, as_of: str | None = None) -> dict[str, Any]:
+               now: str | None = None, as_of: str | None = None, user_id: str | None = None,
+               agent_id: str | None = None, session_id: str | None = None, tags: list[str] | None = None,
+               include_shared: bool = True, scopes: dict[str, float] | None = None) -> dict[str, Any]:
         """Find the memories a question needs, best first, within `max_tokens`. Each memory has its
         text, when it was true (valid_from / valid_to), its source and its id. `now` anchors relative
-        times in the query ("last Friday", "지난주"); `as_of` answers as the memory stood on that date."""
+        times in the query ("last Friday", "지난주"); `as_of` answers as the memory stood on that date.
+        `user_id` keeps only that user's memories (and shared ones unless `include_shared` is false);
+        `agent_id`, `session_id`, `tags` filter too, unless `scopes` weighs them instead
+        ({"session": 1.2} prefers the current session's memories)."""
         return self.one(ctx, bank, "read", lambda: self.memory.recall(
-            bank, query, max_tokens=max_tokens, limit=limit, now=now, as_of=as_of))
+            bank, query, max_tokens=max_tokens, limit=limit, now=now, as_of=as_of, user_id=user_id, agent_id=agent_id,
+            session_id=session_id, tags=tags, include_shared=include_shared, scopes=scopes))
 
-    def session_add(self, ctx: Context, bank: str, session_id: str, role: str, content: str) -> dict[str, Any]:
+    def session_add(self, ctx: Context, bank: str, session_id: str, role: str, content: str,
+                    user_id: str | None = None) -> dict[str, Any]:
         """Add a turn to a working-memory session (`role`: user, assistant, system or tool). The session
         keeps recent turns verbatim and folds older ones into a summary; every turn is also kept in
-        long-term memory under the source `session:<session_id>`. Returns the turn's position."""
+        long-term memory under the source `session:<session_id>` (as `user_id`'s, if given). Returns
+        the turn's position."""
         return self.one(ctx, bank, "write", lambda: {
-            "position": self.memory.session(bank, session_id).add(role, content)})
+            "position": self.memory.session(bank, session_id, user_id=user_id).add(role, content)})
 
     def session_context(self, ctx: Context, bank: str, session_id: str, query: str | None = None,
-                        max_tokens: int = 4000) -> dict[str, Any]:
+                        max_tokens: int = 4000, user_id: str | None = None) -> dict[str, Any]:
         """The session as chat messages (its summary, then the recent turns) and, for a `query` that
-        needs memory (small talk skips it), the long-term memories recall finds, all inside `max_tokens`."""
-        return self.one(ctx, bank, "read", lambda: self.memory.session(bank, session_id).show(query, max_tokens))
+        needs memory (small talk skips it), the long-term memories recall finds, all inside `max_tokens`
+        (with `user_id`: only that user's and the shared ones)."""
+        return self.one(ctx, bank, "read", lambda: self.memory.session(bank, session_id, user_id=user_id)
+                        .show(query, max_tokens))
 
-    def reflect(self, ctx: Context, bank: str, question: str, now: str | None = None) -> dict[str, Any]:
+    def reflect(self, ctx: Context, bank: str, question: str, now: str | None = None, user_id: str | None = None,
+                agent_id: str | None = None, session_id: str | None = None, tags: list[str] | None = None,
+                include_shared: bool = True) -> dict[str, Any]:
         """Answer a question only from memory, with quotes verified against the memories they cite.
-        When the memory does not hold the answer it says so (answered: false) instead of guessing."""
-        return self.one(ctx, bank, "read", lambda: self.memory.reflect(bank, question, now=now))
+        When the memory does not hold the answer it says so (answered: false) instead of guessing.
+        `user_id`, `agent_id`, `session_id` and `tags` limit the memories it may use, as in `recall`."""
+        return self.one(ctx, bank, "read", lambda: self.memory.reflect(
+            bank, question, now=now, user_id=user_id, agent_id=agent_id, session_id=session_id, tags=tags,
+            include_shared=include_shared))
 
     def forget(self, ctx: Context, bank: str, source_id: str | None = None, memory_id: str | None = None,
-               entity: str | None = None, before: str | None = None, verify: bool = True) -> dict[str, Any]:
+               entity: str | None = None, before: str | None = None, user_id: str | None = None,
+               verify: bool = True) -> dict[str, Any]:
         """Erase for real (not hide): everything that came from a source (`source_id`), one memory
-        (`memory_id`), everything about a person or thing (`entity`), or everything older than `before`.
-        Give exactly one. With `verify` the result carries a proof that no trace is left."""
+        (`memory_id`), everything about a person or thing (`entity`), everything older than `before`, or
+        every memory of a user (`user_id`). With `verify` the result carries a proof that no trace is left."""
         return self.one(ctx, bank, "write", lambda: self.memory.forget(
-            bank, source_id=source_id, memory_id=memory_id, entity=entity, before=before, verify=verify))
+            bank, source_id=source_id, memory_id=memory_id, entity=entity, before=before, verify=verify,
+            user_id=user_id))
 
     def list_banks(self, ctx: Context) -> dict[str, Any]:
         """The memory banks you may use, with how many facts and sources each holds."""
@@ -171,13 +195,15 @@ class _Tools:
         """Every source (conversation or document) kept in the bank, with its id for `forget`."""
         return self.many(ctx, bank, "read", "sources", lambda: self.memory.sources(bank))
 
-    def profile_lookup(self, ctx: Context, bank: str, slot: str, entity: str | None = None) -> dict[str, Any]:
+    def profile_lookup(self, ctx: Context, bank: str, slot: str, entity: str | None = None,
+                       user_id: str | None = None) -> dict[str, Any]:
         """A profile fact of the user, or of `entity` (another person's name, a relative like "sister" /
         "엄마", or a relative's name): `slot` is name, nickname, birthday, allergy, diet, health, job,
         employer, city, family or preference. Returns the current value(s), the memory ids that state
-        them and every earlier statement; `found: false` when it was never said."""
+        them and every earlier statement; `found: false` when it was never said. `user_id`: only what
+        that user said."""
         def look() -> dict[str, Any]:
-            found = self.memory.lookup(bank, slot, entity)
+            found = self.memory.lookup(bank, slot, entity, user_id=user_id)
             return {"found": False} if found is None else {"found": True, **found.to_dict()}
         return self.one(ctx, bank, "read", look)
 

@@ -24,7 +24,25 @@ class MessageIn(_Body):
     timestamp: str | None = Field(None, description="ISO 8601, e.g. 2026-05-04T09:00:00+09:00")
 
 
-class RetainRequest(_Body):
+class _Scoped(_Body):
+    user_id: str | None = Field(None, description="whose memory (none: shared); recall filters by it")
+    agent_id: str | None = None
+    session_id: str | None = None
+    tags: list[str] | None = Field(None, description="short strings; recall keeps memories carrying every one")
+
+    def scope(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "agent_id": self.agent_id, "session_id": self.session_id, "tags": self.tags}
+
+
+class _ScopeFilter(_Scoped):
+    include_shared: bool = Field(True, description="with user_id: also memories no user owns")
+    scopes: dict[str, float] | None = Field(None, description='weights instead of filters, e.g. {"session": 1.2}')
+
+    def scope(self) -> dict[str, Any]:
+        return {**super().scope(), "include_shared": self.include_shared, "scopes": self.scopes}
+
+
+class RetainRequest(_Scoped):
     messages: list[MessageIn] | None = Field(None, description="a conversation; or give text")
     text: str | None = Field(None, description="a document's text; or give messages")
     document_id: str | None = Field(None, description="names the source; re-retaining it re-processes what changed")
@@ -44,17 +62,18 @@ class RetainRequest(_Body):
         messages = [m.model_dump(exclude_none=True) for m in self.messages] if self.messages is not None else None
         return {"messages": messages, "text": self.text, "document_id": self.document_id, "timestamp": self.timestamp,
                 "metadata": self.metadata, "decay_class": self.decay_class, "importance": self.importance,
-                "pinned": self.pinned, "ttl": self.ttl, "expires_at": self.expires_at}
+                "pinned": self.pinned, "ttl": self.ttl, "expires_at": self.expires_at, **self.scope()}
 
 
 class SessionTurnRequest(_Body):
     role: str = "user"
     content: str
+    user_id: str | None = Field(None, description="whose session: its turns are that user's memories")
     max_tokens: int = Field(3000, ge=50)
     keep_recent: int = Field(6, ge=1)
 
 
-class RecallRequest(_Body):
+class RecallRequest(_ScopeFilter):
     query: str
     max_tokens: int | None = Field(None, gt=0)
     limit: int | None = Field(None, gt=0, le=1000)
@@ -63,7 +82,7 @@ class RecallRequest(_Body):
     explain: bool = False
 
 
-class ReflectRequest(_Body):
+class ReflectRequest(_ScopeFilter):
     question: str
     now: str | None = None
 
@@ -73,6 +92,7 @@ class ForgetRequest(_Body):
     memory_id: str | None = None
     entity: str | None = None
     before: str | None = None
+    user_id: str | None = Field(None, description="erase every source retained for this user")
     verify: bool = False
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from gieok.records import BankInfo, FactRow, Message, NewFact, SourceInfo
+from gieok.records import UNSCOPED, BankInfo, FactRow, Message, NewFact, Scope, SourceInfo
 from gieok.store._dialect import StoreQueries
 
 __all__ = ["Bank", "Chunk", "CoreQueries"]
@@ -29,8 +29,10 @@ _FACT_COLUMNS = (
     "f.id, f.bank_id, f.source_id, s.external_id, f.chunk_id, f.text, f.kind, f.speaker, f.message_ids, "
     "f.occurred_start, f.occurred_end, f.mentioned_at, f.utc_offset, f.valid_from, f.valid_to, "
     "f.importance, f.pinned, f.decay_class, f.expires_at, f.tokens, f.superseded_by, f.strength, f.archived_at, "
-    "f.created_at, f.recall_count"
+    "f.created_at, f.recall_count, s.user_id, s.agent_id, s.session_id, s.tags, s.metadata"
 )
+_SOURCE_COLUMNS = ("id, external_id, kind, {content}, metadata, created_at, updated_at, user_id, agent_id, session_id, "
+                   "tags")
 
 
 @dataclass(frozen=True)
@@ -170,21 +172,48 @@ class CoreQueries(StoreQueries):
         return (int(row[0]), str(row[1])) if row else None
 
     def upsert_source(self, bank_id: int, external_id: str, kind: str, content: str | None,
-                      metadata: dict[str, Any]) -> int:
+                      metadata: dict[str, Any] | None, scope: Scope = UNSCOPED) -> int:
+        """Insert a source with its ``scope``, or update an existing one's content and (unless
+        ``metadata`` is None) its metadata. A source's scope is set once, when it is created: the
+        engine refuses a retain into a source of another scope (ScopeConflictError) before it writes."""
         # an upsert, so two processes retaining the same source id cannot both insert it
         conn = self._require_write()
         now = time.time()
+        keep = metadata is None
         conn.execute(
-            "INSERT INTO sources (bank_id, external_id, kind, content, metadata, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bank_id, external_id) DO UPDATE "
-            "SET content = excluded.content, metadata = excluded.metadata, updated_at = excluded.updated_at",
-            (bank_id, external_id, kind, content, _dumps(metadata), now, now),
+            "INSERT INTO sources (bank_id, external_id, kind, content, metadata, created_at, updated_at, user_id, "
+            "agent_id, session_id, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (bank_id, external_id) DO UPDATE SET content = excluded.content, "
+            f"{'' if keep else 'metadata = excluded.metadata, '}updated_at = excluded.updated_at",
+            (bank_id, external_id, kind, content, _dumps(metadata or {}), now, now, scope.user_id, scope.agent_id,
+             scope.session_id, _dumps(list(scope.tags))),
         )
         row = conn.execute("SELECT id FROM sources WHERE bank_id = ? AND external_id = ?", (bank_id, external_id))
-        return int(row.fetchone()[0])
+        source_id = int(row.fetchone()[0])
+        conn.executemany("INSERT INTO source_tags (bank_id, source_id, tag) VALUES (?, ?, ?) "
+                         "ON CONFLICT (bank_id, source_id, tag) DO NOTHING",
+                         [(bank_id, source_id, tag) for tag in dict.fromkeys(scope.tags)])
+        return source_id
+
+    def _scope(self, user_id: Any, agent_id: Any, session_id: Any, tags: Any) -> Scope:
+        return Scope(user_id, agent_id, session_id, tuple(self._dialect.from_json(tags) or ()))
+
+    def source_scopes(self, source_ids: Sequence[int]) -> dict[int, Scope]:
+        """The scope of each source, by row id."""
+        out: dict[int, Scope] = {}
+        for ids_in, part in self._dialect.in_parts(source_ids):
+            for source_id, *scope in self._conn().execute(
+                    f"SELECT id, user_id, agent_id, session_id, tags FROM sources WHERE id {ids_in}", part):
+                out[int(source_id)] = self._scope(*scope)
+        return out
+
+    def sources_of_user(self, bank_id: int, user_id: str) -> list[int]:
+        """The row ids of the bank's sources retained for ``user_id`` (``sources_user`` index)."""
+        return [int(r[0]) for r in self._conn().execute(
+            "SELECT id FROM sources WHERE bank_id = ? AND user_id = ? ORDER BY id", (bank_id, user_id))]
 
     def _source_info(self, row: Any, bank_name: str, with_content: bool) -> SourceInfo:
-        source_id, external_id, kind, content, metadata, created, updated = row
+        source_id, external_id, kind, content, metadata, created, updated, *scope = row
         messages: list[Message] = []
         if with_content and kind == "conversation":
             messages = [
@@ -197,20 +226,20 @@ class CoreQueries(StoreQueries):
         return SourceInfo(
             id=external_id, bank=bank_name, kind=kind, created_at=_dt(created), updated_at=_dt(updated),
             messages=messages, text=content if with_content else None,
-            metadata=dict(self._dialect.from_json(metadata)),
+            metadata=dict(self._dialect.from_json(metadata)), scope=self._scope(*scope),
         )
 
     def get_source(self, bank_id: int, bank_name: str, external_id: str) -> SourceInfo | None:
         row = self._conn().execute(
-            "SELECT id, external_id, kind, content, metadata, created_at, updated_at FROM sources "
-            "WHERE bank_id = ? AND external_id = ?", (bank_id, external_id),
+            f"SELECT {_SOURCE_COLUMNS.format(content='content')} FROM sources WHERE bank_id = ? AND external_id = ?",
+            (bank_id, external_id),
         ).fetchone()
         return self._source_info(row, bank_name, True) if row else None
 
     def list_sources(self, bank_id: int, bank_name: str) -> list[SourceInfo]:
         rows = self._conn().execute(
-            "SELECT id, external_id, kind, NULL, metadata, created_at, updated_at FROM sources "
-            "WHERE bank_id = ? ORDER BY created_at, id", (bank_id,),
+            f"SELECT {_SOURCE_COLUMNS.format(content='NULL')} FROM sources WHERE bank_id = ? ORDER BY created_at, id",
+            (bank_id,),
         ).fetchall()
         return [self._source_info(r, bank_name, False) for r in rows]
 
@@ -344,6 +373,8 @@ class CoreQueries(StoreQueries):
             )
             self._index_fact(conn, bank_id, dim, fact_id, fact.terms, fact.context_terms, vector, context_vector)
             ids.append(fact_id)
+        if ids:
+            self._facts_indexed(conn, bank_id, dim, len(ids))
         return ids
 
     def _fact_row(self, r: Any) -> FactRow:
@@ -353,7 +384,8 @@ class CoreQueries(StoreQueries):
             occurred_start=r[9], occurred_end=r[10], mentioned_at=r[11], utc_offset=r[12], valid_from=r[13],
             valid_to=r[14], importance=float(r[15]), pinned=bool(r[16]), decay_class=r[17], expires_at=r[18],
             tokens=int(r[19]), superseded_by=r[20], strength=float(r[21]), archived_at=r[22],
-            created_at=float(r[23]), recall_count=int(r[24]),
+            created_at=float(r[23]), recall_count=int(r[24]), scope=self._scope(r[25], r[26], r[27], r[28]),
+            metadata=dict(self._dialect.from_json(r[29])),
         )
 
     def get_facts(self, bank_id: int, ids: Sequence[int]) -> list[FactRow]:

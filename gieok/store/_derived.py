@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 
 from gieok.ids import observation_memory_id
+from gieok.records import ScopeFilter
 from gieok.store._dialect import StoreQueries
+from gieok.store._scopes import source_in_scope
 
 __all__ = ["DerivedQueries", "JobRow", "MentalModelRow", "ObservationRow"]
 
@@ -39,6 +41,7 @@ class ObservationRow:
     created_at: float
     updated_at: float
     tokens: int
+    user_id: str | None = None  # whose facts it was written from (None: shared facts)
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,17 @@ class MentalModelRow:
 
 _JOB_COLUMNS = ("id, bank_id, kind, payload, status, attempts, run_after, last_error, created_at, updated_at, result, "
                 "claimed_by, lease_until, started_at, finished_at")
-_OBSERVATION_COLUMNS = "id, bank_id, entity_id, topic, text, history, believed_at, created_at, updated_at, tokens"
+_OBSERVATION_COLUMNS = ("id, bank_id, entity_id, topic, text, history, believed_at, created_at, updated_at, tokens, "
+                        "user_id")
+
+
+def _observation_in_scope(scope: ScopeFilter | None) -> tuple[str, list[Any]]:
+    """An observation is in a recall's scope only if every fact it rests on is: the condition, in SQL."""
+    in_scope, params = source_in_scope(scope, "f.source_id")
+    if not in_scope:
+        return "", []
+    return (" AND NOT EXISTS (SELECT 1 FROM observation_facts x JOIN facts f ON f.id = x.fact_id "
+            f"WHERE x.observation_id = observations.id AND NOT (TRUE{in_scope}))", params)
 
 
 class DerivedQueries(StoreQueries):
@@ -91,7 +104,7 @@ class DerivedQueries(StoreQueries):
             ):
                 support.setdefault(int(observation_id), []).append(int(fact_id))
         return [ObservationRow(int(r[0]), int(r[1]), r[2], str(r[3]), str(r[4]), support.get(int(r[0]), []),
-                               self._dialect.from_json(r[5]), r[6], float(r[7]), float(r[8]), int(r[9]))
+                               self._dialect.from_json(r[5]), r[6], float(r[7]), float(r[8]), int(r[9]), r[10])
                 for r in rows]
 
     def get_observations(self, bank_id: int, ids: Sequence[int]) -> list[ObservationRow]:
@@ -102,15 +115,19 @@ class DerivedQueries(StoreQueries):
             ).fetchall()
         return self._observations(sorted(rows, key=lambda r: int(r[0])))
 
-    def observations_of_bank(self, bank_id: int, topic: str | None = None) -> list[ObservationRow]:
-        where, params = (("bank_id = ?", (bank_id,)) if topic is None
-                         else ("bank_id = ? AND topic = ?", (bank_id, topic)))
+    def observations_of_bank(self, bank_id: int, topic: str | None = None,
+                             user_id: str | None = None) -> list[ObservationRow]:
+        """Every observation of the bank, or the one of ``topic`` written from ``user_id``'s facts (None:
+        from shared facts)."""
+        where, params = (("bank_id = ?", (bank_id,)) if topic is None else
+                         ("bank_id = ? AND topic = ? AND COALESCE(user_id, '') = ?", (bank_id, topic, user_id or "")))
         return self._observations(self._conn().execute(
             f"SELECT {_OBSERVATION_COLUMNS} FROM observations WHERE {where} ORDER BY id", params).fetchall())
 
     def save_observation(self, bank_id: int, observation_id: int | None, *, entity_id: int | None, topic: str,
                          text: str, fact_ids: Sequence[int], history: list[dict[str, Any]], believed_at: float | None,
-                         embedding: np.ndarray | None, terms: Sequence[str], tokens: int) -> int:
+                         embedding: np.ndarray | None, terms: Sequence[str], tokens: int,
+                         user_id: str | None = None) -> int:
         conn = self._require_write()
         now = time.time()
         blob = np.asarray(embedding, dtype=np.float32).tobytes() if embedding is not None else None
@@ -119,8 +136,8 @@ class DerivedQueries(StoreQueries):
         if observation_id is None:
             observation_id = self._dialect.insert_id(
                 conn, "INSERT INTO observations (bank_id, entity_id, topic, text, embedding, terms, tokens, history, "
-                "believed_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (bank_id, *values, now, now))
+                "believed_at, created_at, updated_at, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (bank_id, *values, now, now, user_id))
         else:
             conn.execute(
                 "UPDATE observations SET entity_id = ?, topic = ?, text = ?, embedding = ?, terms = ?, tokens = ?, "
@@ -150,18 +167,21 @@ class DerivedQueries(StoreQueries):
                 f"SELECT DISTINCT observation_id FROM observation_facts WHERE fact_id {ids_in}", part)}
         return sorted(out)
 
-    def observation_vectors(self, bank_id: int) -> tuple[list[int], np.ndarray | None]:
+    def observation_vectors(self, bank_id: int,
+                            scope: ScopeFilter | None = None) -> tuple[list[int], np.ndarray | None]:
         # in the (bank_id, topic) index's order: the ranking breaks ties by position
+        in_scope, params = _observation_in_scope(scope)
         rows = self._conn().execute(
-            "SELECT id, embedding FROM observations WHERE bank_id = ? AND embedding IS NOT NULL "
-            f"ORDER BY topic{self._dialect.bytewise}, id", (bank_id,)).fetchall()
+            f"SELECT id, embedding FROM observations WHERE bank_id = ? AND embedding IS NOT NULL{in_scope} "
+            f"ORDER BY topic{self._dialect.bytewise}, id", (bank_id, *params)).fetchall()
         if not rows:
             return [], None
         return [int(r[0]) for r in rows], np.stack([np.frombuffer(bytes(r[1]), dtype=np.float32) for r in rows])
 
-    def observation_terms(self, bank_id: int) -> list[tuple[int, str]]:
+    def observation_terms(self, bank_id: int, scope: ScopeFilter | None = None) -> list[tuple[int, str]]:
+        in_scope, params = _observation_in_scope(scope)
         return [(int(r[0]), str(r[1])) for r in self._conn().execute(
-            "SELECT id, terms FROM observations WHERE bank_id = ? ORDER BY id", (bank_id,))]
+            f"SELECT id, terms FROM observations WHERE bank_id = ?{in_scope} ORDER BY id", (bank_id, *params))]
 
     def unconsolidated_facts(self, bank_id: int, limit: int) -> list[int]:
         """Facts not yet consolidated, oldest said first; facts that failed alone are skipped."""

@@ -140,7 +140,7 @@ class PostgresDialect(Dialect):
 class StoreQueries:
     """The base of the shared query mixins: what they need from the store they are mixed into.
 
-    A store provides its ``_dialect``, its two connections, and the four hooks through which the
+    A store provides its ``_dialect``, its two connections, and the five hooks through which the
     shared code keeps the store's own keyword and vector indexes in step with the facts table."""
 
     _dialect: Dialect
@@ -168,6 +168,10 @@ class StoreQueries:
 
     def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
         """Runs before the facts are deleted."""
+        raise NotImplementedError
+
+    def _facts_indexed(self, conn: Any, bank_id: int, dim: int, count: int) -> None:
+        """Runs after ``count`` facts were added and indexed (an index that grows in steps steps here)."""
         raise NotImplementedError
 
     # -- provided by one mixin, called from another -------------------------------------------

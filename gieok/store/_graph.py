@@ -14,7 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gieok.records import ScopeFilter
 from gieok.store._dialect import StoreQueries
+from gieok.store._scopes import source_in_scope, sources_in_scope
 
 __all__ = ["EntityRow", "GraphQueries"]
 
@@ -195,15 +197,20 @@ class GraphQueries(StoreQueries):
                 out[int(entity_id)] = int(n)
         return out
 
-    def facts_of_entities(self, entity_ids: Sequence[int], limit_per_entity: int) -> dict[int, list[int]]:
-        """Each entity's latest ``limit_per_entity`` facts, newest first (one ranked query per list part)."""
+    def facts_of_entities(self, entity_ids: Sequence[int], limit_per_entity: int,
+                          scope: ScopeFilter | None = None) -> dict[int, list[int]]:
+        """Each entity's latest ``limit_per_entity`` facts (in ``scope``), newest first (one ranked query
+        per list part)."""
         out: dict[int, list[int]] = {int(e): [] for e in entity_ids}
+        in_scope, scope_params = source_in_scope(scope, "f.source_id")
+        facts_join = " JOIN facts f ON f.id = m.fact_id" if in_scope else ""
         for ids_in, part in self._dialect.in_parts(entity_ids):
             for entity_id, fact_id in self._conn().execute(
-                "SELECT entity_id, fact_id FROM (SELECT entity_id, fact_id, "
-                "row_number() OVER (PARTITION BY entity_id ORDER BY fact_id DESC) AS n "
-                f"FROM mentions WHERE entity_id {ids_in}) AS ranked WHERE n <= ? ORDER BY entity_id, n",
-                (*part, int(limit_per_entity)),
+                "SELECT entity_id, fact_id FROM (SELECT m.entity_id, m.fact_id, "
+                "row_number() OVER (PARTITION BY m.entity_id ORDER BY m.fact_id DESC) AS n "
+                f"FROM mentions m{facts_join} WHERE m.entity_id {ids_in}{in_scope}) AS ranked WHERE n <= ? "
+                "ORDER BY entity_id, n",
+                (*part, *scope_params, int(limit_per_entity)),
             ):
                 out[int(entity_id)].append(int(fact_id))
         return out
@@ -226,10 +233,11 @@ class GraphQueries(StoreQueries):
             [(bank_id, int(a), int(b), t, float(w)) for a, b, t, w in links],
         )
 
-    def links_of(self, fact_ids: Sequence[int],
-                 types: Sequence[str] | None = None) -> list[tuple[int, int, str, float]]:
+    def links_of(self, fact_ids: Sequence[int], types: Sequence[str] | None = None,
+                 scope: ScopeFilter | None = None) -> list[tuple[int, int, str, float]]:
         """Links touching ``fact_ids`` in either direction, as (seed, other, type, weight):
-        the outgoing ones, then the incoming ones, each ordered by (seed, other, type)."""
+        the outgoing ones, then the incoming ones, each ordered by (seed, other, type); under
+        ``scope``, only links whose other end is in scope."""
         type_filter = ""
         type_params: list[Any] = []
         if types:
@@ -238,9 +246,11 @@ class GraphQueries(StoreQueries):
         out: list[tuple[int, int, str, float]] = []
         for ids_in, part in self._dialect.in_parts(fact_ids, size=250):
             for seed, other in (("from_fact", "to_fact"), ("to_fact", "from_fact")):
+                in_scope, scope_params = source_in_scope(
+                    scope, f"(SELECT f.source_id FROM facts f WHERE f.id = links.{other})")
                 for a, b, t, w in self._conn().execute(
-                    f"SELECT {seed}, {other}, type, weight FROM links WHERE {seed} {ids_in}{type_filter} "
-                    "ORDER BY 1, 2, 3", (*part, *type_params),
+                    f"SELECT {seed}, {other}, type, weight FROM links WHERE {seed} {ids_in}{type_filter}{in_scope} "
+                    "ORDER BY 1, 2, 3", (*part, *type_params, *scope_params),
                 ):
                     out.append((int(a), int(b), str(t), float(w)))
         return out
@@ -252,14 +262,16 @@ class GraphQueries(StoreQueries):
         return [(int(r[0]), r[1]) for r in rows]
 
     # -- time --------------------------------------------------------------------------------
-    def facts_in_range(self, bank_id: int, start: float, end: float, limit: int) -> list[tuple[int, float, float]]:
-        """Facts whose occurred range (or, without one, the time they were said) overlaps [start, end);
-        returns (fact id, range start, range end)."""
+    def facts_in_range(self, bank_id: int, start: float, end: float, limit: int,
+                       scope: ScopeFilter | None = None) -> list[tuple[int, float, float]]:
+        """Facts (in ``scope``) whose occurred range (or, without one, the time they were said) overlaps
+        [start, end); returns (fact id, range start, range end)."""
+        in_scope, scope_params = sources_in_scope(scope, bank_id, "source_id")
         rows = self._conn().execute(
             "SELECT id, COALESCE(occurred_start, mentioned_at), COALESCE(occurred_end, occurred_start, mentioned_at) "
             "FROM facts WHERE bank_id = ? AND COALESCE(occurred_start, mentioned_at) < ? "
-            "AND COALESCE(occurred_end, occurred_start, mentioned_at) >= ? "
+            f"AND COALESCE(occurred_end, occurred_start, mentioned_at) >= ?{in_scope} "
             "ORDER BY occurred_start IS NOT NULL, occurred_start, id LIMIT ?",
-            (bank_id, float(end), float(start), int(limit)),
+            (bank_id, float(end), float(start), *scope_params, int(limit)),
         ).fetchall()
         return [(int(r[0]), float(r[1]), float(r[2])) for r in rows]

@@ -31,6 +31,7 @@ from typing import Any
 from gieok.errors import MissingExtensionError
 from gieok.store import _schema
 from gieok.store._pg_connect import PgConnection
+from gieok.store._pg_search import create_hnsw_indexes
 
 __all__ = ["MIGRATIONS", "MIGRATION_LOCK", "TYPES", "migrate"]
 
@@ -180,6 +181,18 @@ def m0009_sessions(conn: Any) -> None:
     _run_script(conn, _schema.SESSIONS)
 
 
+def m0010_scopes(conn: Any) -> None:
+    """Whose a source is (user, agent, session) and its tags, indexed for recall's scope filter."""
+    _run_script(conn, _schema.SCOPES)
+
+
+def m0011_ann(conn: Any) -> None:
+    """An HNSW index per dimension on both vector tables (see :mod:`gieok.store._pg_search`); a new
+    dimension's index is made with its first bank."""
+    for (dim,) in conn.execute("SELECT DISTINCT dim FROM banks").fetchall():
+        create_hnsw_indexes(conn, int(dim))
+
+
 def m0012_profile(conn: Any) -> None:
     """Profile slots: typed facts about a person (name, birthday, allergy, job, city, ...)."""
     _run_script(conn, _schema.PROFILE)
@@ -188,7 +201,8 @@ def m0012_profile(conn: Any) -> None:
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
-                                                                       m0009_sessions, m0012_profile)
+                                                                       m0009_sessions, m0010_scopes, m0011_ann,
+                                                                       m0012_profile)
 
 
 def migrate(raw: Any) -> list[str]:

@@ -18,12 +18,17 @@ must be adjacent, which the stored positions decide. Scores are positive, higher
 are broken by fact id.
 
 **Vectors.** ``fact_vectors`` holds one pgvector ``vector`` per fact with its dimension (and
-``fact_context_vectors`` a reply's second vector, with the message it answers); search is
-exact (``ORDER BY embedding <=> query`` within the bank), similarity = 1 − cosine distance. No
-approximate (HNSW) index is created: with a bank filter an HNSW scan can return fewer than k rows,
-and recall must be exact. A deployment with very large banks may add a partial expression index
-per dimension, e.g. ``CREATE INDEX ON fact_vectors USING hnsw ((embedding::vector(384))
-vector_cosine_ops) WHERE dim = 384``.
+``fact_context_vectors`` a reply's second vector, with the message it answers); similarity =
+1 − cosine distance. A bank below ``ann_min_vectors`` facts (``keyword_stats.docs``, one row) is
+searched exactly: ``ORDER BY embedding <=> query`` within the bank, which no index serves. A larger
+bank walks an HNSW index: one partial expression index per dimension and table
+(``fact_vectors_hnsw_384 ON fact_vectors USING hnsw ((embedding::vector(384)) vector_cosine_ops)
+WHERE dim = 384``, made with the first bank of that dimension; a plain ``vector`` column has no
+dimension an index could take), reached by ordering on the same expression, with
+``SET LOCAL hnsw.ef_search`` (the ``hnsw_ef_search`` setting) and pgvector's iterative scan
+(0.8+, ``hnsw.iterative_scan = relaxed_order``): the index is shared by every bank of the dimension,
+so the walk goes on past other banks' rows until the bank has its k (at most
+``hnsw.max_scan_tuples``, 20,000 by default). Relaxed order is re-sorted here.
 
 Both kinds of table are shared by every bank and hang off facts and banks by ``ON DELETE CASCADE``,
 so of the index hooks the shared queries call (see :class:`gieok.store._dialect.StoreQueries`) only
@@ -39,12 +44,22 @@ from typing import Any
 
 import numpy as np
 
+from gieok.records import ScopeFilter
 from gieok.store._dialect import StoreQueries, check_view
 from gieok.store._pg_connect import ints, vector_array, vector_literal
+from gieok.store._scopes import named_placeholders, sources_in_scope
+from gieok.store.protocol import VectorOptions
 
-__all__ = ["BM25_B", "BM25_K1", "SearchIndexes", "tokens"]
+__all__ = ["BM25_B", "BM25_K1", "SearchIndexes", "create_hnsw_indexes", "tokens"]
 
 _VECTOR_TABLES = {"fact": "fact_vectors", "context": "fact_context_vectors"}
+
+
+def create_hnsw_indexes(conn: Any, dim: int) -> None:
+    """The HNSW index of one dimension on both vector tables (see the module docstring)."""
+    for table in _VECTOR_TABLES.values():
+        conn.execute(f"CREATE INDEX IF NOT EXISTS {table}_hnsw_{int(dim)} ON {table} USING hnsw "
+                     f"((embedding::vector({int(dim)})) vector_cosine_ops) WHERE dim = {int(dim)}")
 
 
 def _vector_table(view: str) -> str:
@@ -76,15 +91,25 @@ def _phrases(terms: Sequence[str]) -> list[list[str]]:
 class SearchIndexes(StoreQueries):
     """The keyword and vector tables: the index hooks, index maintenance and both search channels."""
 
-    # -- hooks: nothing to create for a bank, nothing to drop before a bank or fact goes ------
+    vector_options = VectorOptions()
+
+    # -- hooks: the dimension's HNSW index for a bank, nothing to drop before a bank or fact goes
     def _create_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
-        pass
+        create_hnsw_indexes(conn, dim)
 
     def _drop_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
         pass
 
     def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
         pass
+
+    def _facts_indexed(self, conn: Any, bank_id: int, dim: int, count: int) -> None:
+        pass  # PostgreSQL keeps the HNSW index in step itself
+
+    def train_vector_index(self, bank_id: int, dim: int) -> int:
+        """Nothing to train: the HNSW index grows with every insert. Returns 0."""
+        self._require_write()
+        return 0
 
     def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
                     context_terms: Sequence[str], vector: Any, context_vector: Any | None) -> None:
@@ -132,8 +157,10 @@ class SearchIndexes(StoreQueries):
 
     # -- keyword channel ---------------------------------------------------------------------
     def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
-                       context_weight: float = 0.0) -> list[tuple[int, float]]:
-        """Okapi BM25 over the bank's facts (FTS5's formula and constants), best first, positive."""
+                       context_weight: float = 0.0, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
+        """Okapi BM25 over the bank's facts (FTS5's formula and constants), best first, positive. Under a
+        ``scope`` filter only facts in scope are scored; the statistics (N, n(p), avgdl) stay the bank's,
+        as FTS5's do."""
         phrases = _phrases(terms)
         if not phrases:
             return []
@@ -151,6 +178,12 @@ class SearchIndexes(StoreQueries):
         for i, phrase in enumerate(phrases):
             if len(phrase) > 1:
                 parts.append(self._phrase_hits(i, phrase, params))
+        in_scope = ""
+        condition, scope_params = sources_in_scope(scope, bank_id, "f.source_id")
+        if condition:
+            in_scope = named_placeholders(
+                f" WHERE m.fact_id IN (SELECT f.id FROM facts f WHERE f.bank_id = %(bank)s{condition})",
+                scope_params, params)
         rows = self._conn().execute(
             f"""
             WITH hits(phrase, fact_id, field, tf) AS ({" UNION ALL ".join(parts)}),
@@ -169,7 +202,7 @@ class SearchIndexes(StoreQueries):
                    sum(i.idf * m.freq * (%(k1)s + 1)
                        / (m.freq + %(k1)s * (1 - %(b)s + %(b)s * d.length / NULLIF(c.avgdl, 0)))) AS score
             FROM matched m JOIN idf i USING (phrase) JOIN keyword_docs d ON d.fact_id = m.fact_id
-            CROSS JOIN corpus c
+            CROSS JOIN corpus c{in_scope}
             GROUP BY m.fact_id ORDER BY score DESC, m.fact_id LIMIT %(limit)s
             """,
             params,
@@ -195,13 +228,30 @@ class SearchIndexes(StoreQueries):
 
     # -- vector channel ----------------------------------------------------------------------
     def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
-                      view: str = "fact") -> list[tuple[int, float]]:
-        """Exact cosine KNN within the bank; returns (fact id, cosine similarity), best first."""
-        rows = self._conn().execute(
-            f"SELECT fact_id, embedding <=> %s::vector AS distance FROM {_vector_table(view)} "
-            "WHERE bank_id = %s AND dim = %s ORDER BY distance, fact_id LIMIT %s",
-            (vector_literal(vector), bank_id, int(dim), int(limit)),
-        ).fetchall()
+                      view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
+        """Cosine KNN within the bank (and ``scope``; HNSW for a large bank, see the module docstring);
+        returns (fact id, cosine similarity), best first."""
+        conn, table, options = self._conn(), _vector_table(view), self.vector_options
+        condition, scope_params = sources_in_scope(scope, bank_id, "f.source_id")
+        in_scope = f" AND fact_id IN (SELECT f.id FROM facts f WHERE f.bank_id = %s{condition})" if condition else ""
+        params = (vector_literal(vector), bank_id, int(dim), *([bank_id, *scope_params] if condition else []),
+                  int(limit))
+        size = conn.execute("SELECT docs FROM keyword_stats WHERE bank_id = %s", (bank_id,)).fetchone()
+        if options.exact or size is None or int(size[0]) < options.min_vectors:
+            rows = conn.execute(
+                f"SELECT fact_id, embedding <=> %s::vector AS distance FROM {table} "
+                f"WHERE bank_id = %s AND dim = %s{in_scope} ORDER BY distance, fact_id LIMIT %s", params).fetchall()
+        else:
+            typed = f"vector({int(dim)})"
+            with conn.transaction():  # SET LOCAL lasts until it ends (a savepoint inside a write)
+                conn.execute(f"SET LOCAL hnsw.ef_search = {max(int(options.ef_search), int(limit))}")
+                # relaxed iterative scans keep reading the graph until the bank (and scope) filter
+                # leaves ``limit`` rows
+                conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+                rows = conn.execute(
+                    f"SELECT fact_id, embedding::{typed} <=> %s::{typed} AS distance FROM {table} "
+                    f"WHERE bank_id = %s AND dim = %s{in_scope} ORDER BY distance LIMIT %s", params).fetchall()
+            rows = sorted(rows, key=lambda r: (float(r[1]), int(r[0])))
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 
     def vectors_sample(self, bank_id: int, dim: int, limit: int) -> np.ndarray:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gieok.records import SlotRow
+from gieok.records import ScopeFilter, SlotRow
 from gieok.store._dialect import StoreQueries
+from gieok.store._scopes import sources_in_scope
 
 __all__ = ["ProfileQueries"]
 
@@ -31,17 +32,18 @@ class ProfileQueries(StoreQueries):
              for r in rows])
 
     def profile_slots(self, bank_id: int, person: str | None = None, slot: str | None = None,
-                      holder: str | None = None) -> list[SlotRow]:
-        """A bank's slot rows (of one person / slot / holder when given), oldest said first; rows of
-        archived facts are left out."""
+                      holder: str | None = None, scope: ScopeFilter | None = None) -> list[SlotRow]:
+        """A bank's slot rows (of one person / slot / holder, and of facts in ``scope``, when given),
+        oldest said first; rows of archived facts are left out."""
         where, args = ["p.bank_id = ?", "f.archived_at IS NULL"], [bank_id]
         for column, value in (("person", person), ("slot", slot), ("holder", holder)):
             if value is not None:
                 where.append(f"p.{column} = ?")
                 args.append(value)  # type: ignore[arg-type]
+        in_scope, scope_args = sources_in_scope(scope, bank_id, "f.source_id")
         rows = self._conn().execute(
             f"SELECT {', '.join('p.' + c.strip() for c in _COLUMNS.split(','))} FROM profile_slots p "
-            f"JOIN facts f ON f.id = p.fact_id WHERE {' AND '.join(where)} ORDER BY p.said_at, p.fact_id",
-            args).fetchall()
+            f"JOIN facts f ON f.id = p.fact_id WHERE {' AND '.join(where)}{in_scope} ORDER BY p.said_at, p.fact_id",
+            [*args, *scope_args]).fetchall()
         return [SlotRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), r[5], bool(r[6]), float(r[7]))
                 for r in rows]

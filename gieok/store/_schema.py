@@ -27,12 +27,12 @@ from string import Template
 from typing import Any
 
 __all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS", "LIFECYCLE", "NAMES", "PROFILE",
-           "SESSIONS", "WORKERS", "ordered", "render"]
+           "SCOPES", "SESSIONS", "WORKERS", "ordered", "render"]
 
 
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
          "0007_workers", "0008_documents",
-         "0009_sessions", "0012_profile")
+         "0009_sessions", "0010_scopes", "0011_ann", "0012_profile")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
@@ -321,6 +321,35 @@ CREATE TABLE session_state (
     updated_at  $REAL NOT NULL,
     PRIMARY KEY (bank_id, session_id)
 )
+"""
+
+# Scopes: whose a source is inside its bank (user, agent, conversation session) and its tags, inherited
+# by every fact of it through facts.source_id. The tags are kept twice: as the source's JSON list (read
+# back with the facts) and one row per tag (what a recall's tag filter looks up by index). Recall's
+# scope filter selects sources first, by these indexes, then their facts (facts_source). Consolidation
+# keeps one observation per topic *and user* (observations.user_id; NULL for shared facts), so an
+# observation is never written from two users' facts. The working-memory sessions' sources
+# (``session:<id>``) and MemoryChat's (``chat:<id>``) get the session id they already name.
+SCOPES = """
+ALTER TABLE sources ADD COLUMN user_id TEXT;
+ALTER TABLE sources ADD COLUMN agent_id TEXT;
+ALTER TABLE sources ADD COLUMN session_id TEXT;
+ALTER TABLE sources ADD COLUMN tags $JSON NOT NULL DEFAULT '[]';
+CREATE INDEX sources_user ON sources(bank_id, user_id);
+CREATE INDEX sources_agent ON sources(bank_id, agent_id);
+CREATE INDEX sources_session ON sources(bank_id, session_id);
+CREATE TABLE source_tags (
+    bank_id   $BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    source_id $BIGINT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    tag       TEXT NOT NULL,
+    PRIMARY KEY (bank_id, source_id, tag)
+);
+CREATE INDEX source_tags_tag ON source_tags(bank_id, tag, source_id);
+CREATE INDEX source_tags_source ON source_tags(source_id);
+ALTER TABLE observations ADD COLUMN user_id TEXT;
+CREATE INDEX observations_user ON observations(bank_id, topic, user_id);
+UPDATE sources SET session_id = substr(external_id, 9) WHERE substr(external_id, 1, 8) = 'session:';
+UPDATE sources SET session_id = substr(external_id, 6) WHERE substr(external_id, 1, 5) = 'chat:'
 """
 
 # Profile slots: the typed facts a person states about themselves or their family (name, birthday,

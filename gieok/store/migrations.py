@@ -6,8 +6,8 @@ store's too: their DDL is written once in :mod:`gieok.store._schema` and rendere
 SQLite's types (:data:`TYPES`).
 
 Per-bank tables are created by the store, not here: ``fts_bank_<id>`` (FTS5 over keyword terms, so
-BM25 statistics are the bank's own) and ``vec_<dim>`` (sqlite-vec, partitioned by bank); see
-:mod:`gieok.store._sqlite_search`.
+BM25 statistics are the bank's own) and ``vec_<dim>`` / ``ivf_<dim>`` (sqlite-vec, partitioned by
+bank, and for a large bank by cluster too); see :mod:`gieok.store._sqlite_search`.
 """
 
 from __future__ import annotations
@@ -99,6 +99,28 @@ def m0009_sessions(conn: Any) -> None:
     _run_script(conn, _schema.SESSIONS)
 
 
+def m0010_scopes(conn: Any) -> None:
+    """Whose a source is (user, agent, session) and its tags, indexed for recall's scope filter."""
+    _run_script(conn, _schema.SCOPES)
+
+
+def m0011_ann(conn: Any) -> None:
+    """The approximate vector index (see :mod:`gieok.store._ivf`): each bank's vector count since its
+    last training and its k-means centroids, and the clustered ``ivf_<dim>`` tables. A bank already
+    past ``ann_min_vectors`` is trained by its next retain."""
+    conn.execute("""
+        CREATE TABLE vector_index (
+            bank_id     INTEGER PRIMARY KEY REFERENCES banks(id) ON DELETE CASCADE,
+            added       INTEGER NOT NULL DEFAULT 0,
+            trained_on  INTEGER NOT NULL DEFAULT 0,
+            generation  INTEGER NOT NULL DEFAULT 0,
+            centroids   BLOB
+        )""")
+    conn.execute("INSERT INTO vector_index (bank_id, added) SELECT bank_id, COUNT(*) FROM facts GROUP BY bank_id")
+    for (dim,) in conn.execute("SELECT DISTINCT dim FROM banks").fetchall():
+        create_vector_tables(conn, int(dim))
+
+
 def m0012_profile(conn: Any) -> None:
     """Profile slots: typed facts about a person (name, birthday, allergy, job, city, ...)."""
     _run_script(conn, _schema.PROFILE)
@@ -107,7 +129,8 @@ def m0012_profile(conn: Any) -> None:
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
-                                                                       m0009_sessions, m0012_profile)
+                                                                       m0009_sessions, m0010_scopes, m0011_ann,
+                                                                       m0012_profile)
 
 
 def migrate(conn: Any) -> list[str]:
