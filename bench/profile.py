@@ -4,7 +4,8 @@ earlier values — and does recall put the message that says so first?
     python bench/profile.py [--data bench/data/profile_slots.json] [--embedder e5-small] [--db PATH] [--json]
 
 The set (bench/data/profile_slots.json, written for this benchmark by someone who had not seen the
-slot rules, and never used to change them): twelve conversations (six Korean, six English) between a
+slot rules; its first half, ko-p1..3 and en-p1..3, was later read to widen them, the second half is
+held out: ``--samples``): twelve conversations (six Korean, six English) between a
 user and an assistant or a friend, with values that change (a move, a new job, a corrected
 birthday), a second person's own facts, family members with names and denials; 204 questions about
 one slot of one person, 31 of them about an earlier value and 18 about a slot never stated.

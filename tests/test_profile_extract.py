@@ -308,3 +308,29 @@ def test_interface_constants() -> None:
 def test_empty_and_blank_text() -> None:
     assert extract_slots("") == []
     assert extract_slots("   ") == []
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), [
+    ("집이 합정동이라 출근이 편해.", "city", "합정동"),
+    ("응, 연남동에 원룸 구했어.", "city", "연남동"),
+    ("요즘 다들 나 '콩이'라고 불러.", "nickname", "콩이"),
+    ("작년부터 비건으로 살고 있어.", "diet", "비건"),
+    ("다음 달부터 간호사로 들어가.", "job", "간호사"),
+    ('Funny thing, my new team calls me "Beck".', "nickname", "Beck"),
+    ("Name's Tom Becker, nice to meet you all.", "name", "Tom Becker"),
+    ("Good news, we're moving to Denver.", "city", "Denver"),
+    ("Finally settled in Portland.", "city", "Portland"),
+    ("Big news. I took an offer from Stripe.", "employer", "Stripe"),
+    ("I'm doing keto this month.", "diet", "keto"),
+    ("Being a product designer means three redesigns a quarter.", "job", "product designer"),
+])
+def test_facts_said_in_passing(text: str, slot: str, value: str) -> None:
+    """Slots said in passing rather than stated ("집이 합정동이라", "my team calls me "Beck"")."""
+    found = [(v.holder, v.slot, v.value) for v in extract_slots(text)]
+    assert ("self", slot, value) in found, found
+
+
+@pytest.mark.parametrize("text", ["걔는 다들 '콩이'라고 불러.", "My sister settled in Portland?",
+                                  "Maybe we're moving to Denver.", "민수는 연남동에 원룸 구했대."])
+def test_said_in_passing_about_others_or_unsure_gives_nothing(text: str) -> None:
+    assert [v for v in extract_slots(text) if v.holder == "self"] == []

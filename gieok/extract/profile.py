@@ -855,8 +855,43 @@ def _phrase_before(tokens: tuple[tuple[str, str, str, int, int], ...], j: int) -
     return tokens[k][3], end
 
 
+# More Korean phrasings: what a person says about themselves in passing rather than as a statement
+# of the fact ("집이 망원동이라", "성수동에 원룸 구했어", "다들 '준이'라고 불러", "비건으로 살고 있어",
+# "데이터 분석가로 들어가").
+_KO_HOME_IS = re.compile(
+    r"(?:^|(?<=\s))집이\s+(?P<place>[가-힣]{2,8}?)(?:이라서|라서|이라|라|이야|야|이에요|예요|인데|이고)")
+_KO_FOUND_HOME = re.compile(
+    r"(?P<place>[가-힣]{2,8}?)에\s+(?:새\s+)?(?:원룸|집|방|투룸|오피스텔|아파트|전세|월세)(?:을|를|도)?\s*"
+    r"(?:따로\s+)?(?:구했|얻었|샀|계약했|잡았)")
+_KO_CALLED = re.compile(r"['‘\"“](?P<v>[가-힣A-Za-z]{1,8})['’\"”]\s*(?:이)?라고\s*(?:불러|부르|부릅)")
+_KO_LIVE_AS = re.compile(r"(?P<v>채식주의자|채식|비건|페스코|베지테리언)(?:으로|로)\s+(?:살고|살아|지내)")
+_KO_PARTICLE_END = re.compile(r"(?:부터|에서|에게|한테|까지|에|은|는|이|가|을|를|도|만)$")
+_KO_JOINED_AS = re.compile(r"(?P<job>(?:[가-힣A-Za-z]+\s)?[가-힣A-Za-z]+?)(?:으로|로)\s+(?:들어가|입사|취업|합격)")
+
+
+def _korean_more(sentence: str) -> list[SlotValue]:
+    out: list[SlotValue] = []
+    for pattern in (_KO_HOME_IS, _KO_FOUND_HOME):
+        for m in pattern.finditer(sentence):
+            place = m.group("place")
+            if _is_place(place) and place not in _KO_GENERIC_WORKPLACES:
+                out += _words(_korean_fact(sentence, "city", place, m.start("place"), m.end(), at=m.start("place")))
+    for m in _KO_CALLED.finditer(sentence):
+        out += _words(_korean_fact(sentence, "nickname", m.group("v"), m.start(), m.end()))
+    for m in _KO_LIVE_AS.finditer(sentence):
+        out += _words(_korean_fact(sentence, "diet", m.group("v"), m.start(), m.end()))
+    for m in _KO_JOINED_AS.finditer(sentence):
+        job = m.group("job").strip()
+        if " " in job and _KO_PARTICLE_END.search(job.split()[0]):
+            job = job.split()[-1]  # "다음 달부터 간호사로": 달부터 is no part of the job
+        if job.split()[-1] in _KO_JOBS or any(job.endswith(j) for j in _KO_JOBS if len(j) >= 2):
+            out += _words(_korean_fact(sentence, "job", job, m.start("job"), m.end()))
+    return out
+
+
 _KOREAN_RULES = (_korean_names, _korean_birthday, _korean_allergies, _korean_diet, _korean_health, _korean_job,
-                 _korean_employer, _korean_city, _korean_family, _korean_preferences)
+                 _korean_employer, _korean_city, _korean_family, _korean_preferences,
+                 _korean_more)
 
 
 # --------------------------------------------------------------------------- English rules
@@ -1265,5 +1300,52 @@ def _english_preferences(sentence: str) -> list[SlotValue]:
     return out
 
 
+# More English phrasings of the same facts said in passing: "my team calls me "Beck"", "Name's Tom
+# Becker", "we're moving to Denver" (a move decided), "Finally settled in Denver", "I took an offer
+# from Stripe", "I got the Duolingo offer", "I'm doing keto", "Started the Mediterranean diet",
+# "Being a product designer there …", "Officially a licensed electrician".
+_EN_CALLED = re.compile(r"\bcall(?:s|ed)?\s+me\s+[\"“'‘](?P<v>[A-Z][\w-]{1,20})[\"”'’,]")
+_EN_NAMES_SHORT = re.compile(r"(?:^|(?<=[.!]\s))Name's\s+(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
+_EN_MOVING = re.compile(r"\b(?:I'm|I\s+am|we're|we\s+are)\s+(?:finally\s+|officially\s+)?moving\s+to\s+"
+                        r"(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
+_EN_SETTLED = re.compile(r"(?:^|(?<=\s))(?:(?:I|we)(?:'ve|\s+have)?\s+)?(?:finally\s+)?settled\s+in\s+"
+                         r"(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)", re.IGNORECASE)
+_EN_OFFER = re.compile(r"\b(?:I|I've|I\s+have)\s+(?:just\s+)?(?:took|taken|accepted|got|signed)\s+"
+                       r"(?:an?\s+|the\s+)?(?:(?:job|full-time)\s+)?offer\s+(?:from|at|with)\s+"
+                       r"(?P<v>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)"
+                       r"|\b(?:I|I've)\s+(?:just\s+)?got\s+the\s+(?P<v2>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)?)\s+"
+                       r"(?:job|offer|position)\b")
+_EN_DIET_DOING = re.compile(
+    r"\b(?:I'm|I\s+am)\s+(?:doing|on)\s+(?P<v>keto|paleo|whole30|low-carb|gluten-free)\b"
+    r"|(?:^|(?<=\s))(?:I\s+)?(?:started|began)\s+(?:the\s+|a\s+)?(?P<v2>[A-Z]?[a-z-]+)\s+diet\b", re.IGNORECASE)
+_EN_BEING_JOB = re.compile(
+    rf"(?:^|(?<=\s))(?:Being|Officially|Now)\s+an?\s+(?P<job>{_EN_JOB_MODS}(?:{_EN_JOB_HEADS}))\b", re.IGNORECASE)
+
+
+def _english_more(sentence: str) -> list[SlotValue]:
+    out: list[SlotValue] = []
+    for m in _EN_CALLED.finditer(sentence):
+        if m.group("v").lower() not in _NOT_NAMES:
+            out += _words(_english_fact(sentence, m, "nickname", m.group("v"), m.start(), m.end(), holder=SELF,
+                                        listener_ok=True))
+    for m in _EN_NAMES_SHORT.finditer(sentence):
+        out += _words(_english_fact(sentence, m, "name", m.group("v"), m.start("v"), m.end(), holder=SELF,
+                                    listener_ok=True))
+    for pattern in (_EN_MOVING, _EN_SETTLED):
+        for m in pattern.finditer(sentence):
+            out += _words(_english_fact(sentence, m, "city", m.group("v"), m.start("v"), m.end(), holder=SELF))
+    for m in _EN_OFFER.finditer(sentence):
+        org = m.group("v") or m.group("v2")
+        out += _words(_english_fact(sentence, m, "employer", org, m.start(), m.end(), holder=SELF))
+    for m in _EN_DIET_DOING.finditer(sentence):
+        diet = (m.group("v") or m.group("v2") or "").lower()
+        if diet and diet not in ("new", "same", "this", "that", "crash"):
+            out += _words(_english_fact(sentence, m, "diet", diet, m.start(), m.end(), holder=SELF))
+    for m in _EN_BEING_JOB.finditer(sentence):
+        out += _words(_english_fact(sentence, m, "job", m.group("job"), m.start("job"), m.end(), holder=SELF))
+    return out
+
+
 _ENGLISH_RULES = (_english_names, _english_birthday, _english_allergies, _english_diet, _english_health,
-                  _english_job, _english_employer, _english_city, _english_family, _english_preferences)
+                  _english_job, _english_employer, _english_city, _english_family, _english_preferences,
+                  _english_more)
