@@ -40,6 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _embed_cache import DiskCachedEmbedder
 from rich.console import Console
 from rich.table import Table
 
@@ -204,7 +205,8 @@ def closures_report(console: Console, name: str, chats: Iterable[tuple[str, list
     total = closed = 0
     listed: list[dict[str, str]] = []
     reasons: Counter[str] = Counter()
-    with tempfile.TemporaryDirectory() as tmp, Memory(str(Path(tmp) / f"{name}.db"), embedder=embedder) as mem:
+    with tempfile.TemporaryDirectory() as tmp, \
+            Memory(str(Path(tmp) / f"{name}.db"), embedder=DiskCachedEmbedder(embedder)) as mem:
         for bank, sessions in chats:
             for index, session in enumerate(sessions):
                 mem.retain(bank, messages=[{"id": t.id, "speaker": t.speaker, "text": t.text,

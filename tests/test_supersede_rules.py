@@ -200,3 +200,28 @@ def test_a_new_version_of_a_document_replaces_only_its_changed_chunks(db_path: s
 ])
 def test_a_search_a_feeling_or_a_spur_is_no_update(old: str, new: str) -> None:
     assert detect_update(old, new) is None
+
+
+# -- letting one thing go for another (found on the tune pairs) -------------------------------------
+
+@pytest.mark.parametrize(("old", "new", "old_value", "new_value"), [
+    ("카페 가면 늘 바닐라라떼 마셔.", "요즘은 바닐라라떼 말고 아아만 마셔.", "바닐라라떼", "아아"),
+    ("노트북은 그램 써.", "그램 팔고 맥북으로 바꿨어.", "그램", "맥북"),
+    ("주말엔 테니스 쳐.", "테니스 접고 클라이밍으로 갈아탔어.", "테니스", "클라이밍"),
+    ("I eat oatmeal for breakfast.", "I swapped oatmeal for eggs.", "oatmeal", "eggs"),
+    ("I'm learning Italian on Duolingo.", "I dropped Italian and I'm doing Portuguese now.", "Italian", "Portuguese"),
+])
+def test_letting_one_thing_go_for_another_updates(old: str, new: str, old_value: str, new_value: str) -> None:
+    verdict = detect_update(old, new)
+    assert verdict is not None and verdict.confidence >= 0.5
+    assert verdict.old_value == old_value and verdict.new_value == new_value
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("노트북은 그램 써.", "중고 카메라 팔고 새 렌즈로 바꿨어."),  # another thing sold
+    ("주말엔 테니스 쳐.", "동생은 테니스 접고 클라이밍으로 갈아탔대."),  # another person (a holder veto)
+    ("I eat oatmeal for breakfast.", "I swapped seats with Tom on the bus."),
+    ("I'm learning Italian on Duolingo.", "I dropped the kids at school and I'm at the gym now."),
+])
+def test_letting_something_else_go_is_no_update(old: str, new: str) -> None:
+    assert detect_update(old, new) is None

@@ -321,6 +321,9 @@ def _mentions(old: _Statement, phrase: str) -> bool:
     return (bool(terms) and terms <= old.terms) or phrase.casefold() in old.text.casefold()
 
 
+_KOREAN_TRAILING_PARTICLE = re.compile(r"(?:으로|로|만|은|는|이|가|을|를|도|랑|이랑)$")
+
+
 def _phrase(statement: _Statement, span: tuple[int, int], *, last: bool) -> str | None:
     """The value or noun phrase of a contrast side: its last (X side) or first (Y side) one."""
     start, end = span
@@ -343,7 +346,11 @@ def _phrase(statement: _Statement, span: tuple[int, int], *, last: bool) -> str 
             else:
                 previous_end = -1
         if not runs:
-            return None
+            # the new side in a word Kiwi does not read as a noun ("아아만 마셔": 아아 tagged as an
+            # interjection): its first word, without the particle
+            first = text[start:end].split()[0] if not last and text[start:end].split() else ""
+            bare = _KOREAN_TRAILING_PARTICLE.sub("", first)
+            return bare if len(bare) >= 2 and has_hangul(bare) else None
         run = runs[-1] if last else runs[0]
         return text[run[0] : run[1]]
     words = _LATIN_WORD.findall(text[start:end])

@@ -115,6 +115,18 @@ CONTRASTS: tuple[Contrast, ...] = (
                         r"(?:바뀌|바꿨|바꿔|바꾸|옮|변경|이사|이직|갈아|미뤄|미뤘|미루|당겨|당겼|연기)"),
              "change", "X에서 Y로", "phrase"),
     Contrast(re.compile(r"(?P<x>[^\s,.!?]+)\s*대신(?:에)?\s*(?P<y>[^,.!?]+)"), "change", "X 대신 Y", "phrase"),
+    # "그램 팔고 맥북 에어로 바꿨어", "토익 접고 정보처리기사로 갈아탔어": let X go, then Y instead
+    Contrast(re.compile(r"(?P<x>[^\s,.!?]+?)(?:을|를|은|는)?\s*(?:팔고|버리고|처분하고|정리하고|접고|그만두고|관두고|끊고)\s+"
+                        r"(?P<y>[^,.!?]+?)(?:으로|로)\s*(?:바꿨|바꿔|바꾸|갈아\s*탔|갈아타|옮겼|넘어갔|전향)"),
+             "change", "X 팔고 Y로", "phrase"),
+    # "I swapped oatmeal for eggs", "I traded my Civic for a Model 3"
+    Contrast(re.compile(rf"\b(?:swapped|traded|replaced|exchanged)\s+(?:my\s+|the\s+)?(?P<x>{_PHRASE}?)\s+(?:for|with)\s+"
+                        rf"(?P<y>{_PHRASE})", re.IGNORECASE),
+             "change", "swapped X for Y", "phrase"),
+    # "I dropped Italian and I'm doing Portuguese now"
+    Contrast(re.compile(r"\b(?:dropped|ditched|quit|left|gave up(?: on)?)\s+(?:my\s+|the\s+)?(?P<x>[^,.;!?]+?)\s*,?\s+"
+                        r"(?:and|so)\s+(?P<y>[^.;!?]*\b(?:now|these days|instead)\b[^.;!?]*)", re.IGNORECASE),
+             "change", "dropped X … Y now", "clause"),
     Contrast(re.compile(r"(?P<x>(?:원래|예전에?는?|전에는?|옛날에는?|작년에는?)[^.!?]*?)(?:는데|지만|고|,)\s*"
                         r"(?P<y>(?:이제|지금|요즘)[^.!?]*)"),
              "change", "원래 X … 이제 Y", "clause"),
