@@ -34,7 +34,7 @@ def test_public_names() -> None:
         "ARCHIVE_BELOW", "DECAY_CLASSES", "DEFAULT_IMPORTANCE", "HALF_LIFE_DAYS", "MAX_STRETCH",
         "RECALL_STRETCH", "STABLE_HALF_LIFE_DAYS", "TRANSIENT_HALF_LIFE_DAYS", "DecayClass",
         "MemoryClass", "UpdateKind", "UpdateVerdict", "classify_memory", "decay_strength",
-        "detect_update", "extract_values", "should_archive",
+        "detect_update", "extract_values", "says_a_change", "should_archive",
     ])
     for name in lifecycle.__all__:
         assert hasattr(lifecycle, name)

@@ -131,3 +131,18 @@ def test_a_users_profile_and_profile_channel_read_only_that_users_memories(mem: 
     for user in ("u1", "u2"):
         top = mem.recall("shared", "내 생일 언제야?", limit=3, user_id=user).memories
         assert top[0].source_ids == [f"{user}-a"] and "profile" in top[0].channels
+
+
+@pytest.mark.parametrize(("old", "new", "question"), [
+    ("나 망원동 살아.", "드디어 이사했어! 이제 판교야.", "나 어디 살아?"),
+    ("I live in Park Slope.", "We moved! We're in Jersey City now, near Hamilton Park.", "What city is my home in?"),
+])
+def test_a_slot_a_later_change_may_have_made_stale_is_not_pushed_first(mem: Memory, old: str, new: str,
+                                                                       question: str) -> None:
+    """The slot rules read the old home but not the news of the move: the profile channel stays out
+    rather than rank the old home first."""
+    _retain(mem, "mv", [("a", "지우", old, "2025-01-05T10:00:00+09:00"),
+                        ("b", "지우", new, "2025-06-05T10:00:00+09:00")])
+    assert mem.lookup("mv", "city") is not None  # the old home is the slot's value: the rules missed the move
+    top = mem.recall("mv", question, limit=2, explain=True).memories
+    assert "profile" not in top[0].channels and all("profile" not in m.channels for m in top)

@@ -41,9 +41,9 @@ from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.engine.profile import profile_ranking
 from gieok.engine.scopes import UNFILTERED, RecallScope, memory_scope, scope_weight
 from gieok.errors import ConfigError, InputError, RerankerUnavailableError
-from gieok.extract.profile_query import slot_question
+from gieok.extract.profile_query import mentions_slot, slot_question
 from gieok.ids import fact_memory_id, fact_number
-from gieok.lifecycle import classify_memory
+from gieok.lifecycle import classify_memory, says_a_change
 from gieok.providers.rerankers import Reranker
 from gieok.records import ChannelHit, FactRow, Recall, RecalledMemory, ScopeFilter
 from gieok.settings import Settings
@@ -55,6 +55,7 @@ from gieok.text.terms import keyword_terms
 __all__ = ["recall", "fact_to_memory", "add_locations", "CHANNELS"]
 
 CHANNELS = ("semantic", "keyword", "graph", "temporal", "profile")
+_STALE_CHECK_DEPTH = 5  # how far down the other channels a newer change statement is looked for
 # "요즘 무슨 운동 해?" / "what does she do these days?" ask for the current state, which may have been
 # stated months ago: these words set no time range (the current version is recall's default anyway).
 _VAGUE_PRESENT = frozenset({"요즘", "요새", "최근", "최근에", "근래", "these days", "nowadays", "lately", "recently",
@@ -179,6 +180,28 @@ def _multipliers(fact: FactRow, now_ts: float, time_range: tuple[float, float] |
     if fact.strength < 1.0:  # decayed memories sink a little; archiving, not this, removes them
         out["strength"] = 0.9 + 0.1 * fact.strength
     return out
+
+
+def _slot_may_be_stale(store: Store, bank: BankRow, slot: str, slot_facts: list[tuple[int, float]],
+                       rankings: dict[str, list[tuple[int, float]]]) -> bool:
+    """Whether a profile slot's current value may be out of date: a fact another channel ranks above
+    the slot's own, near the top, by the same person and said after it, speaks of the slot and
+    announces a change ("We
+    moved! We're in Jersey City now" after "I live in Park Slope", said in words the slot rules do not
+    read), or retain found the slot's statement replaced. The channel then stays out of it."""
+    slot_rows = store.get_facts(bank.id, [i for i, _ in slot_facts])
+    if not slot_rows or any(f.superseded_by for f in slot_rows):
+        return True
+    latest = max(f.mentioned_at or 0.0 for f in slot_rows)
+    speakers, slot_ids = {f.speaker for f in slot_rows}, {f.id for f in slot_rows}
+    above: set[int] = set()  # what a channel ranks above the slot's own facts, near the top
+    for ranked in rankings.values():
+        for fact_id, _ in ranked[:_STALE_CHECK_DEPTH]:
+            if fact_id in slot_ids:
+                break
+            above.add(fact_id)
+    return any(f.speaker in speakers and (f.mentioned_at or 0.0) > latest and says_a_change(f.text)
+               and mentions_slot(f.text, slot) for f in store.get_facts(bank.id, list(above)))
 
 
 def _weighted_features(facts: dict[int, FactRow], semantic: dict[int, float], similarity: Similarity | None,
@@ -363,6 +386,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     asked = slot_question(query) if "profile" in channels else None  # a question about a profile slot
     if asked is not None:
         slot_facts = profile_ranking(ctx, query, asked, only)
+        if slot_facts and not asked.previous and _slot_may_be_stale(store, bank, asked.slot, slot_facts, rankings):
+            slot_facts = []
         if slot_facts:
             rankings["profile"] = slot_facts
     weights = {name: float(getattr(settings, f"{name}_weight")) for name in CHANNELS}

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from gieok.extract.profile import RELATIONS
 
-__all__ = ["SlotQuestion", "slot_question"]
+__all__ = ["SlotQuestion", "mentions_slot", "slot_question"]
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,9 @@ _CUES: tuple[tuple[str, str], ...] = (
     ("name", r"이름|성함|\bname\b|\bcalled\b"),
 )
 _COMPILED = tuple((slot, re.compile(cue, re.IGNORECASE)) for slot, cue in _CUES)
-_PAST = re.compile(r"전에|예전|원래|처음에|이전|옛날|그 전|지난번|before|used to|previous|originally|\bformer|"
-                   r"\bold\b|\bfirst\b|at first", re.IGNORECASE)
+# strong past cues only: "how old", "my first day", "지난번에 말한" ask about the present as often
+_PAST = re.compile(r"(?<![0-9일주달년]\s)(?<![0-9일주달년])전에|예전|원래|처음에|이전|옛날|그 전|before|used to|"
+                   r"previous|originally|\bformer|at first", re.IGNORECASE)
 # the person themselves: a relation word after 내 / 제 / 우리 / my is whose relative it is
 _RELATION_WORD = re.compile(r"(?:(?:내|제|우리|저희)\s*)?(" + "|".join(
     sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True)) + r")(?:'s|s)?(?![가-힣a-z])",
@@ -60,3 +61,13 @@ def slot_question(question: str) -> SlotQuestion | None:
     match = _RELATION_WORD.search(text) if RELATIONS else None
     relation = RELATIONS.get(match.group(1).lower()) if match else None
     return SlotQuestion(slot, relation, bool(_PAST.search(text)))
+
+
+_RELATED = {"job": ("job", "employer"), "employer": ("employer", "job")}
+
+
+def mentions_slot(text: str, slot: str) -> bool:
+    """Whether ``text`` uses a cue word of ``slot`` (job and employer count for each other): "We moved!"
+    speaks of the city, "I'm not vegetarian anymore" of the diet."""
+    cues = dict(_COMPILED)
+    return any(name in cues and cues[name].search(text) is not None for name in _RELATED.get(slot, (slot,)))

@@ -39,7 +39,7 @@ from gieok.lifecycle._decay import (
     should_archive,
 )
 from gieok.lifecycle._decay_cues import DecayClass
-from gieok.lifecycle._supersede import UpdateKind, UpdateVerdict, detect_update
+from gieok.lifecycle._supersede import UpdateKind, UpdateVerdict, detect_update, says_a_change
 from gieok.lifecycle._values import extract_values
 
 __all__ = [
@@ -59,5 +59,6 @@ __all__ = [
     "decay_strength",
     "detect_update",
     "extract_values",
+    "says_a_change",
     "should_archive",
 ]

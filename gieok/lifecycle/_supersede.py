@@ -58,7 +58,7 @@ from gieok.text.sentences import split_sentences
 from gieok.text.terms import ENGLISH_STOPWORDS, keyword_terms
 from gieok.text.vocatives import strip_vocatives
 
-__all__ = ["UpdateKind", "UpdateVerdict", "detect_update"]
+__all__ = ["UpdateKind", "UpdateVerdict", "detect_update", "says_a_change"]
 
 _GROUP_ORDER = ("time", "day", "month", "number", "name")
 _WINDOWED_FROM = 3  # sentences in a new statement from which the rules read it two sentences at a time
@@ -77,6 +77,18 @@ class _Statement:
     values: tuple[Value, ...]
     terms: frozenset[str]  # every keyword term, for "does old mention X"
     frame: frozenset[str]  # keyword terms minus values and cue words
+
+
+_WEAK_CHANGE = frozenset({"이제", "요즘은", "지금은", "now", "these days", "nowadays", "from now on"})
+
+
+def says_a_change(text: str) -> bool:
+    """Whether ``text`` announces a change of some state ("We moved!", "이직했어", "I switched to …"),
+    whatever it changed: a sign that an older statement of that state may be out of date. A word
+    that only places the present ("now", "요즘은") is not one on its own."""
+    if QUESTION.search(text):
+        return False
+    return any(m.group().strip().lower() not in _WEAK_CHANGE for m in CHANGE.finditer(text))
 
 
 def detect_update(old: str, new: str) -> UpdateVerdict | None:
