@@ -333,6 +333,7 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
         headings = {" ".join(h.split()) for h in item.headings}
         section = _terms(" ".join(item.headings))
         header: frozenset[str] = frozenset()  # the header row of the table this sentence is a row of
+        owns: list[frozenset[str]] = []  # each sentence's own words, without whom it addresses
         for (start, end), own_speaker in zip(spans, about, strict=True):
             text = item.text[start:end]
             heading = " ".join(text.split()) in headings
@@ -340,6 +341,7 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
             first_row = row and not header
             header = (_terms(text) if first_row else header) if row else frozenset()
             own = _terms(strip_vocatives(text))
+            owns.append(own)
             said_by = speaker if own_speaker else frozenset()
             terms = with_categories(own | said_by | section | (frozenset() if first_row else header)) | lent
             sentence = _Sentence(item, rank, text, terms, context, question=_is_question(text) or heading or first_row)
@@ -347,8 +349,8 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
             singles.append(sentence)
         sentences.extend(singles)
         passages.extend(s for s in singles if not s.question)
-        pairs = zip(spans, spans[1:], singles, singles[1:], about, about[1:], strict=False)
-        for (start, _), (_, end), first, second, first_about, second_about in pairs:
+        pairs = zip(spans, spans[1:], singles, singles[1:], about, about[1:], owns, owns[1:], strict=False)
+        for (start, _), (_, end), first, second, first_about, second_about, first_own, second_own in pairs:
             if "\n" in item.text[start:end] or first.question or second.question:
                 # a pair stays on one line (a heading or a FAQ's question is not half an answer), and a
                 # question in a turn ("How's the store going?", "… Anything you're excited for?") is
@@ -358,7 +360,7 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
                 first.extended = item.text[start:end]
             terms = first.terms | second.terms
             if not (first_about and second_about):  # "Sorry about that! Your son is okay." is about the listener
-                terms -= speaker - _terms(strip_vocatives(item.text[start:end]))
+                terms -= speaker - (first_own | second_own)
             passages.append(_Sentence(item, rank, item.text[start:end], terms, context))
     return sentences, passages
 

@@ -120,8 +120,11 @@ def _at(timestamp: float) -> datetime:
     return datetime.fromtimestamp(timestamp, timezone.utc)
 
 
-def _slot(person: str, holder: str, slot: str, rows: Iterable[SlotRow]) -> Slot:
-    history = [SlotStatement(r.value, memory_id(r.fact_id), _at(r.said_at), r.negated, r.relation) for r in rows]
+def _statements(rows: Iterable[SlotRow]) -> list[SlotStatement]:
+    return [SlotStatement(r.value, memory_id(r.fact_id), _at(r.said_at), r.negated, r.relation) for r in rows]
+
+
+def _slot(person: str, holder: str, slot: str, history: list[SlotStatement]) -> Slot:
     current: dict[str, str] = {}  # value -> memory id, in the order said
     for statement in history:
         if slot in MULTI_VALUED:
@@ -145,7 +148,7 @@ def _profiles(rows: Sequence[SlotRow]) -> list[Profile]:
     order = {name: i for i, name in enumerate(SLOTS)}
     out = []
     for person, slots in grouped.items():
-        built = [_slot(person, holder, slot, slot_rows) for (holder, slot), slot_rows in slots.items()]
+        built = [_slot(person, holder, slot, _statements(slot_rows)) for (holder, slot), slot_rows in slots.items()]
         built.sort(key=lambda s: (s.holder != SELF, s.holder, order.get(s.slot, len(order))))
         out.append(Profile(person, built))
     out.sort(key=lambda p: -len(p.slots))
@@ -200,9 +203,7 @@ def lookup(ctx: BankContext, slot: str, entity: str | None = None, profiles: lis
         if family is None:
             return None
         named = [s for s in family.history if s.relation == holder]
-        return _slot(person.person, holder, "name",
-                     [SlotRow(_number(s.memory_id), person.person, holder, "name", s.value, holder, s.negated,
-                              s.said_at.timestamp()) for s in named]) if named else None
+        return _slot(person.person, holder, "name", named) if named else None
     return person.get(slot, holder)
 
 

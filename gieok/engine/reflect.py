@@ -243,12 +243,13 @@ def _extractive(question: str, recalled: list[RecalledMemory], steps: list[dict[
     for source, types in (("observations", ("observation",)), ("facts", ("fact",))):
         found = [m for m in recalled if m.type in types]
         steps.append({"action": f"recall {source}", "found": [m.id for m in found]})
-        answer = extractive_answer(question, _evidence(found)) if found else None
+        evidence = _evidence(found)
+        answer = extractive_answer(question, evidence) if found else None
         if answer is None and source == "facts" and found:
             # the question may paraphrase its answer ("원래 어디서 일하던 사람" / "다른 게임사에서 마케팅
             # 하시던 분"): recall's first memory, or one far more similar than usual, that is about who is
             # asked and covers enough of the question answers it
-            backing = support(question, _evidence(found))
+            backing = support(question, evidence)
             top = backing.get(found[0].id)
             if top is not None and top.names and top.coverage >= TOP_MIN_COVERAGE:
                 strong, gate = found[:1], "top memory"

@@ -43,6 +43,7 @@ _CUES: tuple[tuple[str, str], ...] = (
     ("name", r"이름|성함|\bname\b|\bcalled\b"),
 )
 _COMPILED = tuple((slot, re.compile(cue, re.IGNORECASE)) for slot, cue in _CUES)
+_CUE_OF = dict(_COMPILED)
 # strong past cues only: "how old", "my first day", "지난번에 말한" ask about the present as often
 _PAST = re.compile(r"(?<![0-9일주달년]\s)(?<![0-9일주달년])전에|예전|원래|처음에|이전|옛날|그 전|before|used to|"
                    r"previous|originally|\bformer|at first", re.IGNORECASE)
@@ -58,7 +59,7 @@ def slot_question(question: str) -> SlotQuestion | None:
     slot = next((name for name, cue in _COMPILED if cue.search(text)), None)
     if slot is None:
         return None
-    match = _RELATION_WORD.search(text) if RELATIONS else None
+    match = _RELATION_WORD.search(text)
     relation = RELATIONS.get(match.group(1).lower()) if match else None
     return SlotQuestion(slot, relation, bool(_PAST.search(text)))
 
@@ -69,5 +70,4 @@ _RELATED = {"job": ("job", "employer"), "employer": ("employer", "job")}
 def mentions_slot(text: str, slot: str) -> bool:
     """Whether ``text`` uses a cue word of ``slot`` (job and employer count for each other): "We moved!"
     speaks of the city, "I'm not vegetarian anymore" of the diet."""
-    cues = dict(_COMPILED)
-    return any(name in cues and cues[name].search(text) is not None for name in _RELATED.get(slot, (slot,)))
+    return any(name in _CUE_OF and _CUE_OF[name].search(text) is not None for name in _RELATED.get(slot, (slot,)))
