@@ -275,6 +275,8 @@ class Plan:
     verdicts: dict[tuple[str, str], Any] = field(default_factory=dict)
     # entity resolution planned before the lock (gieok.engine._resolution); checked again under it
     entities: Any = None
+    # a conversation's profile-slot values, one list per fact in the chunks' order (engine.profile)
+    slots: list[Any] = field(default_factory=list)
 
 
 def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedder: Embedder,

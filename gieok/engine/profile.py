@@ -1,6 +1,6 @@
 """Profile slots: typed facts about a person, with their current value and history, found in O(1).
 
-At retain every fact a person (not an agent) said is read by the deterministic slot extractor
+At retain (before the write lock) every fact a person (not an agent) said is read by the deterministic slot extractor
 (:mod:`gieok.extract.profile`: name, nickname, birthday, allergy, diet, health, job, employer, city,
 family members, preferences — Korean and English); each value found is a ``profile_slots`` row that
 points at its fact, so it carries the fact's provenance and goes with it when the fact is erased.
@@ -27,27 +27,32 @@ from typing import Any
 from gieok.engine._speakers import is_agent
 from gieok.engine.context import BankContext
 from gieok.errors import InputError
-from gieok.extract.profile import MULTI_VALUED, RELATIONS, SLOTS, extract_slots
+from gieok.extract.profile import MULTI_VALUED, RELATIONS, SLOTS, SlotValue, extract_slots
 from gieok.extract.profile_query import SlotQuestion, slot_question
 from gieok.ids import fact_memory_id as memory_id
 from gieok.ids import fact_number
 from gieok.records import NewFact, ScopeFilter, SlotRow
 
-__all__ = ["Profile", "Slot", "SlotStatement", "check_slot", "lookup", "profile", "profile_ranking", "profile_rows"]
+__all__ = ["Profile", "Slot", "SlotStatement", "check_slot", "lookup", "plan_slots", "profile", "profile_ranking",
+           "profile_rows"]
 
 SELF = "self"
 
 
-def profile_rows(fact_ids: Sequence[int], facts: Sequence[NewFact], now: float) -> list[SlotRow]:
-    """The slot rows of newly written facts (an agent's facts state nothing about the person)."""
+def plan_slots(facts: Sequence[NewFact]) -> list[list[SlotValue]]:
+    """The slot values each fact states, read before the write lock (an agent's facts state nothing
+    about the person)."""
+    return [extract_slots(f.text) if f.speaker and not is_agent(f.speaker) else [] for f in facts]
+
+
+def profile_rows(fact_ids: Sequence[int], facts: Sequence[NewFact], slots: Sequence[Sequence[SlotValue]],
+                 now: float) -> list[SlotRow]:
+    """The rows of newly written facts, from what :func:`plan_slots` read in them."""
     rows: list[SlotRow] = []
-    for fact_id, fact in zip(fact_ids, facts, strict=True):
-        if not fact.speaker or is_agent(fact.speaker):
-            continue
+    for fact_id, fact, found in zip(fact_ids, facts, slots, strict=True):
         said = fact.mentioned_at if fact.mentioned_at is not None else now
-        for found in extract_slots(fact.text):
-            rows.append(SlotRow(fact_id, fact.speaker, found.holder, found.slot, found.value, found.relation,
-                                found.negated, said))
+        rows += [SlotRow(fact_id, fact.speaker or "", v.holder, v.slot, v.value, v.relation, v.negated, said)
+                 for v in found]
     return rows
 
 

@@ -47,7 +47,7 @@ from gieok.engine._validate import check_encodable, check_metadata, check_number
 from gieok.engine.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
-from gieok.engine.profile import profile_rows
+from gieok.engine.profile import plan_slots, profile_rows
 from gieok.engine.scopes import own_facts
 from gieok.engine.versions import Verdicts, prejudge_updates, supersede_new_facts
 from gieok.errors import InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
@@ -224,6 +224,8 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
                              layout=screened.layout)
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
+    if plan.kind == "conversation":
+        plan.slots = plan_slots([f for chunk in plan.chunks for f in chunk.facts])
     if engine.settings.supersede:
         plan.verdicts = _prejudge(engine.store, row, plan, screened.scope)
     # 4. write, as one transaction
@@ -401,7 +403,7 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
         added += len(chunk.fact_ids)
     _write_causal(store, bank, plan)
     write_entities(store, bank, written, *_written(plan), plan.entities)
-    store.add_profile_slots(bank.id, profile_rows(written, written_facts, time.time()))
+    store.add_profile_slots(bank.id, profile_rows(written, written_facts, plan.slots, time.time()))
     for target_source, (ids, facts, vectors) in to_link.items():
         _link(ctx, plan, target_source, ids, facts, vectors, screened.scope)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped)
