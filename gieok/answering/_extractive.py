@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -208,10 +208,16 @@ def question_entities(question: str) -> frozenset[str]:
     return frozenset(t for name in names for t in _terms(name)) & question_terms(question)
 
 
+def _name_terms(names: Iterable[str]) -> frozenset[str]:
+    """The terms of people's names; a Korean name alone can be misread ("예린" as 예리 + ㄴ), so its
+    written form counts as well."""
+    written = [n for n in names if n]
+    return frozenset(t for n in written for t in _terms(n)) | {n.lower() for n in written if has_hangul(n)}
+
+
 def _people(memories: Sequence[EvidenceItem]) -> frozenset[str]:
-    """The terms of everyone who speaks in ``memories`` (a Korean name also as written)."""
-    names = {item.speaker for item in memories if item.speaker}
-    return frozenset(t for n in names for t in _terms(n)) | {n.lower() for n in names if has_hangul(n)}
+    """The terms of everyone who speaks in ``memories``."""
+    return _name_terms({item.speaker for item in memories if item.speaker})
 
 
 def _scored_passages(question: str, memories: Sequence[EvidenceItem]) -> list[_Sentence]:
@@ -318,9 +324,7 @@ def _sentences(memories: Sequence[EvidenceItem]) -> tuple[list[_Sentence], list[
         # Who said it is part of every sentence it said ("I grew up in Busan", said by Sam), and so
         # is the name the conversation gives that speaker ("user" who said "I'm Tom").
         given = names.get((item.source_id or "", item.speaker or ""), set())
-        # a Korean name alone can be misread ("예린" as 예리 + ㄴ): its written form counts as well
-        names_said = [item.speaker or "", *sorted(given)]
-        speaker = _terms(" ".join(names_said)) | {n.lower() for n in names_said if has_hangul(n)}
+        speaker = _name_terms([item.speaker or "", *sorted(given)])
         spans = _spans(item.text)
         # what is said to someone else ("your son's okay", "That race sounds great, Mel!") is about them,
         # not the speaker; and a name said to address someone ("Thanks, Melanie!") is not who it is about
