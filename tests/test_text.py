@@ -9,7 +9,7 @@ import pytest
 from gieok.engine.budget import fill_budget
 from gieok.engine.fusion import rrf_fuse, weighted_fuse
 from gieok.extract import chunk_document, facts_from_text, is_small_talk
-from gieok.text.sentences import split_sentences
+from gieok.text.sentences import asks_only, split_sentences
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
@@ -102,3 +102,21 @@ def test_fill_budget() -> None:
 def test_token_count_offline() -> None:
     assert count_tokens("hello world") == 2
     assert 3 <= count_tokens("나 땅콩 알레르기 있어") <= 16
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("Wow, Caroline! What kinda jobs are you thinkin' of? Anything that stands out?", True),
+    ("What are your plans for the future?", True),
+    ("헐 진짜? 언제 가?", True),
+    ("와! 어디 갔어?", True),
+    ("그래서 뭐 먹었어?ㅋㅋ", True),
+    ("I'm vegetarian, how about you?", False),  # a statement with a question tagged on
+    ("난 채식해, 너는?", False),
+    ("나 부산 가. 너는?", False),
+    ("Hey Caroline! Missed you. Anything new? Spill the beans!", False),
+    ("Yes.", False),
+    ("How do I add a GIN index on a JSONB column in Postgres 16 when the table already holds "
+     "forty million rows and cannot be locked?", False),  # a long question carries what the asker does
+])
+def test_asks_only(text: str, asks: bool) -> None:
+    assert asks_only(text) is asks

@@ -50,6 +50,7 @@ from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store
 from gieok.temporal import find_time_expressions, parse_time_range
 from gieok.text.korean import has_hangul
+from gieok.text.sentences import asks_only
 from gieok.text.terms import keyword_terms
 
 __all__ = ["recall", "fact_to_memory", "add_locations", "CHANNELS"]
@@ -408,6 +409,7 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     # "나 전에 어디 살았지?" asks for a replaced version as much as "원래" does
     history = as_of is None and (asks_for_history(query) or (asked is not None and asked.previous))
     replaced_weight = float(settings.superseded_weight)
+    question_weight = float(settings.question_weight)
     support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",), only)
                       if kind == "semantic")
     # memory objects are built only for what is returned (a recall fuses a few hundred candidates)
@@ -427,6 +429,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
             del multipliers["recency"]  # the weighted sum has its own recency term
         if scope.weights:
             multipliers["scope"] = scope_weight(fact.scope, scope)
+        if question_weight < 1.0 and asks_only(fact.text):
+            multipliers["question"] = question_weight
         if not history and _replaced(fact, now_ts, as_of_ts):
             # a message says more than the one thing that changed ("두부 is four; we live in 망원동"),
             # so the old version stays findable, below what replaced it

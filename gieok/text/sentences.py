@@ -7,9 +7,16 @@ from functools import lru_cache
 
 from gieok.text.korean import get_kiwi, has_hangul
 
-__all__ = ["split_sentences"]
+__all__ = ["asks_only", "split_sentences"]
 
 _ENGLISH_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}|\n(?=\s*[-*•\d])")
+# a cheap split for recall, which judges a few hundred candidates per query (Kiwi would cost ~1 ms each)
+_PIECES = re.compile(r"[^.!?？！。~…\n]+[.!?？！。~…]*")
+_ASKED = re.compile(r"[?？]+[\s\"')\]~.ㅎㅋㅠ^]*$")
+_LAUGHTER = re.compile(r"^[ㅋㅎㅠㅜㄷㅇ^~;:()\s]+$")
+# "I'm vegetarian, how about you?" / "난 채식해, 너는?": a statement with a question tagged on
+_TAGGED = re.compile(
+    r"[,，]\s*(?:(?:what|how)\s+about\s+you|and\s+you|right|isn't\s+it|너는|넌|당신은|you)\s*[?？]+\W*$", re.IGNORECASE)
 _ABBREVIATIONS = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|vs|etc|e\.g|i\.e|Jr|Sr|No)\.)$")
 
 
@@ -43,3 +50,26 @@ def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
         if b > a:
             out.append((a, b))
     return tuple(out)
+
+
+def asks_only(text: str, max_words: int = 20) -> bool:
+    """Whether ``text`` is a short question and nothing else: at most ``max_words`` words (a long
+    question carries what the asker is doing: "How do I index a JSONB column in Postgres 16 for …?"),
+    and every piece of it that says something ends with a question mark
+    ("Wow, Caroline! What kinda jobs are you thinkin' of? Anything that stands out?", "헐 진짜? 언제
+    가?"). A short exclamation in front ("Wow, Caroline!", "와!") says nothing; "I'm vegetarian, how
+    about you?" states a fact before it asks, so it is not one."""
+    if len(text.split()) > max_words:
+        return False
+    said = False
+    for piece in _PIECES.finditer(text):
+        chunk = piece.group().strip()
+        if not chunk or not any(ch.isalnum() for ch in chunk) or _LAUGHTER.match(chunk):
+            continue
+        if _ASKED.search(chunk) and not _TAGGED.search(chunk):
+            said = True
+            continue
+        if chunk.endswith(("!", "！")) and len(chunk.split()) <= 3:
+            continue  # "Wow, Caroline!", "우와 대박!": a reaction in front of the question
+        return False
+    return said
