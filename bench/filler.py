@@ -11,9 +11,11 @@ is generated, so the figures do not depend on the classifier being measured:
 * **filler share**: facts whose message is filler / all facts (the issue's target: ≤ 5 %);
 * **content kept**: content messages that yielded at least one fact (should be 1.0).
 
-The filler phrases come in two sets: ``tune`` (the examples the rules were written against) and
-``held-out`` (written for this benchmark and not looked at while writing the rules). Both are
-reported; the held-out figure is the one to quote. Content templates are shared by both halves.
+The filler phrases come in three sets: ``tune`` (the examples the rules were written against),
+``held-out`` (written for this benchmark; held out until its two misses were used to generalise
+the rules, so it is tuning data now) and ``fresh`` (filler *and* content written blind by a helper
+who read neither the rules nor these phrases: bench/data/filler_fresh.json). All three are
+reported; the fresh figure is the one to quote. ``tune`` and ``held-out`` share the content templates.
 """
 
 from __future__ import annotations
@@ -81,9 +83,18 @@ FILL = {"food": "땅콩 새우 우유 복숭아".split(), "place": "제주 부�
         "item_en": ["blender", "desk lamp", "raincoat"]}
 
 
+# written blind by a helper who read neither the rules nor the phrases above: its own filler and
+# content (bench/data/filler_fresh.json)
+FRESH = json.loads((Path(__file__).parent / "data" / "filler_fresh.json").read_text(encoding="utf-8"))
+FILLER["fresh"] = FRESH["filler"]
+CONTENT = {"tune": (CONTENT_USER, CONTENT_ASSISTANT), "held-out": (CONTENT_USER, CONTENT_ASSISTANT),
+           "fresh": (FRESH["content_user"], FRESH["content_assistant"])}
+
+
 def generate(n: int, seed: int, half: str) -> list[dict[str, Any]]:
     """``n`` labelled messages in sessions of about 12, each opened by a system prompt."""
     rng = random.Random(seed)
+    content_user, content_assistant = CONTENT[half]
     out: list[dict[str, Any]] = []
     session = 0
     while len(out) < n:
@@ -91,9 +102,9 @@ def generate(n: int, seed: int, half: str) -> list[dict[str, Any]]:
         day = f"2026-{1 + session // 28 % 12:02d}-{1 + session % 28:02d}"
         turns = [("system", SYSTEM[lang], "filler")]
         for _ in range(6):
-            turns.append(("user", _fill(rng, rng.choice(CONTENT_USER[lang]), lang), "content") if rng.random() < 0.6
+            turns.append(("user", _fill(rng, rng.choice(content_user[lang]), lang), "content") if rng.random() < 0.6
                          else ("user", _fill(rng, rng.choice(FILLER[half][lang]), lang), "filler"))
-            turns.append(("assistant", _fill(rng, rng.choice(CONTENT_ASSISTANT[lang]), lang), "content")
+            turns.append(("assistant", _fill(rng, rng.choice(content_assistant[lang]), lang), "content")
                          if rng.random() < 0.35 else ("assistant", _fill(rng, rng.choice(FILLER[half][lang]), lang),
                                                       "filler"))
         for i, (speaker, text, label) in enumerate(turns):

@@ -25,6 +25,7 @@ from gieok.engine._validate import check_encodable
 from gieok.engine.linking import FactMentions, find_mentions
 from gieok.errors import ExtractionError, InputError, InvalidMessageError, LLMError, SpendLimitError
 from gieok.extract import SourceItem, chunk_document, extract_facts, facts_from_text
+from gieok.extract.filler_model import filler_model, names_something, short_enough
 from gieok.lifecycle import classify_memory
 from gieok.providers.embedders import Embedder
 from gieok.records import Message, NewFact
@@ -367,12 +368,41 @@ def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedd
     return _finish(plan, store, bank, embedder, [], progress, on_total)
 
 
+def _drop_filler(plan: Plan, embedder_id: str) -> None:
+    """A short message the word lists let through but the filler model judges filler ("Hang in
+    there.", "ㅋㅋㅋ 아 웃겨") yields no fact; its source stays verbatim (gieok.extract.filler_model).
+    The model leaves alone what names something and the answer to a question ("They were awestruck."
+    after "How did the kids take it?")."""
+    model = filler_model(embedder_id)
+    if model is None:
+        return
+    before = {m.id: plan.messages[i - 1] for i, m in enumerate(plan.messages) if i > 0}
+    for i, chunk in enumerate(plan.chunks):
+        own, _context = plan.vectors[i]
+        message = chunk.message
+        if (message is None or len(chunk.facts) != 1 or chunk.facts[0].text != message.text.strip()
+                or not short_enough(message.text, model.max_words) or names_something(message.text)):
+            continue
+        asked = before.get(message.id)
+        if asked is not None and asked.speaker != message.speaker and _asks(asked.text) and not _asks(message.text):
+            continue
+        if model.is_filler(own[:1])[0]:
+            chunk.facts = []
+            plan.vectors[i] = (own[:0], [])
+
+
+def _asks(text: str) -> bool:
+    return text.rstrip().rstrip("~.!ㅋㅎㅠ ").endswith(("?", "？"))
+
+
 def _finish(plan: Plan, store: Store, bank: BankRow | None, embedder: Embedder, speakers: list[str],
             progress: Progress, on_total: Callable[[int], None] | None) -> Plan:
     """Embed the plan's facts and find their entity mentions: the slow work, done before the lock."""
     if on_total:
         on_total(_embed_count(plan.chunks))
     plan.vectors = _embed_all(embedder, plan.chunks, progress)
+    if plan.kind == "conversation" and not plan.causal:
+        _drop_filler(plan, embedder.model_id)
     found = iter(find_mentions(store, bank, [f for c in plan.chunks for f in c.facts], speakers))
     plan.mentions = [[next(found) for _ in c.facts] for c in plan.chunks]
     return plan

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
+from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 
-__all__ = ["is_small_talk", "facts_from_text", "chunk_document"]
+__all__ = ["chunk_document", "facts_from_text", "filler_word", "is_small_talk", "without_addressed_name"]
 
 # Words that carry no memory on their own. A message made only of these (and punctuation, emoji,
 # laughter, a name it addresses) is small talk: greetings, thanks, acknowledgements, reactions
@@ -26,7 +27,7 @@ _SMALL_TALK_WORDS = frozenset(
     brilliant sweet neat yay woohoo omg aww awww whoa luck enjoy care same such really what's whats sup
     how are doing hope well i i'm im am sorry sounds like looks seems such an to hear love
     can help anything else let know if need feel free ask with today what do pleasure problem course
-    of your you're youre meet again soon
+    of your you're youre meet again soon anytime whenever
     고마워 고마워요 고맙다 고맙습니다 감사 감사해 감사해요 감사합니다 땡큐 응 응응 웅 네 넹 넵 예
     아니 아니요 알겠어 알겠어요 알겠습니다 알았어 알았어요 오케이 좋아 좋아요 좋다 좋네 좋네요 굿
     그래 그래요 그렇구나 그렇군요 아하 아 오 와 헐 대박 진짜 정말 ㅇㅇ ㅇㅋ 안녕 안녕하세요 잘자
@@ -49,14 +50,39 @@ _EN_VOCATIVE = re.compile(r"(?:^|,\s*|(?<=[a-z!] ))([A-Z][a-z]{1,15})(?=\s*[,!.?
 _NOT_BEFORE_NAME = frozenset({"to", "in", "at", "from", "of", "on", "into", "visit", "visited", "near", "like"})
 
 
-def _filler_word(word: str) -> bool:
+# dictionary forms (Kiwi lemmas) of filler words whose spoken forms vary ("그렇네", "맞죠", "대박이다")
+_SMALL_TALK_LEMMAS = frozenset("그렇다 맞다 좋다 대박 진짜 정말 고맙다 감사하다 다행 최고".split())
+# Kiwi tags that carry no content of their own: particles, endings, suffixes, the copula, punctuation
+_FUNCTION_TAGS = ("J", "E", "XS", "VCP", "VCN", "VX", "SF", "SP", "SS", "SE", "SO", "SW")
+
+
+def filler_word(word: str) -> bool:
+    """Whether one word (lower case) is filler on its own: listed, laughter, an addressed \"서연님\"."""
     if word in _SMALL_TALK_WORDS or _LAUGHTER.match(word) or _KO_VOCATIVE.match(word):
         return True
     stripped = re.sub(r"[ㅋㅎㅠㅜ~!.?]+$", "", word)
-    return stripped in _SMALL_TALK_WORDS or stripped.startswith(_SMALL_TALK_STEMS)
+    if stripped in _SMALL_TALK_WORDS or stripped.startswith(_SMALL_TALK_STEMS):
+        return True
+    return has_hangul(word) and _filler_morphemes(word)
 
 
-def _without_addressed_name(text: str) -> str:
+def _filler_morphemes(word: str) -> bool:
+    """A Korean word the list does not hold verbatim is filler when every morpheme that carries
+    meaning is: an interjection ("오호", "음"), or a filler word in any inflection ("대박이다",
+    "그렇네", "맞죠" — the list holds "대박", the lemmas "그렇다", "맞다")."""
+    tokens = analyze(word)
+    meaning: list[tuple[str, str]] = []
+    for form, tag, lemma, *_ in tokens:
+        if meaning and meaning[-1][0] == "XPN":  # Kiwi reads "대박" as the prefix 대 + 박
+            meaning[-1] = (tag, meaning[-1][1] + form)
+        elif not tag.startswith(_FUNCTION_TAGS):
+            meaning.append((tag, form if tag == "XPN" else lemma))
+    return bool(meaning) and all(
+        tag == "IC" or lemma in _SMALL_TALK_WORDS or lemma in _SMALL_TALK_LEMMAS or _LAUGHTER.match(lemma)
+        or lemma.startswith(_SMALL_TALK_STEMS) for tag, lemma in meaning)
+
+
+def without_addressed_name(text: str) -> str:
     """``text`` without one name it addresses ("That's awesome, Mel!"), unless the name follows a word
     that makes it a place or a thing ("Welcome to Seoul!")."""
     for m in _EN_VOCATIVE.finditer(text):
@@ -70,10 +96,10 @@ def _without_addressed_name(text: str) -> str:
 def is_small_talk(text: str) -> bool:
     """True when ``text`` has no content beyond greetings, thanks, acknowledgements, reactions, an
     offer to help, laughter and the name of the one addressed."""
-    words = _WORD.findall(_without_addressed_name(text).lower())
+    words = _WORD.findall(without_addressed_name(text).lower())
     if not words:
         return True  # only punctuation or emoji
-    return all(_filler_word(word) for word in words)
+    return all(filler_word(word) for word in words)
 
 
 def facts_from_text(text: str, max_chars: int) -> list[tuple[int, int]]:
