@@ -8,7 +8,9 @@
 of statements by one speaker, labelled ``update`` (new replaces old) or not, split into ``tune``
 (looked at while writing the rules), ``held-out`` (its errors were printed once, before the holder and
 event rules were written, and not looked at since) and ``fresh`` (100 pairs from new templates,
-written after the rules were frozen and never used to change them: the figure to trust).
+written after the rules were frozen and never used to change them) and ``fresh-2`` (168 pairs written
+blind by a helper who read neither the rules nor the other pairs, added on 2026-12-04 after every
+rule above: the figure to trust).
 ``detect_update(old, new)`` is asked on each pair; a verdict at or above the engine's
 ``MIN_CONFIDENCE`` counts as "closes". Precision = right closures / closures, recall = right
 closures / true updates, per half, per language and per category. ``--engine`` asks the whole
@@ -52,7 +54,7 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE / "data" / "supersede_pairs.json"
 LOCOMO = HERE.parent.parent / "shared" / "bench" / "locomo-public.json"
 KNOWLEDGE = HERE / "data" / "knowledge_update.json"
-SPLITS = ("tune", "held-out", "fresh")
+SPLITS = ("tune", "held-out", "fresh", "fresh-2")
 
 
 @dataclass(frozen=True)
