@@ -52,6 +52,7 @@ def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=65536)  # recall asks it of every candidate; the same facts come back query after query
 def asks_only(text: str, max_words: int = 20) -> bool:
     """Whether ``text`` is a short question and nothing else: at most ``max_words`` words (a long
     question carries what the asker is doing: "How do I index a JSONB column in Postgres 16 for …?"),
