@@ -63,9 +63,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("same_message_weight", 0.5, float,
             "score multiplier of a memory per better-ranked memory from the same message (a long message "
             "makes many facts; 1 keeps them all in place)", bounds=(0.01, 1.0)),
-    Setting("question_weight", 0.8, float,
-            "score multiplier of a memory that only asks (\"What are your plans?\", \"언제 가?\"): a question "
-            "states nothing, so it ranks below what answers it (1 keeps questions in place)", bounds=(0.01, 1.0)),
+    Setting("question_weight", 1.0, float,
+            "score multiplier of a memory that only asks (\"What are your plans?\", \"언제 가?\"), so it ranks "
+            "below what answers it; 1 (the default) keeps questions in place", bounds=(0.01, 1.0)),
     Setting("graph_seeds", 5, int,
             "best hits of each of the semantic and keyword channels that seed the graph channel"),
     Setting("recency_half_life_days", 180.0, float, "age at which the recency multiplier is halfway (±5 % at most)"),

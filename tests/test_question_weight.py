@@ -1,5 +1,6 @@
-"""A memory that only asks ranks below the one that answers it (``question_weight``): "What did you
-eat in Busan?" states nothing the question "What did Sam eat in Busan?" needs. Korean and English."""
+"""With ``question_weight`` below 1, a memory that only asks ranks below the one that answers it:
+"What did you eat in Busan?" states nothing the question "What did Sam eat in Busan?" needs. The
+default (1) keeps questions in place (README: it lowered BEAM). Korean and English."""
 
 from __future__ import annotations
 
@@ -26,9 +27,9 @@ def _ranked(memory: Memory, lang: str) -> list[str]:
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_the_answer_ranks_above_the_question(db_path: str, fake_embedder: object, lang: str) -> None:
-    with Memory(db_path, embedder="fake", question_weight=1.0) as memory:
+    with Memory(db_path, embedder="fake") as memory:
         assert _ranked(memory, lang)[0] == "m0"  # the question shares more of the query's words
-    with Memory(db_path + ".2", embedder="fake") as memory:
+    with Memory(db_path + ".2", embedder="fake", question_weight=0.8) as memory:
         ranked = _ranked(memory, lang)
         assert ranked[:2] == ["m1", "m0"]
         top = memory.recall(lang, CHATS[lang][1], limit=5, explain=True).memories
