@@ -11,20 +11,26 @@ or erased while it runs are embedded or dropped. Texts in Korean and English.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from conftest import FakeEmbedder
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
+from server_harness import serving, wait_for_operation
 
 from gieok import EmbedderMismatchError, InputError, Memory, ReembedRunningError, UnknownProviderError
+from gieok.cli import cli
 from gieok.engine import reembed as reembed_module
 from gieok.providers import registry
 from gieok.providers.embedders import Embedder
+from gieok.server.app import create_app
 from gieok.store import PostgresStore, SQLiteStore
 from gieok.text.terms import keyword_terms
 
@@ -294,3 +300,44 @@ def test_what_is_refused_at_once(target: Callable[[], Any], fake_embedder: FakeE
             mem.retry_operation(op.id)
     finally:
         registry.unregister("embedder", "third")
+
+
+# -- the adapters: CLI and HTTP call Memory.reembed -------------------------------------------------
+def test_cli_reembed_waits_with_its_result_and_the_bank_then_opens_with_the_new_embedder(
+        db_path: str, fake_embedder: FakeEmbedder, salted: SaltedEmbedder, tmp_path: Path) -> None:
+    runner = CliRunner()
+
+    def run(*args: str, embedder: str = "fake", code: int = 0) -> Any:
+        result = runner.invoke(cli, ["--db", db_path, "--embedder", embedder, *args])
+        assert result.exit_code == code, result.output + str(result.exception)
+        return result
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(CHAT, ensure_ascii=False), encoding="utf-8")
+    run("retain", "minji", str(chat))
+    queued = json.loads(run("reembed", "minji", "--embedder", "salted", "--json").output)
+    assert (queued["kind"], queued["status"]) == ("reembed", "queued")
+    run("recall", "minji", "제주도")  # still the old embedder's bank
+    done = json.loads(run("reembed", "minji", "--embedder", "salted", "--wait", "--json").output)
+    assert done["id"] == queued["id"] and done["status"] == "done" and done["report"]["dim"] == 40
+    assert "re-embed" in run("recall", "minji", "제주도", code=2).output  # the error says how to move it
+    assert "제주도" in run("recall", "minji", "제주도 여행", embedder="salted").output
+    assert "already" in run("reembed", "minji", "--embedder", "salted", embedder="salted", code=2).output
+    assert "unknown embedder" in run("reembed", "minji", "--embedder", "nope", embedder="salted", code=2).output
+
+
+def test_http_reembed_is_accepted_and_run_by_the_worker(mem: Memory, salted: SaltedEmbedder) -> None:
+    mem.retain("alice", messages=CHAT)
+    with serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url, httpx.Client(base_url=url, timeout=60) as http:
+        refused = http.post("/v1/banks/alice/reembed", json={"embedder": "nope"})
+        assert refused.status_code == 422 and "registered embedders" in refused.json()["detail"]
+        assert http.post("/v1/banks/nobody/reembed", json={"embedder": "salted"}).status_code == 404
+        accepted = http.post("/v1/banks/alice/reembed", json={"embedder": "salted"})
+        assert accepted.status_code == 202
+        op_id = accepted.json()["operation_id"]
+        assert accepted.headers["location"] == f"/v1/operations/{op_id}"
+        op = wait_for_operation(http, op_id)
+        assert op["status"] == "done" and op["kind"] == "reembed" and op["report"]["embedder"] == "salted", op
+        # this server runs the old embedder: the moved bank is refused, as the library refuses it
+        mismatch = http.post("/v1/banks/alice/recall", json={"query": "제주도"})
+        assert mismatch.status_code == 409 and "salted" in mismatch.json()["detail"]
