@@ -341,3 +341,27 @@ def test_http_reembed_is_accepted_and_run_by_the_worker(mem: Memory, salted: Sal
         # this server runs the old embedder: the moved bank is refused, as the library refuses it
         mismatch = http.post("/v1/banks/alice/recall", json={"query": "제주도"})
         assert mismatch.status_code == 409 and "salted" in mismatch.json()["detail"]
+
+
+def test_a_retain_planned_before_the_swap_and_written_after_it_is_refused(
+        target: Callable[[], Any], fake_embedder: FakeEmbedder, salted: SaltedEmbedder,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retain embeds outside the write lock; a swap in between must not let old-space vectors in."""
+    mem = _memory(target, "fake")
+    mem.retain("a", messages=CHAT[:3], document_id="chat")
+    facts = mem.store.count_facts(mem.store.get_bank("a").id)
+    plain = fake_embedder.embed_batch
+
+    def embed_then_swap(texts: list[str], kind: str) -> np.ndarray:
+        out = plain(texts, kind)
+        if kind == "document" and any("Jersey" in t for t in texts):
+            assert mem.reembed("a", "salted", wait=True).status == "done"  # while the retain plans
+        return out
+
+    monkeypatch.setattr(fake_embedder, "embed_batch", embed_then_swap)
+    with pytest.raises(EmbedderMismatchError):
+        mem.retain("a", messages=[{"id": "m7", "speaker": "민지", "text": "We moved to Jersey City last week"}],
+                   document_id="chat")
+    new = _memory(target, "salted")
+    assert new.store.count_facts(new.store.get_bank("a").id) == facts  # nothing of the retain was written
+    assert "Jersey" not in " ".join(m.text for m in new.recall("a", "Jersey City").memories)

@@ -204,6 +204,7 @@ def run_reembed(ctx: JobContext) -> dict[str, Any]:
         store.stage_observation_vectors(bank.id, observations)
     with store.write():
         # the end, under the write lock: what was written since, then the swap, in one transaction
+        locked = time.monotonic()
         store.lock_bank(bank.id)
         current = store.bank_by_id(bank.id)
         if current is None:
@@ -214,7 +215,8 @@ def run_reembed(ctx: JobContext) -> dict[str, Any]:
         _stage_missing(ctx, target, report, locked=True)
         store.stage_observation_vectors(bank.id, _observation_vectors(ctx, target, report))
         moved = store.swap_vectors(bank.id, target.model_id, int(target.dim))
-        report.update(moved, seconds=round(time.monotonic() - started, 3))
+        report.update(moved, seconds=round(time.monotonic() - started, 3),
+                      locked_seconds=round(time.monotonic() - locked, 3))
         report.pop("staged", None)
         report.pop("total", None)
         ctx.commit(dict(report))
