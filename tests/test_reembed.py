@@ -365,3 +365,29 @@ def test_a_retain_planned_before_the_swap_and_written_after_it_is_refused(
     new = _memory(target, "salted")
     assert new.store.count_facts(new.store.get_bank("a").id) == facts  # nothing of the retain was written
     assert "Jersey" not in " ".join(m.text for m in new.recall("a", "Jersey City").memories)
+
+
+def test_an_observation_written_across_the_swap_is_embedded_by_the_new_embedder(
+        target: Callable[[], Any], fake_embedder: FakeEmbedder, salted: SaltedEmbedder,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Consolidation embeds an observation outside the write lock; a swap in between makes it embed
+    the text again with the bank's new embedder, so no old-space vector enters the moved bank."""
+    mem = _memory(target, "fake")
+    mem.retain("a", messages=CHAT, document_id="chat")
+    plain = fake_embedder.embed_batch
+    swapped: list[str] = []
+
+    def embed_then_swap(texts: list[str], kind: str) -> np.ndarray:
+        out = plain(texts, kind)
+        if not swapped:  # the first observation's text: the reembed runs to its end meanwhile
+            swapped.append(mem.reembed("a", "salted", wait=True).status)
+        return out
+
+    monkeypatch.setattr(fake_embedder, "embed_batch", embed_then_swap)
+    reports = mem.run_jobs(bank="a")
+    assert swapped == ["done"] and {r["kind"]: r["status"] for r in reports}["consolidate"] == "done"
+    new = _memory(target, "salted")
+    ids, vectors = new.store.observation_vectors(new.store.get_bank("a").id)
+    assert ids and vectors is not None and vectors.shape[1] == 40
+    text = {o.id: o.text for o in new.store.get_observations(new.store.get_bank("a").id, ids)}
+    assert np.array_equal(vectors, SaltedEmbedder().embed([text[i] for i in ids], "document"))
