@@ -48,9 +48,9 @@ BATCH = 256  # facts embedded and staged per committed step
 def active_reembed(store: Store, bank_id: int) -> Any:
     """The bank's queued or running reembed job, or None."""
     for status in ("running", "queued"):
-        jobs = [j for j in store.list_jobs(bank_id, status, 1000) if j.kind == "reembed"]
+        jobs = store.list_jobs(bank_id, status, 1, kind="reembed")
         if jobs:
-            return jobs[-1]
+            return jobs[0]
     return None
 
 

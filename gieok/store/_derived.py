@@ -346,9 +346,13 @@ class DerivedQueries(StoreQueries):
         row = self._conn().execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return self._job(row) if row else None
 
-    def list_jobs(self, bank_id: int | None = None, status: str | None = None, limit: int = 100) -> list[JobRow]:
+    def list_jobs(self, bank_id: int | None = None, status: str | None = None, limit: int = 100,
+                  kind: str | None = None) -> list[JobRow]:
         filters = "1 = 1"
         params: list[Any] = []
+        if kind is not None:
+            filters += " AND kind = ?"
+            params.append(kind)
         if bank_id is not None:
             filters += " AND bank_id = ?"
             params.append(bank_id)
