@@ -97,7 +97,7 @@ def verify_erased(ctx: click.Context, texts: tuple[str, ...], shallow: bool, as_
 @click.pass_context
 def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool, cancel_id: str | None,
          retry_id: str | None, limit: int, as_json: bool) -> None:
-    """Show the background job queue (retain, consolidation, decay, purge, mental models), run it
+    """Show the background job queue (retain, consolidation, decay, purge, mental models, reembed), run it
     with --run, or --cancel / --retry one job. `gieok worker` runs it in the background."""
     mem = open_memory(ctx)
     if cancel_id or retry_id:
