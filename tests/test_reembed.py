@@ -391,3 +391,27 @@ def test_an_observation_written_across_the_swap_is_embedded_by_the_new_embedder(
     assert ids and vectors is not None and vectors.shape[1] == 40
     text = {o.id: o.text for o in new.store.get_observations(new.store.get_bank("a").id, ids)}
     assert np.array_equal(vectors, SaltedEmbedder().embed([text[i] for i in ids], "document"))
+
+
+def test_a_fact_retained_after_the_last_batch_is_embedded_under_the_lock_before_the_swap(
+        target: Callable[[], Any], fake_embedder: FakeEmbedder, salted: SaltedEmbedder,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = _memory(target, "fake")
+    _fill(mem, "a")
+    plain = reembed_module._observation_vectors
+    late = {"id": "m8", "speaker": "Caroline", "text": "My kiln broke, so no pottery this week",
+            "timestamp": "2026-05-06T18:00:00+00:00"}
+
+    def retain_first(ctx: Any, target_: Embedder, report: dict[str, Any]) -> Any:
+        if not report.get("late"):  # every fact is staged by now; the lock is not held yet
+            report["late"] = True
+            mem.retain("a", messages=[late], document_id="chat")
+        return plain(ctx, target_, report)
+
+    monkeypatch.setattr(reembed_module, "_observation_vectors", retain_first)
+    op = mem.reembed("a", "salted", wait=True)
+    assert op.status == "done" and op.report is not None and op.report["under_lock"] == 1
+    new = _memory(target, "salted")
+    fresh = SaltedEmbedder().embed([f"Caroline: {late['text']}"], "document")[0]
+    moved = _vectors(new, "a")["facts"]
+    assert moved[(late["text"], ("m8",))] == fresh.tolist()

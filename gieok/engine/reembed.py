@@ -131,25 +131,27 @@ def _stage_missing(ctx: JobContext, target: Embedder, report: dict[str, Any], *,
     store, bank = ctx.store, ctx.bank
     while batch := store.unstaged_facts(bank.id, after, BATCH):
         rows = _embed_facts(store, bank, target, batch, report)
-        if locked:
-            store.stage_fact_vectors(bank.id, rows)
+        if locked:  # written since the last batch: embedded while the lock is held
+            report["under_lock"] = report.get("under_lock", 0) + store.stage_fact_vectors(bank.id, rows)
         else:
             with store.write():
                 held = _progress(ctx, report)
                 if held:
-                    store.stage_fact_vectors(bank.id, rows)
+                    report["staged"] += store.stage_fact_vectors(bank.id, rows)
+                    report["total"] = max(report["total"], report["staged"])
             if not held:
                 _let_go(ctx)
             if ctx.progress is not None:
-                ctx.progress(store.count_staged(bank.id), store.count_facts(bank.id))
+                ctx.progress(report["staged"], report["total"])
         after = batch[-1][0]
 
 
 def _progress(ctx: JobContext, report: dict[str, Any]) -> bool:
-    """Inside a write: record how far the job is; False when its claim no longer holds it."""
+    """Inside a write: record how far the job is (``staged`` of ``total`` facts, kept as the job goes:
+    counting a large bank's rows every batch would cost more than the batch); False when its claim
+    no longer holds it."""
     if ctx.job_id is None or ctx.claim is None:
         return True
-    report.update(staged=ctx.store.count_staged(ctx.bank.id), total=ctx.store.count_facts(ctx.bank.id))
     return ctx.store.set_job_progress(ctx.job_id, ctx.claim, dict(report))
 
 
@@ -193,7 +195,8 @@ def run_reembed(ctx: JobContext) -> dict[str, Any]:
         return {**report, "facts": 0}
     with store.write():
         store.lock_bank(bank.id)
-        report["resumed_from"] = store.start_reembed(bank.id, target.model_id, int(target.dim))
+        report["resumed_from"] = report["staged"] = store.start_reembed(bank.id, target.model_id, int(target.dim))
+        report["total"] = store.count_facts(bank.id)
         held = _progress(ctx, report)
     if not held:
         _let_go(ctx)
