@@ -415,3 +415,22 @@ def test_a_fact_retained_after_the_last_batch_is_embedded_under_the_lock_before_
     fresh = SaltedEmbedder().embed([f"Caroline: {late['text']}"], "document")[0]
     moved = _vectors(new, "a")["facts"]
     assert moved[(late["text"], ("m8",))] == fresh.tolist()
+
+
+def test_a_failing_embedder_leaves_the_bank_as_it_was_and_a_retry_finishes_the_move(
+        target: Callable[[], Any], fake_embedder: FakeEmbedder, salted: SaltedEmbedder,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = _memory(target, "fake")
+    _fill(mem, "a")
+    expected = [m.id for m in mem.recall("a", "한라산 pottery").memories]
+    monkeypatch.setattr(reembed_module, "BATCH", 5)
+    salted.fail_after = 1  # the second batch fails: the job is queued again after its backoff
+    op = mem.reembed("a", "salted", wait=True)
+    assert op.status == "queued" and op.error is not None and "embedder down" in op.error
+    assert [m.id for m in mem.recall("a", "한라산 pottery").memories] == expected  # still the old bank
+    assert len(_staged(mem.store, mem.store.get_bank("a").id)) == 5
+    assert mem.reembed("a", "salted").id == op.id  # the same move asked again: its operation, waiting
+    salted.fail_after = None
+    mem.run_jobs(bank="a", now=datetime.now(timezone.utc) + timedelta(hours=1))  # after its backoff
+    done = mem.operation(op.id)
+    assert done.status == "done" and done.report is not None and done.report["resumed_from"] == 5
