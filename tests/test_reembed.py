@@ -181,6 +181,11 @@ def test_a_reembedded_bank_holds_what_a_bank_retained_with_the_new_embedder_hold
         ranked = [[m.text for m in new.recall(bank, query, limit=8, explain=True).memories
                    if m.channels.get("semantic")] for bank in ("moved", "fresh")]
         assert ranked[0] == ranked[1] and ranked[0], query
+        # and, here, in full (every channel, with scores): the semantic links retain judged with the old
+        # embedder happen to be the new one's too on these texts; in general they stay as judged
+        full = [[(m.text, round(m.score, 6)) for m in new.recall(bank, query, limit=10).memories]
+                for bank in ("moved", "fresh")]
+        assert full[0] == full[1], query
 
 
 def test_the_old_embedder_serves_recall_until_the_swap_and_is_refused_after(

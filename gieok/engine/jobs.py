@@ -2,7 +2,7 @@
 
 Kinds: ``retain`` (a retain submitted to run in the background; its RetainResult is kept on the
 job row, which is the "operation" the server reports), ``decay`` (recompute strengths, archive
-what faded), ``purge`` (erase facts whose TTL passed), ``consolidate`` (facts into observations)
+what faded), ``purge`` (erase facts whose TTL passed), ``consolidate`` (facts into observations),
 ``refresh_models`` (re-answer mental models) and ``reembed`` (move a bank to another embedder, see
 :mod:`gieok.engine.reembed`; its context gets the embedder it moves to, the old one need not load).
 
