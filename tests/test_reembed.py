@@ -439,3 +439,32 @@ def test_a_failing_embedder_leaves_the_bank_as_it_was_and_a_retry_finishes_the_m
     mem.run_jobs(bank="a", now=datetime.now(timezone.utc) + timedelta(hours=1))  # after its backoff
     done = mem.operation(op.id)
     assert done.status == "done" and done.report is not None and done.report["resumed_from"] == 5
+
+
+class Reversed(FakeEmbedder):
+    """Another embedder of the same dimension (64): the fake's vectors, backwards."""
+
+    model_id = "reversed"
+
+    def embed_batch(self, texts: list[str], kind: str) -> np.ndarray:  # type: ignore[override]
+        return super().embed_batch(texts, kind)[:, ::-1].copy()
+
+
+def test_a_move_to_an_embedder_of_the_same_dimension_and_of_an_empty_bank(
+        target: Callable[[], Any], fake_embedder: FakeEmbedder) -> None:
+    registry.register("embedder", "reversed", Reversed, replace=True)
+    try:
+        mem = _memory(target, "fake")
+        mem.create_bank("empty")
+        assert mem.reembed("empty", "reversed", wait=True).status == "done"
+        mem.retain("a", messages=CHAT, document_id="chat")
+        before = _vectors(mem, "a")
+        op = mem.reembed("a", "reversed", wait=True)
+        assert op.report is not None and op.report["dim"] == 64 and op.report["facts"] == len(before["facts"])
+        moved = _vectors(_memory(target, "reversed"), "a")
+        assert moved["embedder"] == "reversed" and set(moved["facts"]) == set(before["facts"])
+        assert all(moved["facts"][k] == before["facts"][k][::-1] for k in before["facts"])  # the same slots, rewritten
+        assert all(moved["context"][k] == before["context"][k][::-1] for k in before["context"])
+        assert _vectors(_memory(target, "reversed"), "empty")["facts"] == {}
+    finally:
+        registry.unregister("embedder", "reversed")
