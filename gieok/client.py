@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, TypeVar
@@ -190,6 +191,16 @@ class Client:
     def retry_operation(self, operation_id: str) -> Operation:
         return self._call("POST", f"/v1/operations/{_q(operation_id)}/retry", None,  # type: ignore[no-any-return]
                           Operation)
+
+    def reembed(self, bank: str, embedder: str, *, wait: bool = False) -> Operation:
+        """Move ``bank`` to another embedder (an admin key); with ``wait``, poll until the server's
+        workers have run it (done, failed, cancelled, or queued again after an error)."""
+        accepted = self._call("POST", f"/v1/banks/{_q(bank)}/reembed", {"embedder": embedder})
+        op = self.operation(accepted["operation_id"])
+        while wait and (op.status == "running" or (op.status == "queued" and not op.error)):
+            time.sleep(0.25)
+            op = self.operation(op.id)
+        return op
 
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
                now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None,

@@ -30,6 +30,7 @@
     │   ├── EntityNotFoundError       forget(entity=...) names nobody
     │   └── OperationNotFoundError    no background job with this operation id
     ├── OperationStateError           cancel or retry of an operation in a state that does not allow it
+    ├── ReembedRunningError           a bank already has a reembed to another embedder queued or running
     ├── AuthError                     the server refused the request's API key
     │   ├── KeyRequiredError          no key, or a key nobody issued (HTTP 401)
     │   └── PermissionDeniedError     the key's role may not do this (HTTP 403)
@@ -99,6 +100,7 @@ __all__ = [
     "OperationNotFoundError",
     "OperationStateError",
     "PermissionDeniedError",
+    "ReembedRunningError",
     "RerankerError",
     "RerankerUnavailableError",
     "ScannedPageError",
@@ -272,6 +274,16 @@ class OperationStateError(GieokError):
                          "(see `gieok jobs`)")
 
 
+class ReembedRunningError(GieokError):
+    """A reembed of a bank asked while another, to another embedder, is queued or running (HTTP 409).
+    One move at a time: asking for the same embedder again returns the running operation instead."""
+
+    def __init__(self, bank: str, operation_id: str, embedder: str):
+        self.bank, self.operation_id, self.embedder = bank, operation_id, embedder
+        super().__init__(f"bank {bank!r} is being re-embedded into {embedder!r} already ({operation_id}): wait for it "
+                         f"(`gieok jobs`), or cancel it (`gieok jobs --cancel {operation_id}`) and ask again")
+
+
 class AuthError(GieokError):
     """The server refused the request's API key (HTTP adapters map it to 401 / 403)."""
 
@@ -305,7 +317,8 @@ class EmbedderMismatchError(GieokError):
         self.bank, self.stored, self.requested = bank, stored, requested
         super().__init__(
             f"bank {bank!r} holds vectors from embedder {stored!r}, not {requested!r}: "
-            f"open it with embedder={stored!r}, or re-embed the bank into the new model"
+            f"open it with embedder={stored!r}, or re-embed the bank into the new model: "
+            f"Memory.reembed({bank!r}, {requested!r}) or `gieok reembed {bank} --embedder {requested}`"
         )
 
 

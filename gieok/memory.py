@@ -22,6 +22,7 @@ from gieok.engine import jobs as _jobs
 from gieok.engine import mental_models as _models
 from gieok.engine import profile as _profile
 from gieok.engine import recall as _recall
+from gieok.engine import reembed as _reembed
 from gieok.engine import reflect as _reflect
 from gieok.engine import retain as _retain
 from gieok.engine import session as _session
@@ -199,6 +200,25 @@ class Memory:
     def retry_operation(self, operation_id: str) -> Operation:
         """Queue a failed or cancelled job again, due now, with its attempts reset."""
         return _jobs.retry(self.engine, operation_id)
+
+    def reembed(self, bank: str, embedder: str, *, wait: bool = False,
+                progress: Callable[[int, int], None] | None = None) -> Operation:
+        """Move ``bank`` to another embedder: every vector it owns (each fact's, a reply's second one,
+        every observation's) is embedded again with ``embedder``, from the same texts retain embeds.
+        Runs as a background ``reembed`` job (:meth:`run_jobs`, the server's worker, ``gieok worker``);
+        ``wait=True`` runs it here and returns once it has run (``progress(done, total)`` follows it).
+
+        Until it is done the bank keeps its old embedder and vectors and serves recall with them; the
+        new vectors are staged in batches (a job stopped midway resumes there), and at the end, in
+        one transaction, replace the old ones. From then on the bank opens with ``embedder`` only
+        (``Memory(..., embedder=...)``; EmbedderMismatchError otherwise). Refused at once: an unknown
+        embedder (UnknownProviderError), the bank's own (InputError), a move while another to another
+        embedder is queued or running (ReembedRunningError; the same move asked again returns its
+        operation). This Memory may be open with either embedder. See :mod:`gieok.engine.reembed`."""
+        job = _reembed.submit(self.engine, bank, embedder)
+        if wait:
+            _jobs.wait_for(self.engine, job, progress=progress)
+        return self.operation(f"op-{job}")
 
     def recall(self, bank: str, query: str, *, max_tokens: int | None = None, limit: int | None = None,
                now: TimeLike | None = None, explain: bool = False, as_of: TimeLike | None = None,

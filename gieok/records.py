@@ -315,7 +315,9 @@ class Operation:
     """A background job: a retain queued to run in the background (``submit_retain``; HTTP
     ``"async": true``), or a consolidation, decay, purge or mental-model refresh. ``status`` is
     queued (pending), running, done, failed or cancelled; ``error`` is the last error, kept while it
-    is retried; ``result`` is a retain's RetainResult once done."""
+    is retried; ``result`` is a retain's RetainResult once done; ``report`` any other job's own
+    report: a reembed's progress while it runs (``staged`` of ``total`` facts) and, once done, what it
+    moved (``facts``, ``context_vectors``, ``observations``, ``embedder``, ``dim``, ``seconds``)."""
 
     id: str
     bank: str
@@ -329,6 +331,7 @@ class Operation:
     run_after: datetime | None = None  # when it is (or was) due: a retry's backoff moves it
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    report: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

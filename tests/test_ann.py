@@ -281,3 +281,45 @@ def test_a_user_filtered_recall_through_the_index_sees_only_that_user(db_path: s
         for user, other in (("u1", "u2"), ("u2", "u1")):
             found = mem.recall("b", "회의 meeting 여행 travel 기록", limit=30, user_id=user).memories
             assert len(found) == 30 and all(m.user_id == user and other not in m.text for m in found)
+
+
+def test_a_reembed_of_a_large_bank_resets_and_retrains_its_index(store: AnyStore) -> None:
+    """The swap of a bank past ann_min_vectors: its clustered vectors of the old dimension go, the new
+    ones (another dimension) are indexed — SQLite trains new clusters at once, PostgreSQL's HNSW
+    index of the new dimension is made — and the approximate search finds the exact top k."""
+    _large(store)
+    rng = np.random.default_rng(5)
+    bank, ids = _bank(store, "big", _clustered(rng, 600))
+    if isinstance(store, SQLiteStore):
+        assert store._conn().execute("SELECT centroids FROM vector_index WHERE bank_id = ?", (bank,)).fetchone()[0]
+    new_dim = 24
+    centres = np.random.default_rng(9).standard_normal((CENTRES, new_dim)).astype(np.float32)
+    new = centres[rng.integers(CENTRES, size=len(ids))] + 0.25 * rng.standard_normal((len(ids), new_dim)).astype(
+        np.float32)
+    with store.write():
+        store.start_reembed(bank, "other", new_dim)
+        for start in range(0, len(ids), 256):
+            store.stage_fact_vectors(bank, [(i, new[k], new[k] * 0.9 if k % 2 else None)
+                                            for k, i in enumerate(ids) if start <= k < start + 256])
+        moved = store.swap_vectors(bank, "other", new_dim)
+    assert (moved["facts"], moved["context_vectors"]) == (600, 300)
+    assert store.get_bank("big").dim == new_dim and store.vectors_of(DIM, ids) == {}
+    if isinstance(store, SQLiteStore):
+        assert moved["clusters"] > 0
+        trained_on, empty = store._conn().execute(
+            f"SELECT trained_on, (SELECT COUNT(*) FROM {vec_table(new_dim)} WHERE bank_id = ?) FROM vector_index "
+            "WHERE bank_id = ?", (bank, bank)).fetchone()
+        assert (trained_on, empty) == (600, 0)  # every vector in its cluster of ivf_<new dim>
+        assert store._conn().execute(f"SELECT COUNT(*) FROM {ivf_table(DIM)} WHERE bank_id = ?",
+                                     (bank,)).fetchone()[0] == 0
+    else:
+        indexes = {r[0] for r in store._conn().execute("SELECT indexname FROM pg_indexes WHERE schemaname = "
+                                                        "current_schema()")}
+        assert f"fact_vectors_hnsw_{new_dim}" in indexes
+    saved = store.vector_options
+    for k in range(0, 600, 60):
+        got = store.vector_search(bank, new_dim, new[k], 10)
+        store.vector_options = dataclasses.replace(saved, exact=True)
+        exact = store.vector_search(bank, new_dim, new[k], 10)
+        store.vector_options = saved
+        assert got[0][0] == ids[k] and [i for i, _ in got] == [i for i, _ in exact]

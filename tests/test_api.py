@@ -31,7 +31,7 @@ def test_public_names_are_pinned() -> None:
         "parse_time_range", "redact",
         "CorruptDocumentError", "DocumentError", "DocumentTooLargeError", "EmptyDocumentError",
         "EncryptedDocumentError", "FormatMismatchError", "ScannedPageError", "UnsupportedFormatError", "IngestResult",
-        "ImportResult", "Scope", "ScopeError", "ScopeConflictError",
+        "ImportResult", "Scope", "ScopeError", "ScopeConflictError", "ReembedRunningError",
     ])
     for name in gieok.__all__:
         assert hasattr(gieok, name)
@@ -49,7 +49,7 @@ PUBLIC_METHODS = {
     "llm_usage", "add_mental_model", "mental_model", "mental_models", "delete_mental_model", "maintain",
     "run_jobs", "jobs", "close", "submit_retain", "operation", "entities", "cancel_operation", "retry_operation",
     "ingest", "overview", "source_facts", "connections", "entity", "pin", "create_bank", "import_chat",
-    "session", "should_recall", "merge_suggestions", "profile", "lookup",
+    "session", "should_recall", "merge_suggestions", "profile", "lookup", "reembed",
 }
 
 

@@ -4,10 +4,12 @@ types back, same typed errors."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 from server_harness import serving
@@ -17,6 +19,7 @@ from gieok import (
     BankInfo,
     BankNotFoundError,
     Client,
+    EmbedderMismatchError,
     EntityInfo,
     ForgetResult,
     InputError,
@@ -30,6 +33,8 @@ from gieok import (
     RetainResult,
     SourceInfo,
 )
+from gieok.providers import registry
+from gieok.providers.embedders import Embedder
 from gieok.server.app import create_app
 from gieok.store import PostgresStore
 
@@ -42,7 +47,8 @@ CHAT = [
      "timestamp": "2026-06-02T10:00:00+09:00"},
 ]
 CONTRACT_METHODS = {"retain", "submit_retain", "operation", "cancel_operation", "retry_operation", "recall", "reflect",
-                    "forget", "banks", "sources", "source", "get", "history", "observations", "entities", "delete_bank"}
+                    "forget", "banks", "sources", "source", "get", "history", "observations", "entities", "delete_bank",
+                    "reembed"}
 
 
 @pytest.fixture(params=["memory", "client-sqlite", "client-postgres"])
@@ -128,6 +134,29 @@ def test_a_submitted_retain_is_an_operation(api: Any) -> None:
         api.cancel_operation(op.id)
     with pytest.raises(OperationStateError, match="only failed or cancelled"):
         api.retry_operation(op.id)
+
+
+def test_a_reembed_is_an_operation(api: Any) -> None:
+    class Other(Embedder):
+        model_id, dim = "other-hash", 24
+
+        def embed_batch(self, texts: list[str], kind: str) -> np.ndarray:  # type: ignore[override]
+            return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest()[:24], dtype=np.uint8)
+                             .astype(np.float32) + 1 for t in texts])
+
+    registry.register("embedder", "other-hash", Other, replace=True)
+    try:
+        api.retain("지훈", messages=CHAT, document_id="chat-1")
+        with pytest.raises(InputError, match="already"):
+            api.reembed("지훈", "fake")
+        op = api.reembed("지훈", "other-hash", wait=True)
+        assert isinstance(op, Operation) and op.kind == "reembed" and op.status == "done", op
+        assert op.report is not None and (op.report["embedder"], op.report["dim"], op.report["facts"]) == (
+            "other-hash", 24, 3)
+        with pytest.raises(EmbedderMismatchError):  # this side runs the old embedder: the bank is refused
+            api.recall("지훈", "제주도 출장")
+    finally:
+        registry.unregister("embedder", "other-hash")
 
 
 def test_the_same_typed_errors(api: Any) -> None:

@@ -40,6 +40,10 @@ NOT_CO_LOCATABLE = {
     "fact_terms": "primary key (fact_id, field, term) lacks bank_id; foreign key to facts lacks bank_id",
     "fact_vectors": "primary key (fact_id) lacks bank_id; foreign key to facts lacks bank_id",
     "profile_slots": "foreign key to facts lacks bank_id",
+    # 0013: staged vectors hang off their fact / observation so an erasure takes them; facts and
+    # observations are keyed by id alone, so these foreign keys cannot carry bank_id until they are
+    "reembed_facts": "foreign key to facts lacks bank_id",
+    "reembed_observations": "foreign key to observations lacks bank_id",
     "keyword_docs": "primary key (fact_id) lacks bank_id; foreign key to facts lacks bank_id",
 }
 

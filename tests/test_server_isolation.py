@@ -29,6 +29,7 @@ SECRET = {b: f"{b}의 비밀 표식 Marker{i}Zq" for i, b in enumerate(BANKS)}  
 ROUTES: dict[tuple[str, str], tuple[str, Any]] = {
     ("GET", "/v1/banks"): ("read", None),
     ("DELETE", "/v1/banks/{bank}"): ("admin", None),
+    ("POST", "/v1/banks/{bank}/reembed"): ("admin", {"embedder": "fake"}),
     ("POST", "/v1/banks/{bank}/retain"): ("write", {"messages": [{"id": "p", "speaker": "x",
                                                                    "text": "새 메시지 new"}]}),
     ("POST", "/v1/banks/{bank}/documents"): ("write", None),  # an empty upload: refused as an empty document

@@ -7,6 +7,7 @@ introspection differs per backend. The PostgreSQL side runs on a throw-away serv
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import threading
 from collections.abc import Callable, Iterator
@@ -1143,3 +1144,67 @@ def test_profile_slots_round_trip_and_go_with_their_fact(store: AnyStore) -> Non
     with store.write():
         store.delete_chunks(c["bank"], [c["chunks"][0]])
     assert [r.fact_id for r in store.profile_slots(c["bank"], slot="city")] == [f[2]]
+
+
+# -- re-embedding (gieok.store._reembed) ------------------------------------------------------------
+def test_reembed_stages_beside_the_live_vectors_and_swaps_them_in(store: AnyStore) -> None:
+    c = _conversation(store)
+    bank, f = c["bank"], c["facts"]
+    # the new embedder's vectors: 3 dimensions
+    new = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, -1]], dtype=np.float32) + 0.5
+    with store.write():
+        obs = store.save_observation(bank, None, entity_id=None, topic="alice", text="alice: 알프스 등산을 좋아함",
+                                     fact_ids=[f[3]], history=[], believed_at=None,
+                                     embedding=np.ones(4, dtype=np.float32), terms=[], tokens=3)
+        assert store.start_reembed(bank, "other", 3) == 0
+    assert store.reembed_target(bank) == ("other", 3)
+    assert store.unstaged_facts(bank, 0, 10) == [(i, hashlib.sha256(t.encode()).hexdigest())  # its embed_hash
+                                                 for i, t in zip(f, c["texts"])]
+    # the message a reply answers: the one stored before it in its conversation
+    before = store.previous_messages(bank, ["m1", "m2", "m4"])
+    assert sorted(before) == ["m2", "m4"] and (before["m2"].id, before["m4"].text) == ("m1", c["texts"][2])
+    assert store.chunk_texts([c["chunks"][1]]) == {c["chunks"][1]: c["texts"][1]}
+    with store.write():  # the first fact answers nothing: a context vector for it is not staged
+        assert store.stage_fact_vectors(bank, [(f[0], new[0], new[1]), (f[1], new[1], new[2])]) == 2
+    assert store.count_staged(bank) == 2 and [i for i, _ in store.unstaged_facts(bank, 0, 10)] == f[2:]
+    assert [i for i, _ in store.unstaged_facts(bank, f[2], 10)] == [f[3]]
+    with store.write():
+        store.stage_fact_vectors(bank, [(f[2], new[2], new[0]), (f[3], new[3], new[1])])
+        store.clear_fact_context(bank, c["dim"], f[1])  # the message it answered was erased: the staged one goes
+        store.erase_facts(bank, c["dim"], [f[2]])  # its staged vectors go with it
+        assert store.stage_fact_vectors(bank, [(f[2], new[2], None)]) == 0  # erased meanwhile: skipped
+    assert store.count_staged(bank) == 3
+    assert store.observation_hashes(bank) == {obs: None}
+    with store.write():
+        assert store.stage_observation_vectors(bank, [(obs, "h1", np.full(3, 2.0, dtype=np.float32))]) == 1
+        assert store.start_reembed(bank, "other", 3) == 3  # the same target keeps what it staged
+    assert store.observation_hashes(bank) == {obs: "h1"}
+    # until the swap, the live vectors are the old ones
+    assert store.get_bank("alice").dim == 4 and set(store.vectors_of(4, f)) == {f[0], f[1], f[3]}
+    with store.write():
+        moved = store.swap_vectors(bank, "other", 3)
+    assert (moved["facts"], moved["context_vectors"], moved["observations"]) == (3, 1, 1)
+    row = store.get_bank("alice")
+    assert (row.embedder, row.dim) == ("other", 3) and store.reembed_target(bank) is None
+    assert store.vectors_of(4, f) == {} and store.vectors_of(4, f, "context") == {}
+    live = store.vectors_of(3, f)
+    assert sorted(live) == [f[0], f[1], f[3]] and np.array_equal(live[f[3]], new[3])
+    assert sorted(store.vectors_of(3, f, "context")) == [f[3]]
+    assert store.vector_search(bank, 3, new[3], 1)[0][0] == f[3]
+    ids, vectors = store.observation_vectors(bank)
+    assert ids == [obs] and vectors is not None and vectors.tolist() == [[2.0, 2.0, 2.0]]
+    assert store.count_staged(bank) == 0 and store.observation_hashes(bank) == {obs: None}
+
+
+def test_another_reembed_target_starts_from_nothing(store: AnyStore) -> None:
+    c = _conversation(store)
+    with store.write():
+        store.start_reembed(c["bank"], "other", 3)
+        store.stage_fact_vectors(c["bank"], [(c["facts"][0], np.ones(3, dtype=np.float32), None)])
+        assert store.start_reembed(c["bank"], "third", 5) == 0
+        assert store.reembed_target(c["bank"]) == ("third", 5)
+        store.stage_fact_vectors(c["bank"], [(c["facts"][0], np.ones(5, dtype=np.float32), None)])
+    assert store.count_staged(c["bank"]) == 1
+    with store.write():
+        store.delete_bank(c["bank"])  # staging goes with its bank
+    assert store.count_staged(c["bank"]) == 0 and store.reembed_target(c["bank"]) is None

@@ -1,7 +1,8 @@
 """``python tests/worker_child.py ARGS``: the gieok CLI in a child process with the tests' fake
 embedder registered (as ``fake``), for tests and benches that run real ``gieok worker`` processes.
 ``WORKER_CHILD_EMBED_SLEEP`` (seconds) makes each document embedding that slow, so a job is still running
-when the test signals the process."""
+when the test signals the process; ``WORKER_CHILD_REEMBED_BATCH`` makes a reembed's batches that small,
+so a test can kill the worker between two of them."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import FakeEmbedder  # noqa: E402
 
 from gieok.cli import main  # noqa: E402
+from gieok.engine import reembed  # noqa: E402
 from gieok.providers import registry  # noqa: E402
 
 
@@ -29,4 +31,5 @@ class SlowFakeEmbedder(FakeEmbedder):
 
 if __name__ == "__main__":
     registry.register("embedder", "fake", SlowFakeEmbedder, replace=True)
+    reembed.BATCH = int(os.environ.get("WORKER_CHILD_REEMBED_BATCH", reembed.BATCH))
     main()

@@ -1,7 +1,9 @@
-"""Versions and forgetting: history, forget (with proof), verify-erased, and the background jobs."""
+"""Versions and forgetting: history, forget (with proof), verify-erased, the background jobs, and
+moving a bank to another embedder (reembed)."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict
 
 import click
@@ -12,8 +14,8 @@ __all__ = ["register"]
 
 
 def register(cli: click.Group) -> None:
-    """Add history, forget, verify-erased, jobs and maintain to ``cli``."""
-    for command in (history, forget, verify_erased, jobs, maintain):
+    """Add history, forget, verify-erased, jobs, maintain and reembed to ``cli``."""
+    for command in (history, forget, verify_erased, jobs, maintain, reembed):
         cli.add_command(command)
 
 
@@ -95,7 +97,7 @@ def verify_erased(ctx: click.Context, texts: tuple[str, ...], shallow: bool, as_
 @click.pass_context
 def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool, cancel_id: str | None,
          retry_id: str | None, limit: int, as_json: bool) -> None:
-    """Show the background job queue (retain, consolidation, decay, purge, mental models), run it
+    """Show the background job queue (retain, consolidation, decay, purge, mental models, reembed), run it
     with --run, or --cancel / --retry one job. `gieok worker` runs it in the background."""
     mem = open_memory(ctx)
     if cancel_id or retry_id:
@@ -141,3 +143,36 @@ def maintain(ctx: click.Context, bank: str | None, now: str | None, as_json: boo
     else:
         for r in reports:
             click.echo(f"{r['kind']} ({r['bank']}): {r['status']} {r.get('result') or r.get('error', '')}")
+
+
+@click.command()
+@click.argument("bank")
+@click.option("--embedder", "target", required=True, metavar="ID",
+              help="the embedder to move BANK to (a registered one, e.g. e5-small, use-multilingual)")
+@click.option("--wait", is_flag=True, help="run the job here, with a progress bar, instead of queueing it")
+@click.option("--json", "as_json", is_flag=True, help="print the operation as JSON")
+@click.pass_context
+def reembed(ctx: click.Context, bank: str, target: str, wait: bool, as_json: bool) -> None:
+    """Move BANK to another embedder: re-embed every vector it owns in the background (`gieok worker`,
+    `gieok jobs --run`), or here with --wait. BANK keeps serving recall with its old embedder until the
+    job swaps the new vectors in; afterwards open it with --embedder ID."""
+    from rich.progress import Progress
+
+    mem = open_memory(ctx)
+    with Progress(transient=True, disable=as_json or not wait or not sys.stderr.isatty()) as bar:
+        task = bar.add_task(f"re-embedding {bank}", total=None)
+        op = mem.reembed(bank, target, wait=wait,
+                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+    if as_json:
+        echo_json(asdict(op))
+    elif op.status == "done" and op.report:
+        r = op.report
+        click.echo(f"{op.id} reembed ({op.bank}): done, {r.get('facts', 0)} facts, {r.get('context_vectors', 0)} "
+                   f"context vectors, {r.get('observations', 0)} observations now {r['embedder']} ({r['dim']}-d) "
+                   f"in {r.get('seconds', 0)} s; open the bank with --embedder {r['embedder']}")
+    else:
+        error = f"; last error: {op.error}" if op.error else ""
+        click.echo(f"{op.id} reembed ({op.bank}) to {target}: {op.status}{error}"
+                   + ("" if wait else " (run it with `gieok worker` or `gieok jobs --run`)"))
+    if wait and op.status != "done":
+        sys.exit(2)

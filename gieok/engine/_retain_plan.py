@@ -36,7 +36,7 @@ from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
 __all__ = ["normalize_messages", "FactOptions", "Plan", "PlannedChunk", "CausalLink", "plan_messages", "plan_document",
-           "content_sha"]
+           "content_sha", "embed_text", "reply_context", "section_context"]
 
 Progress = Callable[[int], None] | None
 
@@ -134,11 +134,28 @@ def _check_encodable(value: str, what: str) -> None:
         raise InvalidMessageError(str(exc)) from None
 
 
-def _embed_text(text: str, speaker: str | None, context: str | None = None) -> str:
+def embed_text(text: str, speaker: str | None, context: str | None = None) -> str:
+    """What a fact's vector embeds: its text said by its speaker, after ``context`` (the message a
+    reply answers, or a document chunk's heading path) for its second vector. Retain and reembed
+    (gieok.engine.reembed) both build every vector's text here."""
     # Dates are left out: measured on LoCoMo, a date prefix lowers dense recall (R@10 0.686 -> 0.657);
     # time is the temporal channel's job.
     said = f"{speaker}: {text}" if speaker else text
     return f"{context}\n{said}" if context else said
+
+
+def reply_context(previous: Message) -> str:
+    """The context of a reply to ``previous``: who said what (its second vector and keyword terms)."""
+    return f"{previous.speaker}: {previous.text}"
+
+
+def section_context(piece: str, location: Mapping[str, Any] | None) -> str | None:
+    """The context of a document chunk in the middle of a section: its heading path ("환불 정책 › 예외");
+    None for a chunk outside any section, or one that opens with its heading (its facts say it already)."""
+    section = location.get("section") if location else None
+    if not section:
+        return None
+    return None if piece.startswith(section[-1]) else " › ".join(section)
 
 
 def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str],
@@ -156,8 +173,8 @@ def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: li
         text=text,
         # A reply gets a second vector that also sees the message it answers ("Yes, twice!" means
         # little alone); recall averages both similarities. The fact's own vector stays its own meaning.
-        embed_text=_embed_text(text, speaker),
-        context_embed_text=_embed_text(text, speaker, context) if context and context_vector else None,
+        embed_text=embed_text(text, speaker),
+        context_embed_text=embed_text(text, speaker, context) if context and context_vector else None,
         terms=keyword_terms(f"{speaker} {text}" if speaker else text),
         context_terms=context_terms if context_terms is not None else keyword_terms(context) if context else (),
         kind="experience" if speaker and speaker.lower() in AGENT_SPEAKERS else "world",
@@ -307,7 +324,7 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
         context: str | None = None
         context_terms: tuple[str, ...] = ()
         if previous is not None and previous.speaker != m.speaker and len(m.text) <= settings.max_fact_chars:
-            context = f"{previous.speaker}: {previous.text}"
+            context = reply_context(previous)
             if len(previous.text) <= settings.max_fact_chars:
                 context_terms = keyword_terms(context)
         # a system prompt instructs the assistant; it is kept in the source, it is not a memory
@@ -352,9 +369,7 @@ def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedd
             chunk.keep_chunk_id = stored.pop(sha).id
         else:
             # a chunk in the middle of a section is embedded with its heading path ("환불 정책 › 예외")
-            context = " › ".join(location["section"]) if location and location.get("section") else None
-            if context is not None and piece.startswith(location["section"][-1]):  # type: ignore[index]
-                context = None  # the chunk opens with its heading: its facts say it already
+            context = section_context(piece, location)
             for fa, fb in facts_from_text(piece, max(200, settings.max_fact_chars // 2)):
                 chunk.facts.append(options.apply(_make_fact(piece[fa:fb], None, timestamp, [], context,
                                                             settings.context_vectors)))

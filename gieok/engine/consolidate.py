@@ -31,7 +31,8 @@ from typing import Any
 from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine.context import JobContext
 from gieok.engine.llm_calls import call_llm
-from gieok.errors import LLMError, SpendLimitError
+from gieok.errors import LLMError, SpendLimitError, StoreBusyError
+from gieok.providers.embedders import Embedder
 from gieok.records import FactRow
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
@@ -152,13 +153,18 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, user:
         history.append({"at": ctx.now, "added": sorted(new_ids), "based_on": sorted(previous.fact_ids),
                         "previous": previous.text[:1000]})
     history = _trimmed(history)
-    vector = ctx.embedder.embed([text], "document")[0]
+    embedder = _embedder_now(ctx)
+    vector = embedder.embed([text], "document")[0]
     with store.write():
         # another consolidation (a second worker, a maintain run) may have written this topic while
-        # the text was made: start again from what it wrote, never a second observation of one topic
+        # the text was made: start again from what it wrote, never a second observation of one topic;
+        # and a reembed that moved the bank meanwhile: the vector is embedded again, in the new space
         store.lock_bank(bank.id)
         now_there = store.observations_of_bank(bank.id, topic=topic, user_id=user)
-        if _version(now_there[0] if now_there else None) != seen and tries > 0:
+        moved = _embedder_now(ctx).model_id != embedder.model_id
+        if moved and tries <= 0:
+            raise StoreBusyError(f"bank {bank.name!r} kept moving to other embedders while it was consolidated: retry")
+        if moved or (_version(now_there[0] if now_there else None) != seen and tries > 0):
             raced = True
         else:
             raced = False
@@ -169,6 +175,14 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, user:
     if raced:
         return _consolidate_topic(ctx, entity_id, topic, user, new_ids, tries - 1)
     return 1
+
+
+def _embedder_now(ctx: JobContext) -> Embedder:
+    """The bank's embedder as it stands: a reembed may have moved the bank since the job was claimed."""
+    row = ctx.store.bank_by_id(ctx.bank.id)
+    if row is None or row.embedder == ctx.embedder.model_id:
+        return ctx.embedder
+    return ctx.engine.embedder(row.embedder)
 
 
 def _version(observation: Any) -> tuple[Any, ...] | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -240,6 +240,8 @@ class JobContext(BankContext):
     job_id: int | None = None
     claim: str | None = None  # the claim's token (None: run outside the queue, nothing to mark)
     committed: bool = False
+    # a caller running the job itself follows it: (done, total) as a long job (reembed) goes
+    progress: Callable[[int, int], None] | None = field(default=None, repr=False)
 
     def commit(self, result: dict[str, Any] | None) -> None:
         """Inside the handler's write transaction: mark the job done with ``result``; ClaimLostError

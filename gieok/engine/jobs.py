@@ -2,8 +2,9 @@
 
 Kinds: ``retain`` (a retain submitted to run in the background; its RetainResult is kept on the
 job row, which is the "operation" the server reports), ``decay`` (recompute strengths, archive
-what faded), ``purge`` (erase facts whose TTL passed), ``consolidate`` (facts into observations)
-and ``refresh_models`` (re-answer mental models).
+what faded), ``purge`` (erase facts whose TTL passed), ``consolidate`` (facts into observations),
+``refresh_models`` (re-answer mental models) and ``reembed`` (move a bank to another embedder, see
+:mod:`gieok.engine.reembed`; its context gets the embedder it moves to, the old one need not load).
 
 A claim is one statement in a write transaction (two workers never take the same job; on
 PostgreSQL the row is taken ``FOR UPDATE SKIP LOCKED``) and names the claim by a token unique to
@@ -39,6 +40,7 @@ from gieok.engine._time import at_epoch, from_epoch
 from gieok.engine.consolidate import run_consolidation
 from gieok.engine.context import Engine, JobContext
 from gieok.engine.maintenance import run_decay, run_purge
+from gieok.engine.reembed import active_reembed, run_reembed
 from gieok.engine.reflect import refresh_models
 from gieok.engine.retain import run_retain_job
 from gieok.errors import (
@@ -52,6 +54,7 @@ from gieok.errors import (
     NotFoundError,
     OperationNotFoundError,
     OperationStateError,
+    ReembedRunningError,
 )
 from gieok.records import Operation, RetainResult
 from gieok.store.protocol import BankRow
@@ -59,7 +62,7 @@ from gieok.text.terms import keyword_terms
 
 __all__ = ["HANDLERS", "Heartbeat", "run_pending", "claim_next", "run_claimed", "operation", "cancel", "retry",
            "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS", "JOB_RETENTION_DAYS", "job_to_dict",
-           "claim_token", "operation_id", "warm_up"]
+           "claim_token", "operation_id", "warm_up", "wait_for"]
 
 MAX_ATTEMPTS = 3  # the default of the job_max_attempts setting
 LEASE_SECONDS = 60.0  # the default of the job_lease_seconds setting
@@ -79,6 +82,7 @@ HANDLERS: dict[str, Handler] = {
     "decay": run_decay,
     "purge": run_purge,
     "refresh_models": refresh_models,
+    "reembed": run_reembed,
 }
 
 
@@ -154,14 +158,16 @@ def warm_up(engine: Engine) -> None:
 
 
 def claim_next(engine: Engine, *, bank_id: int | None = None, banks: Sequence[int] | None = None,
-               after_bank: int | None = None, now: float | None = None) -> tuple[Any, str] | None:
-    """Claim the next job (banks taking turns after ``after_bank``): ``(job, token)`` or None."""
+               after_bank: int | None = None, now: float | None = None,
+               job_id: int | None = None) -> tuple[Any, str] | None:
+    """Claim the next job (banks taking turns after ``after_bank``; only ``job_id`` when given):
+    ``(job, token)`` or None."""
     store = engine.store
     token = claim_token()
     at = time.time() if now is None else now
     with store.write():
         job = store.claim_job(token, at, float(engine.settings.job_lease_seconds), kinds=list(HANDLERS),
-                              bank_id=bank_id, banks=banks, after_bank=after_bank)
+                              bank_id=bank_id, banks=banks, after_bank=after_bank, job_id=job_id)
     return (job, token) if job is not None else None
 
 
@@ -177,9 +183,11 @@ def _retry_at(engine: Engine, job: Any, exc: Exception, at: float) -> float | No
     return at + min(_BACKOFF_CAP, float(engine.settings.job_backoff_seconds) * 2.0 ** (attempts - 1))
 
 
-def run_claimed(engine: Engine, job: Any, token: str, *, now: float | None = None) -> dict[str, Any]:
+def run_claimed(engine: Engine, job: Any, token: str, *, now: float | None = None,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Run one claimed job and record its end under its claim; returns its report (status done,
-    retry, failed, or lost when the claim ended while it ran)."""
+    retry, failed, or lost when the claim ended while it ran). ``progress(done, total)`` follows a
+    long job."""
     store = engine.store
     if job.kind == "decay":
         engine.marks.flush(wait=True)  # decay must see what recall used
@@ -189,8 +197,10 @@ def run_claimed(engine: Engine, job: Any, token: str, *, now: float | None = Non
     try:
         if bank is None:
             raise LookupError("the job's bank no longer exists")
-        ctx = JobContext(store, bank, engine.embedder(bank.embedder), engine.settings, engine, now=at,
-                         payload=job.payload, job_id=job.id, claim=token)
+        # a reembed needs the embedder it moves to, not the bank's (which may be gone from this process)
+        model = str(job.payload.get("embedder")) if job.kind == "reembed" else bank.embedder
+        ctx = JobContext(store, bank, engine.embedder(model), engine.settings, engine, now=at,
+                         payload=job.payload, job_id=job.id, claim=token, progress=progress)
         result = HANDLERS[job.kind](ctx)
         if ctx.committed:
             held = True
@@ -232,6 +242,38 @@ def run_pending(engine: Engine, *, limit: int | None = None, bank_id: int | None
             if report["status"] == "retry" and now is not None:
                 break  # a fixed clock would claim the same job again at once
     return reports
+
+
+_ENDED = ("done", "failed", "cancelled")
+
+
+def wait_for(engine: Engine, job_id: int, *, progress: Callable[[int, int], None] | None = None,
+             poll: float = 0.5) -> None:
+    """Run job ``job_id`` in this thread, or wait while another worker runs it; return once it has
+    run (done, failed, or queued again after an error: its operation says which). ``progress(done,
+    total)`` follows a long job, from its own run or from the progress another worker records."""
+    ran = False
+    with Heartbeat(engine) as heartbeat:
+        while True:
+            job = engine.store.get_job(job_id)
+            if job is None or job.status in _ENDED or (ran and job.status == "queued"):
+                return
+            claimed = claim_next(engine, job_id=job_id)
+            if claimed is None:  # another worker holds it (or its retry is not due yet)
+                if job.status == "queued" and job.last_error:
+                    return  # failed once and waits for its backoff: the operation says why
+                report = job.result or {}
+                if progress is not None and "staged" in report:
+                    progress(int(report["staged"]), int(report.get("total", 0)))
+                time.sleep(poll)
+                continue
+            claimed_job, token = claimed
+            heartbeat.add(claimed_job.id, token)
+            try:
+                run_claimed(engine, claimed_job, token, progress=progress)
+            finally:
+                heartbeat.remove(claimed_job.id)
+            ran = True
 
 
 def _when(value: float | None) -> str | None:
@@ -278,11 +320,12 @@ def operation(engine: Engine, operation_id_: str) -> Operation:
     """A background job (``op-12``) as the caller sees it; a retain's RetainResult once done."""
     job, bank = _job_of(engine, str(operation_id_))
     result = RetainResult(**job.result) if job.kind == "retain" and job.status == "done" and job.result else None
+    report = dict(job.result) if job.kind != "retain" and job.result else None
     return Operation(operation_id(job.id), bank.name, job.kind, job.status, at_epoch(job.created_at),
                      at_epoch(job.updated_at), job.attempts, result, job.last_error,
                      at_epoch(job.run_after) if job.run_after else None,
                      at_epoch(job.started_at) if job.started_at else None,
-                     at_epoch(job.finished_at) if job.finished_at else None)
+                     at_epoch(job.finished_at) if job.finished_at else None, report)
 
 
 def cancel(engine: Engine, operation_id_: str) -> Operation:
@@ -298,8 +341,13 @@ def cancel(engine: Engine, operation_id_: str) -> Operation:
 
 def retry(engine: Engine, operation_id_: str) -> Operation:
     """Queue a failed or cancelled job again, due now, with fresh attempts."""
-    job, _bank = _job_of(engine, str(operation_id_))
+    job, bank = _job_of(engine, str(operation_id_))
     with engine.store.write():
+        if job.kind == "reembed":  # one move of a bank at a time
+            engine.store.lock_bank(bank.id)
+            other = active_reembed(engine.store, bank.id)
+            if other is not None and other.id != job.id:
+                raise ReembedRunningError(bank.name, operation_id(other.id), str(other.payload.get("embedder")))
         changed = engine.store.retry_job(job.id, time.time())
     if not changed:
         raise OperationStateError(operation_id(job.id), engine.store.get_job(job.id).status, "retry")

@@ -235,6 +235,7 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
         # is refused (EmbedderMismatchError), never mixed
         ctx = engine.bank_for_write(bank)
         store.lock_bank(ctx.bank.id)
+        engine.find_bank(bank)  # again, under the bank's lock: a reembed that swapped meanwhile is refused too
         if not _plan_still_holds(store, ctx.bank, plan):
             return None  # the transaction wrote nothing; leaving it rolls nothing back
         _check_scope_holds(store, ctx.bank, plan, screened.scope)

@@ -44,6 +44,7 @@ from gieok.server.schemas import (
     KeyRequest,
     OperationAccepted,
     RecallRequest,
+    ReembedRequest,
     ReflectRequest,
     RetainRequest,
     SessionTurnRequest,
@@ -161,6 +162,18 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
             accepted = OperationAccepted(operation_id=op.id, status=op.status, bank=op.bank)
             return JSONResponse(accepted.model_dump(), status_code=202, headers={"Location": f"/v1/operations/{op.id}"})
         return memory.retain(bank, **body.call())
+
+    @app.post("/v1/banks/{bank}/reembed", tags=["banks"], status_code=202,
+              responses={202: {"model": OperationAccepted, "description": "queued"}})
+    def reembed(bank: str, body: ReembedRequest, who: Caller) -> JSONResponse:
+        """Move the bank to another embedder in the background (admin: once it is done, this server
+        opens the bank only if it runs with that embedder). Poll ``/v1/operations/{id}``."""
+        who.require(bank, "admin")
+        op = memory.reembed(bank, body.embedder)
+        if runner is not None:
+            runner.wake()
+        accepted = OperationAccepted(operation_id=op.id, status=op.status, bank=op.bank)
+        return JSONResponse(accepted.model_dump(), status_code=202, headers={"Location": f"/v1/operations/{op.id}"})
 
     @app.post("/v1/banks/{bank}/documents", tags=["memory"],
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})

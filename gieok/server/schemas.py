@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["MessageIn", "RetainRequest", "RecallRequest", "ReflectRequest", "ForgetRequest", "KeyRequest",
-           "OperationAccepted"]
+           "OperationAccepted", "ReembedRequest"]
 
 
 class _Body(BaseModel):
@@ -94,6 +94,10 @@ class ForgetRequest(_Body):
     before: str | None = None
     user_id: str | None = Field(None, description="erase every source retained for this user")
     verify: bool = False
+
+
+class ReembedRequest(_Body):
+    embedder: str = Field(description="the registered embedder to move the bank to, e.g. e5-small")
 
 
 class KeyRequest(_Body):

@@ -222,14 +222,15 @@ class DerivedQueries(StoreQueries):
 
     def claim_job(self, worker: str, now: float, lease: float, kinds: Sequence[str] | None = None,
                   bank_id: int | None = None, *, banks: Sequence[int] | None = None,
-                  after_bank: int | None = None) -> JobRow | None:
+                  after_bank: int | None = None, job_id: int | None = None) -> JobRow | None:
         """Claim one job in one statement: a due queued job, or a running one whose lease ran out
         (its worker died). ``worker`` is the claim's token (unique per claim: ``finish_job``,
         ``renew_lease`` and ``release_job`` name it). Banks take turns: the first bank after
         ``after_bank`` (wrapping around) that has such a job gives its oldest one, so a bank with a
-        thousand queued jobs delays another bank's job by one job, not a thousand. A consolidation is
-        never claimed while another of its bank runs (the unique index ``jobs_one_consolidation``
-        backs this up when two processes race)."""
+        thousand queued jobs delays another bank's job by one job, not a thousand. A consolidation (a
+        reembed) is never claimed while another of its bank runs (the unique indexes
+        ``jobs_one_consolidation`` and ``jobs_one_reembed`` back this up when two processes race).
+        ``job_id`` claims only that job (a caller waiting for it runs it itself)."""
         conn = self._require_write()
         filters = ""
         params: list[Any] = []
@@ -239,6 +240,9 @@ class DerivedQueries(StoreQueries):
         if bank_id is not None:
             filters += " AND due.bank_id = ?"
             params.append(bank_id)
+        if job_id is not None:
+            filters += " AND due.id = ?"
+            params.append(int(job_id))
         if banks is not None:
             if not banks:
                 return None
@@ -268,13 +272,20 @@ class DerivedQueries(StoreQueries):
             "started_at = COALESCE(started_at, ?), attempts = attempts + 1, updated_at = ? "
             "WHERE id = (SELECT due.id FROM jobs AS due WHERE ((due.status = 'queued' AND due.run_after <= ?) "
             "OR (due.status = 'running' AND due.lease_until < ?))"
-            f"{filters} AND NOT (due.kind = 'consolidate' AND EXISTS (SELECT 1 FROM jobs AS other "
-            "WHERE other.bank_id = due.bank_id AND other.kind = 'consolidate' AND other.status = 'running' "
+            f"{filters} AND NOT (due.kind IN ('consolidate', 'reembed') AND EXISTS (SELECT 1 FROM jobs AS other "
+            "WHERE other.bank_id = due.bank_id AND other.kind = due.kind AND other.status = 'running' "
             "AND other.id <> due.id)) "
             "ORDER BY CASE WHEN due.bank_id > ? THEN 0 ELSE 1 END, due.bank_id, due.run_after, due.id "
             f"LIMIT 1{self._dialect.skip_locked}) RETURNING {_JOB_COLUMNS}",
             (now, worker, now + lease, now, now, now, now, *params,
              -1 if after_bank is None else int(after_bank))).fetchall())
+
+    def set_job_progress(self, job_id: int, claimed_by: str, progress: dict[str, Any]) -> bool:
+        """In a write: keep a running job's progress as its result (a long job reports as it goes,
+        and the caller's next commit is its checkpoint); False when the claim no longer holds the job."""
+        return bool(self._require_write().execute(
+            "UPDATE jobs SET result = ?, updated_at = ? WHERE id = ? AND status = 'running' AND claimed_by = ?",
+            (json.dumps(progress, ensure_ascii=False), time.time(), job_id, claimed_by)).rowcount)
 
     def finish_job(self, job_id: int, *, error: str | None = None, retry_at: float | None = None,
                    result: dict[str, Any] | None = None, claimed_by: str | None = None) -> bool:
@@ -335,9 +346,13 @@ class DerivedQueries(StoreQueries):
         row = self._conn().execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return self._job(row) if row else None
 
-    def list_jobs(self, bank_id: int | None = None, status: str | None = None, limit: int = 100) -> list[JobRow]:
+    def list_jobs(self, bank_id: int | None = None, status: str | None = None, limit: int = 100,
+                  kind: str | None = None) -> list[JobRow]:
         filters = "1 = 1"
         params: list[Any] = []
+        if kind is not None:
+            filters += " AND kind = ?"
+            params.append(kind)
         if bank_id is not None:
             filters += " AND bank_id = ?"
             params.append(bank_id)

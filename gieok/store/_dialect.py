@@ -19,6 +19,7 @@ byte-wise text order        the default (BINARY)                 ``COLLATE "C"``
 ISO 8601 text as a time     ``julianday(…)``                     ``gieok_instant(…)`` (see migrations)
 claiming a queued row       nothing: one writer per file         ``FOR UPDATE SKIP LOCKED``
 check-then-insert           nothing: one writer per file         ``pg_advisory_xact_lock(…)``
+a vector as a parameter     ``?``, float32 bytes                 ``CAST(? AS vector)``, pgvector's text
 ==========================  ===================================  ==========================================
 
 So shared SQL keeps to what both engines accept: ``INSERT … ON CONFLICT DO NOTHING / DO UPDATE``
@@ -35,7 +36,9 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from gieok.store._pg_connect import PgConnection
+import numpy as np
+
+from gieok.store._pg_connect import PgConnection, vector_literal
 
 __all__ = ["Dialect", "PostgresDialect", "StoreQueries", "VECTOR_VIEWS", "check_view"]
 
@@ -62,6 +65,7 @@ class Dialect:
     skip_locked = ""  # appended to a SELECT that claims a row: the file lock already serialises writers
     batch = 500  # values bound per IN (...), well under the oldest SQLite's 999-variable limit
     octets = "LENGTH(CAST({} AS BLOB))"  # a text column's size in bytes (UTF-8), not in characters
+    vector = "?"  # the placeholder of a $VECTOR column's value (see vector_value)
 
     def in_parts(self, values: Iterable[Any], *, text: bool = False,
                  size: int | None = None) -> Iterator[tuple[str, list[Any]]]:
@@ -83,6 +87,10 @@ class Dialect:
 
     def from_json(self, value: Any) -> Any:
         return json.loads(value)
+
+    def vector_value(self, vector: Any) -> Any:
+        """A vector as the parameter of :attr:`vector` (None stays None): float32 bytes."""
+        return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
 
     def insert_id(self, conn: Any, query: str, params: Sequence[Any]) -> int:
         """Run an ``INSERT`` into a table with an ``id`` key; return the new row's id."""
@@ -109,6 +117,7 @@ class PostgresDialect(Dialect):
     octets = "OCTET_LENGTH({})"
     instant = "gieok_instant"
     skip_locked = " FOR UPDATE SKIP LOCKED"
+    vector = "CAST(? AS vector)"
 
     def in_parts(self, values: Iterable[Any], *, text: bool = False,
                  size: int | None = None) -> Iterator[tuple[str, list[Any]]]:
@@ -121,6 +130,9 @@ class PostgresDialect(Dialect):
 
     def from_json(self, value: Any) -> Any:
         return value
+
+    def vector_value(self, vector: Any) -> Any:
+        return None if vector is None else vector_literal(vector)
 
     def insert_id(self, conn: Any, query: str, params: Sequence[Any]) -> int:
         return int(conn.execute(query + " RETURNING id", params).fetchone()[0])
@@ -173,6 +185,11 @@ class StoreQueries:
     def _facts_indexed(self, conn: Any, bank_id: int, dim: int, count: int) -> None:
         """Runs after ``count`` facts were added and indexed (an index that grows in steps steps here)."""
         raise NotImplementedError
+
+    def _bank_dim(self, conn: Any, bank_id: int) -> int:
+        """The bank's dimension as ``conn``'s transaction sees it: a reembed may have swapped the
+        bank to another one since the caller read its row, and vectors must go where they are."""
+        return int(conn.execute("SELECT dim FROM banks WHERE id = ?", (bank_id,)).fetchone()[0])
 
     # -- provided by one mixin, called from another -------------------------------------------
     def delete_orphan_entities(self, bank_id: int) -> int:

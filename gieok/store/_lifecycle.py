@@ -249,8 +249,9 @@ class LifecycleQueries(StoreQueries):
             counts["versions_reopened"] += conn.execute(
                 "UPDATE facts SET valid_to = NULL, superseded_by = NULL, supersede_reason = NULL "
                 f"WHERE superseded_by {ids_in}", part).rowcount
-        self._drop_fact_indexes(conn, bank_id, dim, ids)
-        for ids_in, part in in_parts(ids):  # mentions, links and observation links go by cascade
+        # the dimension the bank has now: a reembed may have swapped it since the caller read the row
+        self._drop_fact_indexes(conn, bank_id, self._bank_dim(conn, bank_id), ids)
+        for ids_in, part in in_parts(ids):  # mentions, links, observation links, staged vectors go by cascade
             conn.execute(f"DELETE FROM facts WHERE id {ids_in}", part)
         counts["facts"] = len(ids)
         counts["jobs"] = self._drop_jobs_naming(conn, bank_id, set(ids))

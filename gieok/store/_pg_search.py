@@ -148,6 +148,23 @@ class SearchIndexes(StoreQueries):
         conn.execute("UPDATE keyword_docs SET length = (SELECT COALESCE(sum(tf), 0) FROM fact_terms "
                      "WHERE fact_id = %s) WHERE fact_id = %s", (fact_id, fact_id))
         conn.execute("DELETE FROM fact_context_vectors WHERE fact_id = %s", (fact_id,))
+        # and the context vector a running reembed staged for it
+        conn.execute("UPDATE reembed_facts SET context_embedding = NULL WHERE bank_id = %s AND fact_id = %s",
+                     (bank_id, fact_id))
+
+    # -- re-embedding (see gieok.store._reembed) ------------------------------------------------
+    def _swap_fact_vectors(self, conn: Any, bank_id: int, old_dim: int, dim: int) -> dict[str, int]:
+        """Delete the bank's vectors, insert the staged ones as vectors of ``dim`` (pgvector to
+        pgvector, in SQL); the dimension's HNSW index is made if it is new and grows with the inserts."""
+        create_hnsw_indexes(conn, dim)
+        counts = {}
+        for table, column, key in (("fact_vectors", "embedding", "facts"),
+                                   ("fact_context_vectors", "context_embedding", "context_vectors")):
+            conn.execute(f"DELETE FROM {table} WHERE bank_id = %s", (bank_id,))
+            counts[key] = int(conn.execute(
+                f"INSERT INTO {table} (fact_id, bank_id, dim, embedding) SELECT fact_id, bank_id, %s, {column} "
+                f"FROM reembed_facts WHERE bank_id = %s AND {column} IS NOT NULL", (int(dim), bank_id)).rowcount)
+        return counts
 
     def compact_indexes(self, bank_id: int) -> None:
         """Nothing to merge: deleted keyword rows are gone from every query at once. Their dead

@@ -17,6 +17,7 @@ placeholder  SQLite (``migrations.TYPES``)   PostgreSQL (``_pg_migrations.TYPES`
 ``$BOOL``    ``INTEGER``                      ``BOOLEAN``
 ``$FALSE``   ``0``                            ``FALSE``
 ``$BLOB``    ``BLOB``                         ``BYTEA``
+``$VECTOR``  ``BLOB`` (float32 bytes)          ``vector`` (pgvector, any dimension)
 ==========  ===============================  ===========================================================
 """
 
@@ -27,12 +28,12 @@ from string import Template
 from typing import Any
 
 __all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS", "LIFECYCLE", "NAMES", "PROFILE",
-           "SCOPES", "SESSIONS", "WORKERS", "ordered", "render"]
+           "REEMBED", "SCOPES", "SESSIONS", "WORKERS", "ordered", "render"]
 
 
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
          "0007_workers", "0008_documents",
-         "0009_sessions", "0010_scopes", "0011_ann", "0012_profile")
+         "0009_sessions", "0010_scopes", "0011_ann", "0012_profile", "0013_reembed")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
@@ -371,4 +372,36 @@ CREATE TABLE profile_slots (
 );
 CREATE INDEX profile_slots_lookup ON profile_slots(bank_id, person, holder, slot, said_at);
 CREATE INDEX profile_slots_fact ON profile_slots(fact_id)
+"""
+
+# Re-embedding a bank into another embedder (gieok.engine.reembed): the target of the bank's reembed
+# (one at a time), and the new vectors staged beside the live ones until the swap moves them in —
+# each fact's own vector and a reply's context vector, and each observation's with the hash of the
+# text it embeds (an observation rewritten meanwhile is embedded again). Staged rows hang off their
+# fact or observation by ON DELETE CASCADE, so an erasure takes them too. At most one reembed job of
+# a bank runs at a time (the claim skips a second; the index settles two claims racing).
+REEMBED = """
+CREATE TABLE reembeds (
+    bank_id    $BIGINT PRIMARY KEY REFERENCES banks(id) ON DELETE CASCADE,
+    embedder   TEXT NOT NULL,
+    dim        INTEGER NOT NULL,
+    started_at $REAL NOT NULL
+);
+CREATE TABLE reembed_facts (
+    bank_id           $BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    fact_id           $BIGINT NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+    embedding         $VECTOR NOT NULL,
+    context_embedding $VECTOR,
+    PRIMARY KEY (bank_id, fact_id)
+);
+CREATE INDEX reembed_facts_fact ON reembed_facts(fact_id);
+CREATE TABLE reembed_observations (
+    bank_id        $BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    observation_id $BIGINT NOT NULL REFERENCES observations(id) ON DELETE CASCADE,
+    text_hash      TEXT NOT NULL,
+    embedding      $BLOB NOT NULL,
+    PRIMARY KEY (bank_id, observation_id)
+);
+CREATE INDEX reembed_observations_observation ON reembed_observations(observation_id);
+CREATE UNIQUE INDEX jobs_one_reembed ON jobs(bank_id) WHERE kind = 'reembed' AND status = 'running'
 """

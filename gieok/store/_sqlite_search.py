@@ -224,13 +224,38 @@ class SQLiteIndexes(StoreQueries):
                 out[int(fact_id)] = np.frombuffer(row[0], dtype=np.float32)
         return out
 
+    # -- re-embedding (see gieok.store._reembed) ------------------------------------------------
+    def _swap_fact_vectors(self, conn: Any, bank_id: int, old_dim: int, dim: int) -> dict[str, int]:
+        """Delete the bank's vectors of ``old_dim`` (exact and clustered tables), insert the staged
+        ones into ``vec_<dim>`` / ``vecctx_<dim>``, and reset the bank's clusters: a bank of at least
+        ``min_vectors`` facts is trained again at once (its vectors move to ``ivf_<dim>``)."""
+        for view in VECTOR_VIEWS:
+            for table in (vec_table(old_dim, view), ivf_table(old_dim, view)):
+                conn.execute(f"DELETE FROM {table} WHERE bank_id = ?", (bank_id,))
+        create_vector_tables(conn, dim)
+        counts = {}
+        for view, column, key in (("fact", "embedding", "facts"), ("context", "context_embedding", "context_vectors")):
+            counts[key] = int(conn.execute(
+                f"INSERT INTO {vec_table(dim, view)} (rowid, bank_id, embedding) SELECT fact_id, bank_id, {column} "
+                f"FROM reembed_facts WHERE bank_id = ? AND {column} IS NOT NULL", (bank_id,)).rowcount)
+        conn.execute("INSERT INTO vector_index (bank_id, added, trained_on, centroids) VALUES (?, ?, 0, NULL) "
+                     "ON CONFLICT (bank_id) DO UPDATE SET added = excluded.added, trained_on = 0, centroids = NULL",
+                     (bank_id, counts["facts"]))
+        if counts["facts"] >= self.vector_options.min_vectors:
+            counts["clusters"] = self.train_vector_index(bank_id, dim)
+        return counts
+
     # -- maintenance -------------------------------------------------------------------------
     def clear_fact_context(self, bank_id: int, dim: int, fact_id: int) -> None:
         """The message a reply answered is gone: drop its context terms and its context vector."""
         conn = self._require_write()
         conn.execute(f"UPDATE {fts_table(bank_id)} SET context = '' WHERE rowid = ?", (fact_id,))
+        dim = self._bank_dim(conn, bank_id)  # the bank's now (a reembed may have swapped it)
         for table in (vec_table(dim, "context"), ivf_table(dim, "context")):
             conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (fact_id,))
+        # and the context vector a running reembed staged for it
+        conn.execute("UPDATE reembed_facts SET context_embedding = NULL WHERE bank_id = ? AND fact_id = ?",
+                     (bank_id, fact_id))
 
     def compact_indexes(self, bank_id: int) -> None:
         """Make deleted terms leave the bank's FTS index, not just get masked. FTS5 records a delete

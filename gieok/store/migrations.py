@@ -22,7 +22,7 @@ from gieok.store._sqlite_search import create_vector_tables
 __all__ = ["MIGRATIONS", "TYPES", "migrate"]
 
 TYPES = {"ID": "INTEGER PRIMARY KEY", "BIGINT": "INTEGER", "REAL": "REAL", "JSON": "TEXT", "JSONB": "TEXT",
-         "BOOL": "INTEGER", "FALSE": "0", "BLOB": "BLOB"}
+         "BOOL": "INTEGER", "FALSE": "0", "BLOB": "BLOB", "VECTOR": "BLOB"}
 
 
 def _run_script(conn: Any, template: str) -> None:
@@ -126,11 +126,16 @@ def m0012_profile(conn: Any) -> None:
     _run_script(conn, _schema.PROFILE)
 
 
+def m0013_reembed(conn: Any) -> None:
+    """Re-embedding a bank: its target embedder and the vectors staged until the swap."""
+    _run_script(conn, _schema.REEMBED)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
-                                                                       m0012_profile)
+                                                                       m0012_profile, m0013_reembed)
 
 
 def migrate(conn: Any) -> list[str]:

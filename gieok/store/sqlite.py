@@ -25,6 +25,7 @@ from gieok.store._graph import GraphQueries
 from gieok.store._keys import KeyQueries
 from gieok.store._lifecycle import LifecycleQueries
 from gieok.store._profile import ProfileQueries
+from gieok.store._reembed import ReembedQueries
 from gieok.store._sessions import SessionQueries
 from gieok.store._sqlite_search import SQLiteIndexes
 from gieok.store._write_path import WritePath
@@ -47,7 +48,7 @@ def _hits(table: str, column: str, values: list[bytes],
 
 
 class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, LifecycleQueries, DerivedQueries,
-                  KeyQueries, SessionQueries, ProfileQueries):
+                  KeyQueries, SessionQueries, ProfileQueries, ReembedQueries):
     """The SQLite implementation of :class:`gieok.store.protocol.Store`."""
 
     _dialect = Dialect()

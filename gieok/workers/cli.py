@@ -43,7 +43,7 @@ def register(cli: click.Group) -> None:
 @click.pass_context
 def worker(ctx: click.Context, concurrency: int, banks: str | None, poll_seconds: float, grace: float,
            log_level: str) -> None:
-    """Run queued jobs (async retains, consolidation, decay, purge, mental models) until SIGTERM/SIGINT.
+    """Run queued jobs (async retains, consolidation, decay, purge, mental models, re-embeds) until SIGTERM/SIGINT.
 
     Any number of workers and `gieok serve --no-worker` processes may share one PostgreSQL database.
     At SIGTERM or SIGINT the worker stops claiming, lets running jobs finish for --grace seconds and
