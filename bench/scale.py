@@ -81,6 +81,7 @@ def fill(store: Any, size: int, settings: dict[str, Any]) -> None:
         replies = vectors + 0.1 * rng.standard_normal(vectors.shape).astype(np.float32) / np.sqrt(DIM)
         with store.write():
             store.add_facts(bank.id, source, chunk, facts, vectors, [replies[j] if j % 2 else None for j in range(n)])
+        store.build_vector_index(bank.id, DIM)  # as retain does after its write: the clusters, when due
         if start and start % 100_000 == 0:
             print(f"    {start:,} facts", flush=True)
 

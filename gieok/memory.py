@@ -423,6 +423,7 @@ class Memory:
         """Queue the maintenance jobs (decay, TTL purge) for ``bank`` (or every bank) and run every
         pending job; returns one report per job. Run it from cron or a worker, not per request."""
         rows = [self.engine.bank(bank).bank] if bank is not None else self.engine.store.bank_rows()
+        _jobs.build_due_indexes(self.engine, rows)
         _jobs.queue_maintenance(self.engine, rows, optional_epoch(now, "now"))
         return self.run_jobs(bank=bank, now=now)
 

@@ -53,7 +53,9 @@ def _add(store: AnyStore, bank_id: int, vectors: np.ndarray, contexts: bool = Tr
     shifted = vectors + 0.1 * np.random.default_rng(len(vectors)).standard_normal(vectors.shape).astype(np.float32)
     context = [shifted[i] if contexts and i % 2 else None for i in range(len(vectors))]
     with store.write():
-        return list(store.add_facts(bank_id, source, chunk, facts, vectors, context))
+        ids = list(store.add_facts(bank_id, source, chunk, facts, vectors, context))
+    store.build_vector_index(bank_id, DIM)  # what retain does after its write: train the clusters when due
+    return ids
 
 
 def _exact(store: AnyStore, bank_id: int, query: np.ndarray, k: int, view: str = "fact") -> list[tuple[int, float]]:
@@ -221,7 +223,7 @@ def test_a_database_from_before_0011_trains_its_large_bank_at_the_next_retain(tm
     conn.execute("DROP TABLE vector_index")
     for view in ("fact", "context"):
         conn.execute(f"DROP TABLE {ivf_table(DIM, view)}")
-    conn.execute("DELETE FROM schema_migrations WHERE name = '0011_ann'")
+    conn.execute("DELETE FROM schema_migrations WHERE name IN ('0011_ann', '0014_ivf_steps')")
     store.close()
     store = SQLiteStore(path)
     try:
@@ -285,8 +287,9 @@ def test_a_user_filtered_recall_through_the_index_sees_only_that_user(db_path: s
 
 def test_a_reembed_of_a_large_bank_resets_and_retrains_its_index(store: AnyStore) -> None:
     """The swap of a bank past ann_min_vectors: its clustered vectors of the old dimension go, the new
-    ones (another dimension) are indexed — SQLite trains new clusters at once, PostgreSQL's HNSW
-    index of the new dimension is made — and the approximate search finds the exact top k."""
+    ones (another dimension) are indexed — SQLite's clusters are reset, the bank is due and its
+    build after the swap's write trains new ones; PostgreSQL's HNSW index of the new dimension is
+    made — and the approximate search finds the exact top k."""
     _large(store)
     rng = np.random.default_rng(5)
     bank, ids = _bank(store, "big", _clustered(rng, 600))
@@ -305,7 +308,8 @@ def test_a_reembed_of_a_large_bank_resets_and_retrains_its_index(store: AnyStore
     assert (moved["facts"], moved["context_vectors"]) == (600, 300)
     assert store.get_bank("big").dim == new_dim and store.vectors_of(DIM, ids) == {}
     if isinstance(store, SQLiteStore):
-        assert moved["clusters"] > 0
+        assert store.vector_index_due(bank)
+        assert store.build_vector_index(bank, new_dim) > 0 and not store.vector_index_due(bank)
         trained_on, empty = store._conn().execute(
             f"SELECT trained_on, (SELECT COUNT(*) FROM {vec_table(new_dim)} WHERE bank_id = ?) FROM vector_index "
             "WHERE bank_id = ?", (bank, bank)).fetchone()

@@ -14,7 +14,8 @@ _SHARED = {"gieok.store._write_path", "gieok.store._core", "gieok.store._graph",
 # FTS5 and sqlite-vec against BM25 in SQL and pgvector; the erasure proof over a file against tables, and
 # making erased bytes leave the file (a WAL checkpoint) against a server's own WAL; a key file beside the
 # database against none
-_OWN = {"keyword_search", "vector_search", "vectors_sample", "vectors_of", "train_vector_index", "clear_fact_context",
+_OWN = {"keyword_search", "vector_search", "vectors_sample", "vectors_of", "train_vector_index", "vector_index_due",
+        "build_vector_index", "clear_fact_context",
         "compact_indexes", "scan_for", "vacuum", "file_contains", "checkpoint", "lock_bank", "default_key_file"}
 
 

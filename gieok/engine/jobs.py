@@ -42,7 +42,7 @@ from gieok.engine.context import Engine, JobContext
 from gieok.engine.maintenance import run_decay, run_purge
 from gieok.engine.reembed import active_reembed, run_reembed
 from gieok.engine.reflect import refresh_models
-from gieok.engine.retain import run_retain_job
+from gieok.engine.retain import index_when_due, run_retain_job
 from gieok.errors import (
     BlockedContentError,
     ClaimLostError,
@@ -305,6 +305,13 @@ def queue_maintenance(engine: Engine, banks: Sequence[BankRow], now: float | Non
             engine.store.enqueue_job(row.id, "purge", run_after=now)
             engine.store.enqueue_job(row.id, "decay", run_after=now)
         engine.store.prune_jobs(at - JOB_RETENTION_DAYS * 86400.0)
+
+
+def build_due_indexes(engine: Engine, banks: Sequence[BankRow]) -> None:
+    """Train the approximate vector index of every bank whose index is due (one a crashed or
+    older process left half-built resumes), each in short write steps."""
+    for bank in banks:
+        index_when_due(engine.store, bank.id, bank.dim)
 
 
 def _job_of(engine: Engine, text: str) -> tuple[Any, BankRow]:

@@ -36,6 +36,7 @@ import numpy as np
 
 from gieok.engine._retain_plan import embed_text, reply_context, section_context
 from gieok.engine.context import Engine, JobContext, check_bank_name
+from gieok.engine.retain import index_when_due
 from gieok.errors import BankNotFoundError, ClaimLostError, InputError, ReembedRunningError
 from gieok.providers.embedders import Embedder
 from gieok.store.protocol import BankRow, Store
@@ -225,4 +226,5 @@ def run_reembed(ctx: JobContext) -> dict[str, Any]:
         ctx.commit(dict(report))
     if ctx.progress is not None:
         ctx.progress(int(moved.get("facts", 0)), int(moved.get("facts", 0)))
+    index_when_due(store, bank.id, int(target.dim))  # a large bank's clusters, trained in steps
     return report

@@ -204,11 +204,16 @@ def m0013_reembed(conn: Any) -> None:
     _run_script(conn, _schema.REEMBED)
 
 
+def m0014_ivf_steps(conn: Any) -> None:
+    """Nothing: SQLite's clusters are trained in steps from here on; PostgreSQL's HNSW index needs no
+    training (the migration keeps both stores' lists the same)."""
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
-                                                                       m0012_profile, m0013_reembed)
+                                                                       m0012_profile, m0013_reembed, m0014_ivf_steps)
 
 
 def migrate(raw: Any) -> list[str]:

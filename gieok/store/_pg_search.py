@@ -39,7 +39,7 @@ so of the index hooks the shared queries call (see :class:`gieok.store._dialect.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -109,6 +109,13 @@ class SearchIndexes(StoreQueries):
     def train_vector_index(self, bank_id: int, dim: int) -> int:
         """Nothing to train: the HNSW index grows with every insert. Returns 0."""
         self._require_write()
+        return 0
+
+    def vector_index_due(self, bank_id: int) -> bool:
+        return False  # the HNSW index is kept in step by PostgreSQL
+
+    def build_vector_index(self, bank_id: int, dim: int, *, batch: int = 0,
+                           progress: Callable[[int, int], None] | None = None) -> int:
         return 0
 
     def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],

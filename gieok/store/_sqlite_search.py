@@ -18,7 +18,7 @@ The PostgreSQL store's counterpart is :mod:`gieok.store._pg_search`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -34,7 +34,8 @@ from gieok.store.protocol import VectorOptions
 __all__ = ["SQLiteIndexes", "fts_table", "vec_table", "ivf_table", "create_vector_tables"]
 
 IVF_CHUNK = 128  # vectors per sqlite-vec chunk of a clustered table: a cluster's last chunk is not 1024 slots
-_MOVE_BATCH = 32_768  # vectors a (re)training reads at a time to assign them
+_MOVE_BATCH = 32_768  # facts a training inside one write moves at a time
+_BUILD_BATCH = 16_384  # facts a training in steps moves per write (a few seconds of the lock at most)
 _TRAINING_CACHE_KIB = 262_144  # the writer's page cache while a training rewrites the vectors
 _MAX_PROBES = 256  # more clusters than this in one search: one KNN over the bank (SQLite allows 500 UNION terms)
 
@@ -121,21 +122,17 @@ class SQLiteIndexes(StoreQueries):
                     context_terms: Sequence[str], vector: Any, context_vector: Any | None) -> None:
         conn.execute(f"INSERT INTO {fts_table(bank_id)} (rowid, terms, context) VALUES (?, ?, ?)",
                      (fact_id, " ".join(terms), " ".join(context_terms)))
-        centroids = self._centroids(conn, bank_id, dim)
+        current, building = self._generations(conn, bank_id, dim)
+        centroids = building or current  # while a training is under way new facts join its clusters
         for view, value in (("fact", vector), ("context", context_vector)):
             if value is not None:
                 self._insert_vector(conn, bank_id, dim, view, centroids, fact_id, value)
 
     def _facts_indexed(self, conn: Any, bank_id: int, dim: int, count: int) -> None:
-        """Count what came; train the bank's clusters when it reached ``min_vectors``, retrain them
-        when it grew :data:`~gieok.store._ivf.RETRAIN_GROWTH`-fold since."""
+        """Count what came. Whether the bank's clusters are due (:meth:`vector_index_due`) is read
+        after the write; :meth:`build_vector_index` trains them then, in steps of their own."""
         conn.execute("INSERT INTO vector_index (bank_id, added) VALUES (?, ?) ON CONFLICT (bank_id) "
                      "DO UPDATE SET added = added + excluded.added", (bank_id, int(count)))
-        added, trained_on = conn.execute("SELECT added, trained_on FROM vector_index WHERE bank_id = ?",
-                                         (bank_id,)).fetchone()
-        if (trained_on == 0 and added >= self.vector_options.min_vectors) or \
-                (trained_on > 0 and trained_on + added >= _ivf.RETRAIN_GROWTH * trained_on):
-            self.train_vector_index(bank_id, dim)
 
     def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
         for ids_in, part in self._dialect.in_parts(fact_ids):
@@ -155,58 +152,178 @@ class SQLiteIndexes(StoreQueries):
             conn.execute(f"INSERT INTO {ivf_table(dim, view)} (rowid, bank_id, cluster, embedding) "
                          "VALUES (?, ?, ?, ?)", (fact_id, bank_id, centroids.assign(vector)[0], _blob(vector)))
 
-    def _centroids(self, conn: Any, bank_id: int, dim: int) -> _ivf.Centroids | None:
-        """The bank's current clusters (None: not trained, scanned exactly); the centroids are read
-        again only when another training made a new generation."""
-        row = conn.execute("SELECT generation FROM vector_index WHERE bank_id = ? AND centroids IS NOT NULL",
-                           (bank_id,)).fetchone()
+    def _generations(self, conn: Any, bank_id: int, dim: int) -> tuple[_ivf.Centroids | None, _ivf.Centroids | None]:
+        """The bank's current clusters (None: not trained, scanned exactly) and those of a training
+        under way (None: none). Centroids are read again only when a training made a new generation."""
+        row = conn.execute("SELECT generation, centroids IS NOT NULL, next_generation FROM vector_index "
+                           "WHERE bank_id = ?", (bank_id,)).fetchone()
         if row is None:
-            return None
-        cache: dict[int, _ivf.Centroids] = self.__dict__.setdefault("_centroid_cache", {})
-        cached = cache.get(bank_id)
-        if cached is None or cached.generation != int(row[0]):
-            (blob,) = conn.execute("SELECT centroids FROM vector_index WHERE bank_id = ?", (bank_id,)).fetchone()
-            cached = _ivf.Centroids(int(row[0]), np.frombuffer(blob, dtype=np.float32).reshape(-1, int(dim)))
-            cache[bank_id] = cached
+            return None, None
+        current = self._cached_centroids(conn, bank_id, dim, int(row[0]), "centroids") if row[1] else None
+        building = self._cached_centroids(conn, bank_id, dim, int(row[2]), "next_centroids") if row[2] else None
+        return current, building
+
+    def _centroids(self, conn: Any, bank_id: int, dim: int) -> _ivf.Centroids | None:
+        return self._generations(conn, bank_id, dim)[0]
+
+    def _cached_centroids(self, conn: Any, bank_id: int, dim: int, generation: int, column: str) -> _ivf.Centroids:
+        cache: dict[tuple[int, str], _ivf.Centroids] = self.__dict__.setdefault("_centroid_cache", {})
+        cached = cache.get((bank_id, column))
+        if cached is None or cached.generation != generation:
+            (blob,) = conn.execute(f"SELECT {column} FROM vector_index WHERE bank_id = ?", (bank_id,)).fetchone()
+            cached = _ivf.Centroids(generation, np.frombuffer(blob, dtype=np.float32).reshape(-1, int(dim)))
+            cache[(bank_id, column)] = cached
         return cached
 
+    def vector_index_due(self, bank_id: int) -> bool:
+        """Whether the bank's clusters should be (re)trained, or a training is under way: it reached
+        ``min_vectors`` untrained, or grew :data:`~gieok.store._ivf.RETRAIN_GROWTH`-fold since."""
+        row = self._conn().execute("SELECT added, trained_on, next_generation FROM vector_index WHERE bank_id = ?",
+                                   (bank_id,)).fetchone()
+        if row is None:
+            return False
+        added, trained_on, building = (int(x) for x in row)
+        return bool(building) or (trained_on == 0 and added >= self.vector_options.min_vectors) or \
+            (trained_on > 0 and trained_on + added >= _ivf.RETRAIN_GROWTH * trained_on)
+
+    def build_vector_index(self, bank_id: int, dim: int, *, batch: int = _BUILD_BATCH,
+                           progress: Callable[[int, int], None] | None = None) -> int:
+        """Outside a write: (re)train the bank's clusters when due, in steps that each take the write
+        lock briefly, so other writers wait for one step, not for the whole training. k-means runs on
+        a sample without the lock; then the new generation is recorded (new facts join its clusters
+        from then on), the existing vectors move to it ``batch`` facts per write, in fact-id order
+        (``progress(moved, total)`` after each), and a last write makes it current. Searches in the
+        meantime read both layouts. A build interrupted (the process killed) is resumed by the next
+        call, from the last step written; two processes building at once share the steps. Returns
+        the number of clusters it made current (0: nothing was due)."""
+        if not self.vector_index_due(bank_id):
+            return 0
+        if not self._building(self._conn(), bank_id):
+            centroids = self._train(bank_id, dim)
+            if centroids is None:
+                return 0
+            with self.write():  # type: ignore[attr-defined]
+                self._start_training(self._require_write(), bank_id, centroids, replace=False)
+        while True:
+            with self.write():  # type: ignore[attr-defined]
+                conn = self._require_write()
+                done = self._move_step(conn, bank_id, dim, batch)
+                moved, total = self._build_progress(conn, bank_id)
+            if done:
+                break
+            if progress is not None:
+                progress(moved, total)
+        with self.write():  # type: ignore[attr-defined]
+            return self._promote(self._require_write(), bank_id)
+
     def train_vector_index(self, bank_id: int, dim: int) -> int:
-        """(Re)train the bank's clusters on a sample of its vectors and move every vector, of both
-        views, to its nearest cluster (inside a write). Returns the number of clusters."""
+        """(Re)train the bank's clusters now, inside the caller's write, and move every vector to
+        them (a training under way is replaced). Returns the number of clusters."""
         conn = self._require_write()
+        centroids = self._train(bank_id, dim)
+        if centroids is None:
+            return 0
+        self._start_training(conn, bank_id, centroids, replace=True)
+        while not self._move_step(conn, bank_id, dim, _MOVE_BATCH):
+            pass
+        return self._promote(conn, bank_id)
+
+    def _train(self, bank_id: int, dim: int) -> np.ndarray | None:
+        """k-means centroids over a sample of the bank's vectors (None: too few to train)."""
         fact_ids = list(self.iter_fact_ids(bank_id))  # type: ignore[attr-defined]
-        old = self._centroids(conn, bank_id, dim)
         clusters = _ivf.cluster_count(len(fact_ids))
         rng = np.random.default_rng(bank_id)
         picked = rng.choice(len(fact_ids), min(len(fact_ids), clusters * _ivf.SAMPLE_PER_CLUSTER), replace=False)
         sample = list(self.vectors_of(dim, [fact_ids[int(i)] for i in picked]).values())
         if len(sample) < _ivf.MIN_MEMBERS:
-            return 0
+            return None
+        return _ivf.train(np.stack(sample), clusters, seed=int(len(fact_ids)))
+
+    @staticmethod
+    def _building(conn: Any, bank_id: int) -> bool:
+        row = conn.execute("SELECT next_generation FROM vector_index WHERE bank_id = ?", (bank_id,)).fetchone()
+        return bool(row and row[0])
+
+    @staticmethod
+    def _start_training(conn: Any, bank_id: int, centroids: np.ndarray, *, replace: bool) -> None:
+        """Record a new generation as the one being built, over every fact stored so far (a
+        training another process started first is kept, unless ``replace``)."""
+        if not replace and SQLiteIndexes._building(conn, bank_id):
+            return
         generation = int(conn.execute(
             "INSERT INTO meta (key, value) VALUES ('ivf_generation', '1') ON CONFLICT (key) "
             "DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING value").fetchone()[0])
-        new = _ivf.Centroids(generation, _ivf.train(np.stack(sample), clusters, seed=generation))
+        upto = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM facts WHERE bank_id = ?", (bank_id,)).fetchone()[0])
+        conn.execute("INSERT INTO vector_index (bank_id) VALUES (?) ON CONFLICT (bank_id) DO NOTHING", (bank_id,))
+        conn.execute("UPDATE vector_index SET next_generation = ?, next_centroids = ?, next_upto = ?, next_cursor = 0 "
+                     "WHERE bank_id = ?",
+                     (generation, np.asarray(centroids, dtype=np.float32).tobytes(), upto, bank_id))
+
+    def _move_step(self, conn: Any, bank_id: int, dim: int, batch: int) -> bool:
+        """Move the next ``batch`` facts' vectors (both views) to the generation being built;
+        True when none is left to move."""
+        row = conn.execute("SELECT next_generation, next_upto, next_cursor FROM vector_index WHERE bank_id = ?",
+                           (bank_id,)).fetchone()
+        if row is None or not row[0]:
+            return True
+        _generation, upto, cursor = (int(x) for x in row)
+        ids = [int(r[0]) for r in conn.execute(
+            "SELECT id FROM facts WHERE bank_id = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?",
+            (bank_id, cursor, upto, int(batch)))]
+        if not ids:
+            return True
+        current, building = self._generations(conn, bank_id, dim)
+        assert building is not None
         cache = conn.execute("PRAGMA cache_size").fetchone()[0]
         conn.execute(f"PRAGMA cache_size = {-_TRAINING_CACHE_KIB}")  # the chunks being filled stay in memory
         try:
             for view in VECTOR_VIEWS:
-                source = vec_table(dim, view) if old is None else ivf_table(dim, view)
-                # every vector's new cluster first, then the moves cluster by cluster: each partition's
-                # chunks fill in turn instead of each insert landing in another one (100k facts, 632
-                # clusters, under load: 124 s moved in fact order, 37 s so, with the larger cache)
-                moves: list[tuple[int, int]] = []
-                for start in range(0, len(fact_ids), _MOVE_BATCH):
-                    batch = self._read_vectors(conn, source, fact_ids[start:start + _MOVE_BATCH])
-                    if batch:
-                        moves += zip(new.assign(np.stack(list(batch.values()))), batch)
-                moves.sort()
+                source = vec_table(dim, view) if current is None else ivf_table(dim, view)
+                found = self._read_vectors(conn, source, ids)
+                if not found:
+                    continue
+                # the moves cluster by cluster: each partition's chunks fill in turn instead of each
+                # insert landing in another one (100k facts, 632 clusters, under load: 124 s moved in
+                # fact order, 37 s so, with the larger cache)
+                moves = sorted(zip(building.assign(np.stack(list(found.values()))), found))
                 for start in range(0, len(moves), 1000):
                     self._move(conn, bank_id, source, ivf_table(dim, view), moves[start:start + 1000])
         finally:
             conn.execute(f"PRAGMA cache_size = {int(cache)}")
-        conn.execute("UPDATE vector_index SET added = 0, trained_on = ?, generation = ?, centroids = ? "
-                     "WHERE bank_id = ?", (len(fact_ids), generation, new.vectors.tobytes(), bank_id))
-        return len(new.vectors)
+        conn.execute("UPDATE vector_index SET next_cursor = ? WHERE bank_id = ?", (ids[-1], bank_id))
+        return False
+
+    @staticmethod
+    def _build_progress(conn: Any, bank_id: int) -> tuple[int, int]:
+        """(facts moved, facts to move) of the training under way."""
+        row = conn.execute("SELECT next_upto, next_cursor FROM vector_index WHERE bank_id = ?", (bank_id,)).fetchone()
+        if row is None:
+            return 0, 0
+        upto, cursor = int(row[0]), int(row[1])
+
+        def count(low: int, high: int) -> int:
+            return int(conn.execute("SELECT COUNT(*) FROM facts WHERE bank_id = ? AND id > ? AND id <= ?",
+                                    (bank_id, low, high)).fetchone()[0])
+
+        moved = count(0, min(cursor, upto))
+        return moved, moved + count(cursor, upto)
+
+    def _promote(self, conn: Any, bank_id: int) -> int:
+        """Make the generation being built current once every vector moved; returns its number of
+        clusters (0 while vectors are left to move or when nothing was being built)."""
+        row = conn.execute("SELECT next_generation, next_centroids, next_upto, next_cursor FROM vector_index "
+                           "WHERE bank_id = ?", (bank_id,)).fetchone()
+        if row is None or not row[0]:
+            return 0
+        generation, blob, upto, cursor = int(row[0]), row[1], int(row[2]), int(row[3])
+        if conn.execute("SELECT 1 FROM facts WHERE bank_id = ? AND id > ? AND id <= ? LIMIT 1",
+                        (bank_id, cursor, upto)).fetchone():
+            return 0
+        count = int(conn.execute("SELECT COUNT(*) FROM facts WHERE bank_id = ?", (bank_id,)).fetchone()[0])
+        conn.execute("UPDATE vector_index SET added = 0, trained_on = ?, generation = ?, centroids = ?, "
+                     "next_generation = 0, next_centroids = NULL, next_upto = 0, next_cursor = 0 WHERE bank_id = ?",
+                     (count, generation, blob, bank_id))
+        return len(np.frombuffer(blob, dtype=np.float32)) // self._bank_dim(conn, bank_id)
 
     def _move(self, conn: Any, bank_id: int, source: str, target: str, moves: Sequence[tuple[int, int]]) -> None:
         """Move vectors to their (cluster, fact id) in ``target``."""
@@ -227,8 +344,9 @@ class SQLiteIndexes(StoreQueries):
     # -- re-embedding (see gieok.store._reembed) ------------------------------------------------
     def _swap_fact_vectors(self, conn: Any, bank_id: int, old_dim: int, dim: int) -> dict[str, int]:
         """Delete the bank's vectors of ``old_dim`` (exact and clustered tables), insert the staged
-        ones into ``vec_<dim>`` / ``vecctx_<dim>``, and reset the bank's clusters: a bank of at least
-        ``min_vectors`` facts is trained again at once (its vectors move to ``ivf_<dim>``)."""
+        ones into ``vec_<dim>`` / ``vecctx_<dim>``, and reset the bank's clusters (a training under way
+        included): a bank of at least ``min_vectors`` facts is then due, and :meth:`build_vector_index`
+        trains it after the swap's write, in steps."""
         for view in VECTOR_VIEWS:
             for table in (vec_table(old_dim, view), ivf_table(old_dim, view)):
                 conn.execute(f"DELETE FROM {table} WHERE bank_id = ?", (bank_id,))
@@ -239,10 +357,9 @@ class SQLiteIndexes(StoreQueries):
                 f"INSERT INTO {vec_table(dim, view)} (rowid, bank_id, embedding) SELECT fact_id, bank_id, {column} "
                 f"FROM reembed_facts WHERE bank_id = ? AND {column} IS NOT NULL", (bank_id,)).rowcount)
         conn.execute("INSERT INTO vector_index (bank_id, added, trained_on, centroids) VALUES (?, ?, 0, NULL) "
-                     "ON CONFLICT (bank_id) DO UPDATE SET added = excluded.added, trained_on = 0, centroids = NULL",
+                     "ON CONFLICT (bank_id) DO UPDATE SET added = excluded.added, trained_on = 0, centroids = NULL, "
+                     "next_generation = 0, next_centroids = NULL, next_upto = 0, next_cursor = 0",
                      (bank_id, counts["facts"]))
-        if counts["facts"] >= self.vector_options.min_vectors:
-            counts["clusters"] = self.train_vector_index(bank_id, dim)
         return counts
 
     # -- maintenance -------------------------------------------------------------------------
@@ -300,15 +417,22 @@ class SQLiteIndexes(StoreQueries):
     def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
                       view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
         """Cosine KNN within the bank (and ``scope``); returns (fact id, cosine similarity), best first. A
-        bank with clusters is searched in the ``probes`` clusters nearest the query (exact with ``exact``)."""
+        bank with clusters is searched in the ``probes`` clusters nearest the query (exact with ``exact``);
+        while a training moves its vectors, both layouts are searched and the hits merged."""
         in_scope = _facts_in_scope(scope, bank_id)
         conn = self._conn()
-        with self._snapshot(conn):  # the clusters and the vectors of one moment (a retraining may commit)
-            centroids = self._centroids(conn, bank_id, dim)
+        with self._snapshot(conn):  # the clusters and the vectors of one moment (a training step may commit)
+            centroids, building = self._generations(conn, bank_id, dim)
             if centroids is None:
                 rows = _bank_knn(conn, vec_table(dim, view), bank_id, vector, limit, in_scope)
             else:
                 rows = self._probe(conn, bank_id, dim, view, centroids, vector, limit, in_scope)
+            if building is not None:
+                best: dict[int, float] = {}
+                for fact_id, distance in [*rows, *self._probe(conn, bank_id, dim, view, building, vector, limit,
+                                                              in_scope)]:
+                    best[int(fact_id)] = min(float(distance), best.get(int(fact_id), float(distance)))
+                rows = sorted(best.items(), key=lambda item: (item[1], item[0]))[:limit]
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 
     def _probe(self, conn: Any, bank_id: int, dim: int, view: str, centroids: _ivf.Centroids, vector: np.ndarray,

@@ -131,11 +131,19 @@ def m0013_reembed(conn: Any) -> None:
     _run_script(conn, _schema.REEMBED)
 
 
+def m0014_ivf_steps(conn: Any) -> None:
+    """A (re)training of a bank's clusters in steps, each its own short write: the generation being
+    built, its centroids, the last fact id it must move and how far the moving got."""
+    for column in ("next_generation INTEGER NOT NULL DEFAULT 0", "next_centroids BLOB",
+                   "next_upto INTEGER NOT NULL DEFAULT 0", "next_cursor INTEGER NOT NULL DEFAULT 0"):
+        conn.execute(f"ALTER TABLE vector_index ADD COLUMN {column}")
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
-                                                                       m0012_profile, m0013_reembed)
+                                                                       m0012_profile, m0013_reembed, m0014_ivf_steps)
 
 
 def migrate(conn: Any) -> list[str]:

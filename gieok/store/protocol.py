@@ -6,7 +6,7 @@ The engine never writes SQL; it calls these methods. Writes happen inside ``with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -121,6 +121,10 @@ class Store(Protocol):
                       view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]: ...
     def iter_fact_ids(self, bank_id: int) -> Iterator[int]: ...
     def train_vector_index(self, bank_id: int, dim: int) -> int: ...  # in write(); see gieok.store._ivf
+    # outside write(): is the bank's approximate index due (SQLite's clusters); build it in short steps
+    def vector_index_due(self, bank_id: int) -> bool: ...
+    def build_vector_index(self, bank_id: int, dim: int, *, batch: int = ...,
+                           progress: Callable[[int, int], None] | None = None) -> int: ...
 
     # entities, links, time (see gieok.store._graph for the SQLite implementation)
     def entities_by_keys(self, bank_id: int, keys: Sequence[str]) -> list[Any]: ...
