@@ -24,6 +24,7 @@ from click.testing import CliRunner
 from conftest import FakeEmbedder
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 from server_harness import serving, wait_for_operation
+from test_store_contract import open_store  # noqa: F401  (fixture)
 
 from gieok import EmbedderMismatchError, InputError, Memory, ReembedRunningError, UnknownProviderError
 from gieok.cli import cli
@@ -31,7 +32,7 @@ from gieok.engine import reembed as reembed_module
 from gieok.providers import registry
 from gieok.providers.embedders import Embedder
 from gieok.server.app import create_app
-from gieok.store import PostgresStore, SQLiteStore
+from gieok.store import SQLiteStore
 from gieok.text.terms import keyword_terms
 
 CHAT = [
@@ -101,24 +102,14 @@ def salted() -> Iterator[SaltedEmbedder]:
     registry.unregister("embedder", "salted")
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def target(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Any]:
-    """Opens a store on this test's own database (every call: the same database)."""
-    where = str(tmp_path / "r.db") if request.param == "sqlite" else request.getfixturevalue("pg_dsn_factory")()
-    opened: list[Any] = []
-
-    def open_store() -> Any:
-        store = SQLiteStore(where) if request.param == "sqlite" else PostgresStore(where)
-        opened.append(store)
-        return store
-
-    yield open_store
-    for store in opened:
-        store.close()
+@pytest.fixture
+def target(open_store: Callable[[], Any]) -> Callable[[], Any]:  # noqa: F811
+    """Opens a store on this test's own database, SQLite then PostgreSQL (every call: the same one)."""
+    return open_store
 
 
-def _memory(open_store: Callable[[], Any], embedder: str, **settings: Any) -> Memory:
-    return Memory(store=open_store(), embedder=embedder, chunk_chars=160, **settings)
+def _memory(opener: Callable[[], Any], embedder: str, **settings: Any) -> Memory:
+    return Memory(store=opener(), embedder=embedder, chunk_chars=160, **settings)
 
 
 def _fill(mem: Memory, bank: str) -> None:
