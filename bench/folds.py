@@ -31,7 +31,8 @@ from rich.progress import Progress  # noqa: E402
 
 from gieok import Memory  # noqa: E402
 
-GRID = {"rrf_k": [20, 60], "graph_weight": [0.1, 0.3, 0.5], "korean_keyword_weight": [0.5, 1.0]}
+GRID = {"rrf_k": [20, 60], "graph_weight": [0.1, 0.3, 0.5], "korean_keyword_weight": [0.5, 1.0],
+        "other_speaker_weight": [1.0, 0.9, 0.8]}
 
 
 def main() -> None:

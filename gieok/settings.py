@@ -63,6 +63,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("same_message_weight", 0.5, float,
             "score multiplier of a memory per better-ranked memory from the same message (a long message "
             "makes many facts; 1 keeps them all in place)", bounds=(0.01, 1.0)),
+    Setting("other_speaker_weight", 0.8, float,
+            "score multiplier of what others said when the query names exactly one of the speakers it "
+            "recalls (\"What would Caroline pursue?\": Caroline's own words first); 1 keeps them in place",
+            bounds=(0.01, 1.0)),
     Setting("question_weight", 1.0, float,
             "score multiplier of a memory that only asks (\"What are your plans?\", \"언제 가?\"), so it ranks "
             "below what answers it; 1 (the default) keeps questions in place", bounds=(0.01, 1.0)),

@@ -27,9 +27,10 @@ def _ranked(memory: Memory, lang: str) -> list[str]:
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_the_answer_ranks_above_the_question(db_path: str, fake_embedder: object, lang: str) -> None:
-    with Memory(db_path, embedder="fake") as memory:
+    # other_speaker_weight off: the question names Sam, whose own answer that setting alone lifts
+    with Memory(db_path, embedder="fake", other_speaker_weight=1.0) as memory:
         assert _ranked(memory, lang)[0] == "m0"  # the question shares more of the query's words
-    with Memory(db_path + ".2", embedder="fake", question_weight=0.8) as memory:
+    with Memory(db_path + ".2", embedder="fake", question_weight=0.8, other_speaker_weight=1.0) as memory:
         ranked = _ranked(memory, lang)
         assert ranked[:2] == ["m1", "m0"]
         top = memory.recall(lang, CHATS[lang][1], limit=5, explain=True).memories

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -92,6 +92,24 @@ def query_time_range(query: str, now: datetime) -> tuple[datetime, datetime] | N
         return None
     return parse_time_range(query, now)
 _DAY = 86400.0
+
+
+def named_speaker(query: str, speakers: Iterable[str | None]) -> str | None:
+    """The one speaker of the recalled facts whom ``query`` names ("What would Caroline pursue?",
+    "지현이 다니는 회사는?"), when there are others to tell apart; None when it names none or
+    several ("What did Caroline tell Melanie?"). A Latin name counts as a whole word, a Hangul name
+    with whatever particle follows it."""
+    present = {s for s in speakers if s}
+    if len(present) < 2:
+        return None
+    hits = [s for s in present if _names(query, s)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _names(query: str, speaker: str) -> bool:
+    if has_hangul(speaker):
+        return speaker in query
+    return re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", query, re.IGNORECASE) is not None
 
 
 def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit]) -> RecalledMemory:
@@ -410,6 +428,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     history = as_of is None and (asks_for_history(query) or (asked is not None and asked.previous))
     replaced_weight = float(settings.superseded_weight)
     question_weight = float(settings.question_weight)
+    other_weight = float(settings.other_speaker_weight)
+    named = named_speaker(query, [f.speaker for f in facts.values()]) if other_weight < 1.0 else None
     support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",), only)
                       if kind == "semantic")
     # memory objects are built only for what is returned (a recall fuses a few hundred candidates)
@@ -429,6 +449,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
             del multipliers["recency"]  # the weighted sum has its own recency term
         if scope.weights:
             multipliers["scope"] = scope_weight(fact.scope, scope)
+        if named is not None and fact.speaker is not None and fact.speaker != named:
+            multipliers["other_speaker"] = other_weight
         if question_weight < 1.0 and asks_only(fact.text):
             multipliers["question"] = question_weight
         if not history and _replaced(fact, now_ts, as_of_ts):

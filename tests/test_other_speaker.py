@@ -1,0 +1,50 @@
+"""``other_speaker_weight``: when the query names exactly one of the speakers it recalls, what the
+others said ranks lower — "What would Caroline pursue?" is answered by Caroline's own words, not by
+a friend's "Wow, Caroline! What jobs are you thinking of?". Korean and English."""
+
+from __future__ import annotations
+
+import pytest
+
+from gieok import Memory
+from gieok.engine.recall import named_speaker
+
+CHATS = {
+    "en": ([("Melanie", "Caroline, which fields would you pursue: counseling, mental health or writing fields?"),
+            ("Caroline", "I'm keen on counseling.")],
+           "Which fields would Caroline pursue: counseling, mental health or writing?"),
+    "ko": ([("수아", "지현아 해보고 싶었던 마케팅 일이 어떤 거야?"),
+            ("지현", "글로벌 마케팅 해보고 싶었어")],
+           "지현이 해보고 싶었던 마케팅 일은 어떤 거야?"),
+}
+
+
+@pytest.mark.parametrize(("query", "named"), [
+    ("What would Caroline pursue?", "Caroline"), ("Would caroline move back?", "Caroline"),
+    ("What did Caroline tell Melanie?", None), ("What did Carolines say?", None), ("Where is the park?", None),
+    ("지현이 다니는 회사는?", "지현"), ("지현과 수아는 어디 갔어?", None), ("회사 어디야?", None),
+])
+def test_the_one_speaker_a_query_names(query: str, named: str | None) -> None:
+    assert named_speaker(query, ["Caroline", "Melanie", "지현", "수아", None]) == named
+
+
+def test_one_speaker_alone_is_nothing_to_tell_apart() -> None:
+    assert named_speaker("What would Caroline pursue?", ["Caroline", "Caroline", None]) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_named_speakers_own_words_rank_first(db_path: str, fake_embedder: object, lang: str) -> None:
+    said, question = CHATS[lang]
+
+    def ranked(memory: Memory) -> list[str]:
+        memory.retain(lang, [{"id": f"m{i}", "speaker": who, "text": text, "timestamp": "2026-05-04T12:00:00+09:00"}
+                             for i, (who, text) in enumerate(said)], document_id="chat")
+        return [m.source_ids[0] for m in memory.recall(lang, question, limit=5).memories]
+
+    with Memory(db_path, embedder="fake", other_speaker_weight=1.0) as memory:
+        assert ranked(memory)[0] == "m0"  # the friend's message shares more of the query's words
+    with Memory(db_path + ".2", embedder="fake") as memory:  # the default, 0.8
+        assert ranked(memory)[:2] == ["m1", "m0"]
+        top = memory.recall(lang, question, limit=5, explain=True).memories
+        friend = next(m for m in top if m.source_ids == ["m0"])
+        assert friend.explanation is not None and friend.explanation["multipliers"]["other_speaker"] == 0.8
