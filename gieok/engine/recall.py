@@ -30,6 +30,7 @@ from gieok.engine.channels import (
     RELEVANCE_POOL,
     Similarity,
     graph_channel,
+    named_speakers,
     own_similarity,
     query_entities,
     semantic_channel,
@@ -94,22 +95,15 @@ def query_time_range(query: str, now: datetime) -> tuple[datetime, datetime] | N
 _DAY = 86400.0
 
 
-def named_speaker(query: str, speakers: Iterable[str | None]) -> str | None:
-    """The one speaker of the recalled facts whom ``query`` names ("What would Caroline pursue?",
-    "지현이 다니는 회사는?"), when there are others to tell apart; None when it names none or
-    several ("What did Caroline tell Melanie?"). A Latin name counts as a whole word, a Hangul name
-    with whatever particle follows it."""
-    present = {s for s in speakers if s}
-    if len(present) < 2:
+def _one_named_speaker(query: str, facts: Iterable[FactRow]) -> str | None:
+    """The one speaker of the candidates whom ``query`` names ("What would Caroline pursue?",
+    "지현이 다니는 회사는?"), when there are others to tell apart; None when it names none or several
+    ("What did Caroline tell Melanie?"). Names are matched as the graph channel matches them."""
+    speakers = sorted({f.speaker for f in facts if f.speaker})
+    if len(speakers) < 2:
         return None
-    hits = [s for s in present if _names(query, s)]
-    return hits[0] if len(hits) == 1 else None
-
-
-def _names(query: str, speaker: str) -> bool:
-    if has_hangul(speaker):
-        return speaker in query
-    return re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", query, re.IGNORECASE) is not None
+    named = named_speakers(query, speakers)
+    return next(iter(named)) if len(named) == 1 else None
 
 
 def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit]) -> RecalledMemory:
@@ -429,7 +423,7 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     replaced_weight = float(settings.superseded_weight)
     question_weight = float(settings.question_weight)
     other_weight = float(settings.other_speaker_weight)
-    named = named_speaker(query, [f.speaker for f in facts.values()]) if other_weight < 1.0 else None
+    named = _one_named_speaker(query, facts.values()) if other_weight < 1.0 else None
     support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",), only)
                       if kind == "semantic")
     # memory objects are built only for what is returned (a recall fuses a few hundred candidates)
