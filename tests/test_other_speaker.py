@@ -55,3 +55,19 @@ def test_the_named_speakers_own_words_rank_first(db_path: str, fake_embedder: ob
         top = memory.recall(lang, question, limit=5, explain=True).memories
         friend = next(m for m in top if m.source_ids == ["m0"])
         assert friend.explanation is not None and friend.explanation["multipliers"]["other_speaker"] == 0.8
+
+
+@pytest.mark.parametrize(("said", "question"), [
+    ([("Caroline", "What did you think of the pottery class?"), ("Melanie", "It was fun."),
+      ("Caroline", "I love painting sunsets.")], "What does Caroline love?"),
+    ([("지현", "너 주말에 뭐 했어?"), ("수아", "그냥 집에 있었어"), ("지현", "나 요즘 클라이밍에 빠졌어")],
+     "지현이 요즘 빠진 건?"),
+])
+def test_the_graph_credits_what_a_named_speaker_states_not_what_they_ask(
+        db_path: str, fake_embedder: object, said: list[tuple[str, str]], question: str) -> None:
+    with Memory(db_path, embedder="fake") as memory:
+        memory.retain("b", [{"id": f"m{i}", "speaker": who, "text": text} for i, (who, text) in enumerate(said)],
+                      document_id="chat")
+        found = {m.source_ids[0]: m for m in memory.recall("b", question, limit=5, explain=True).memories}
+    assert "graph" in found["m2"].channels  # the named speaker's statement
+    assert "m0" not in found or "graph" not in found["m0"].channels  # their question is not about them

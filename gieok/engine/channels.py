@@ -34,6 +34,7 @@ from gieok.entities import CandidateEntity, EntityResolver, candidate_keys, extr
 from gieok.records import FactRow, ScopeFilter
 from gieok.store.protocol import BankRow, Store
 from gieok.text.korean import has_hangul
+from gieok.text.sentences import asks_only
 
 __all__ = ["Similarity", "own_similarity", "query_entities", "semantic_channel", "graph_channel", "temporal_channel"]
 
@@ -148,7 +149,7 @@ def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple
     named = query_entities(store, bank, query, speakers)
     by_speaker = named_speakers(query, speakers)
     for fact in pool_facts:
-        if fact.speaker in by_speaker:
+        if fact.speaker in by_speaker and not asks_only(fact.text):  # a question states nothing of its asker
             scores[fact.id] += 1.0
     seed_weight = dict(seeds)
     reached: dict[int, float] = defaultdict(float)
