@@ -232,6 +232,10 @@ NOTHING = [
     "병원 다녀왔어",
     "서울대 다녀요",
     "서울에서 일해요",
+    "많이 아쉬워. 6월까지만 다닌대",  # a time, an extent, a companion or an adverb is no workplace
+    "나 합정까지 다녀",
+    "친구랑 다녀",
+    "매일 다녀",
     "저 알레르기 있어요",
     "다음 주 금요일이 내 생일이야",
     "생일 축하해!",
@@ -246,6 +250,7 @@ NOTHING = [
     "She lives in Austin",
     "He works at Google",
     "My friend's sister lives in Denver",
+    "I go there every day until June",
 ]
 
 

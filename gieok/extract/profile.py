@@ -672,9 +672,20 @@ def _korean_employer(sentence: str) -> list[SlotValue]:
     return out
 
 
+# what ends a word that is a time, an extent or a companion, never a workplace: "6월까지만 다닌대",
+# "합정까지 다녀", "친구랑 다녀"
+_KO_NOT_ORG_ENDINGS = ("까지", "까지만", "부터", "만", "처럼", "이랑", "랑", "하고", "보다", "마다", "째")
+_KO_TIME_WORD = re.compile(r"^\d+\s*(?:월|일|년|시|주|달|개월)")
+
+
 def _is_organisation(org: str) -> bool:
     if len(org) < 2 or org in _KO_GENERIC_WORKPLACES or org in _KO_PLACES or org in RELATIONS or org in _KO_JOBS:
         return False
+    if has_hangul(org) and (org.endswith(_KO_NOT_ORG_ENDINGS) or _KO_TIME_WORD.match(org)):
+        return False
+    tokens = analyze(org) if has_hangul(org) else ()
+    if tokens and not tokens[-1][1].startswith(("NN", "SL", "SH", "XSN")):
+        return False  # "매일 다녀", "자주 다녀": an adverb, not a workplace
     if org.endswith(_KO_PLACE_SUFFIXES) and _is_place(org):
         return False
     if has_hangul(org) and org.endswith(_KO_SCHOOL_SUFFIXES):
