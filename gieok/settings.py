@@ -73,6 +73,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("graph_seeds", 5, int,
             "best hits of each of the semantic and keyword channels that seed the graph channel"),
     Setting("recency_half_life_days", 180.0, float, "age at which the recency multiplier is halfway (±5 % at most)"),
+    Setting("present_recency", 0.3, float,
+            "reach of the recency multiplier (1 ± this) when the query asks about the present (지금, 요즘, now, "
+            "currently): the latest statement of a state counts more; 0.05 is recency's usual reach",
+            bounds=(0.0, 0.5)),
     Setting("keyword_context_weight", 0.3, float,
             "BM25 weight of the terms of the message a fact answers, relative to the fact's own terms"),
     Setting("reranker", "", str, "reranker provider for the fused top-N: empty (off), `http` or `onnx`"),

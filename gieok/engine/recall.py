@@ -64,6 +64,11 @@ _VAGUE_PRESENT = frozenset({"요즘", "요새", "최근", "최근에", "근래",
                             "currently", "at the moment", "right now", "now"})
 
 
+_RECENCY_REACH = 0.05  # the recency multiplier spans 1 ± this (a fact said now: 1.05; long ago: 0.95)
+# "지금 어디 살아?" / "where does she live now?" ask for the present state: the latest statement
+# of it counts more than recency's usual ±5 % (``present_recency``)
+_ASKS_FOR_NOW = re.compile(r"지금|현재|요즘|요새|\b(?:now|currently|these days|nowadays)\b", re.IGNORECASE)
+
 # "원래 언제로 잡혀 있었어?" / "what was it originally?" ask for a version that was since replaced
 _ASKS_FOR_HISTORY = re.compile(
     r"원래|처음에|처음엔|처음 ?잡|예전에|예전엔|전에는|이전에|바뀌기 ?전|"
@@ -177,10 +182,10 @@ class _Scored(NamedTuple):
 
 
 def _multipliers(fact: FactRow, now_ts: float, time_range: tuple[float, float] | None,
-                 support: int, half_life_days: float) -> dict[str, float]:
+                 support: int, half_life_days: float, present: float = _RECENCY_REACH) -> dict[str, float]:
     said = fact.mentioned_at if fact.mentioned_at is not None else now_ts
     age_days = max(0.0, now_ts - said) / _DAY
-    out = {"recency": 0.95 + 0.10 * math.exp(-age_days * math.log(2) / half_life_days)}
+    out = {"recency": 1.0 - present + 2 * present * math.exp(-age_days * math.log(2) / half_life_days)}
     if time_range is not None:
         start, end = time_range
         f_start = fact.occurred_start if fact.occurred_start is not None else said
@@ -422,6 +427,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     history = as_of is None and (asks_for_history(query) or (asked is not None and asked.previous))
     replaced_weight = float(settings.superseded_weight)
     question_weight = float(settings.question_weight)
+    # "지금 어디 살아?": the latest statement of the present state counts more (recency ± present_recency)
+    present = float(settings.present_recency) if not history and _ASKS_FOR_NOW.search(query) else _RECENCY_REACH
     other_weight = float(settings.other_speaker_weight)
     named = _one_named_speaker(query, facts.values()) if other_weight < 1.0 else None
     support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",), only)
@@ -438,7 +445,8 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
         if only is not None and not only.admits(fact.scope):
             # the last guard: the channels' SQL already filtered; a fact out of scope here is a store bug
             continue
-        multipliers = _multipliers(fact, now_ts, time_range, support.get(fact_id, 0), settings.recency_half_life_days)
+        multipliers = _multipliers(fact, now_ts, time_range, support.get(fact_id, 0), settings.recency_half_life_days,
+                                   present)
         if weighted:
             del multipliers["recency"]  # the weighted sum has its own recency term
         if scope.weights:
