@@ -247,8 +247,11 @@ def _spelled_number(group: str, spelled: int) -> bool:
     # ("사0001013000000사") is a word touching a number, not a spelling.
     if spelled < 2:
         return False
+    # A lone Hangul digit inside a long number ("사2221000000000009사0": the 사 of a word, glued on
+    # both sides) is not a spelling either: inside, Hangul digits spell only two or more in a row.
     kinds = "".join("h" if c in _HANGUL_DIGIT_VALUES else "a" for c in group)
-    return "h" in kinds.strip("h") or (kinds.strip("a").count("a") > 0 and 2 * spelled >= len(group))
+    inside = re.findall("h+", kinds.strip("h"))
+    return any(len(run) >= 2 for run in inside) or (kinds.strip("a").count("a") > 0 and 2 * spelled >= len(group))
 
 
 def _hangul_digits(text: str) -> list[tuple[int, int, str]]:
