@@ -288,7 +288,8 @@ def test_prose_without_digits_or_symbols_is_untouched(text: str) -> None:
         ("메일kim@example.com로", "kim@example.com", "email"),
         # 사 is also the Hangul digit 4: glued to both ends of a number it is a word, not a spelling
         ("사2221000000000009사0", "2221000000000009", "credit_card"),
-        ("사２\u200b２\u200b２１０００００００００００９사0", "２\u200b２\u200b２１０００００００００００９", "credit_card"),
+        ("사２\u200b２\u200b２１０００００００００００９사0", "２\u200b２\u200b２１０００００００００００９",
+         "credit_card"),
         ("Card 사4111111111111111사 on file", "4111111111111111", "credit_card"),
     ],
 )
