@@ -9,7 +9,7 @@ import pytest
 from gieok.engine.budget import fill_budget
 from gieok.engine.fusion import rrf_fuse, weighted_fuse
 from gieok.extract import chunk_document, facts_from_text, is_small_talk
-from gieok.text.sentences import asks_only, split_sentences
+from gieok.text.sentences import asks_only, ends_asking, split_sentences
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
@@ -120,3 +120,9 @@ def test_token_count_offline() -> None:
 ])
 def test_asks_only(text: str, asks: bool) -> None:
     assert asks_only(text) is asks
+
+
+@pytest.mark.parametrize(("text", "asks"), [("어디 갔어?ㅋㅋ", True), ("How did it go?~", True), ("응 갔어.", False),
+                                           ("It went well!", False)])
+def test_ends_asking(text: str, asks: bool) -> None:
+    assert ends_asking(text) is asks

@@ -32,6 +32,7 @@ from gieok.records import Message, NewFact
 from gieok.settings import Settings
 from gieok.store.protocol import BankRow, Store
 from gieok.temporal import find_time_expressions
+from gieok.text.sentences import ends_asking
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
@@ -399,15 +400,12 @@ def _drop_filler(plan: Plan, embedder_id: str) -> None:
                 or not short_enough(message.text, model.max_words) or names_something(message.text)):
             continue
         asked = before.get(message.id)
-        if asked is not None and asked.speaker != message.speaker and _asks(asked.text) and not _asks(message.text):
+        answers = asked is not None and asked.speaker != message.speaker and ends_asking(asked.text)
+        if answers and not ends_asking(message.text):
             continue
         if model.is_filler(own[:1])[0]:
             chunk.facts = []
             plan.vectors[i] = (own[:0], [])
-
-
-def _asks(text: str) -> bool:
-    return text.rstrip().rstrip("~.!ㅋㅎㅠ ").endswith(("?", "？"))
 
 
 def _finish(plan: Plan, store: Store, bank: BankRow | None, embedder: Embedder, speakers: list[str],

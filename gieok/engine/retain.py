@@ -256,8 +256,7 @@ def index_when_due(store: Store, bank_id: int, dim: int) -> None:
     """After a write: (re)train the bank's approximate vector index when it is due (SQLite's
     clusters, at ``ann_min_vectors`` facts and at each fourfold growth), in steps that each hold the
     write lock briefly — other writers wait for a step, not for the whole training."""
-    if store.vector_index_due(bank_id):
-        store.build_vector_index(bank_id, dim)
+    store.build_vector_index(bank_id, dim)  # nothing when it is not due (one read)
 
 
 def _written(plan: Plan) -> tuple[list[NewFact], list[Any]]:

@@ -25,6 +25,7 @@ import numpy as np
 
 from gieok.extract.deterministic import filler_word, without_addressed_name
 from gieok.text.korean import analyze, has_hangul
+from gieok.text.sentences import ends_asking
 
 __all__ = ["FillerModel", "file_name", "filler_model", "names_something", "short_enough"]
 
@@ -88,7 +89,7 @@ def _korean_names_something(text: str) -> bool:
     있어?", "팀장님은 알아?"). Nouns in a statement are not enough: Kiwi reads many informal words
     as nouns ("오키", "굿모닝"), and well-wishing is full of them ("좋은 아침", "오늘 하루")."""
     tokens = analyze(text)
-    asks = text.rstrip().rstrip("~.!ㅋㅎㅠ ").endswith(("?", "？"))
+    asks = ends_asking(text)
     for i, (_form, tag, lemma, *_rest) in enumerate(tokens):
         if tag in ("SN", "NR") or (tag == "NP" and lemma in _KO_ABOUT_SOMEONE):
             return True

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from gieok.text.korean import get_kiwi, has_hangul
 
-__all__ = ["asks_only", "split_sentences"]
+__all__ = ["asks_only", "ends_asking", "split_sentences"]
 
 _ENGLISH_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}|\n(?=\s*[-*•\d])")
 # a cheap split for recall, which judges a few hundred candidates per query (Kiwi would cost ~1 ms each)
@@ -74,3 +74,9 @@ def asks_only(text: str, max_words: int = 20) -> bool:
             continue  # "Wow, Caroline!", "우와 대박!": a reaction in front of the question
         return False
     return said
+
+
+def ends_asking(text: str) -> bool:
+    """Whether ``text`` ends with a question mark, past trailing laughter, tildes and dots
+    ("어디 갔어?ㅋㅋ", "How did it go?~")."""
+    return text.rstrip().rstrip("~.!ㅋㅎㅠ ").endswith(("?", "？"))
