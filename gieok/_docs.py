@@ -1,4 +1,4 @@
-"""Generated parts of the README (settings, CLI commands, redaction types), so the docs cannot drift.
+"""Generated parts of the README (settings, limits, CLI commands, redaction types), so the docs cannot drift.
 
 ``python -m gieok._docs`` rewrites the blocks between ``<!-- BEGIN name -->`` and ``<!-- END name -->``
 markers in README.md; a test fails when the README differs from what this module generates.
@@ -21,6 +21,15 @@ def settings_table() -> str:
     return "\n".join(rows)
 
 
+def limits_table() -> str:
+    from gieok.limits import LIMITS
+
+    rows = ["| limit | value | applies to | past it |", "|---|---|---|---|"]
+    rows += [f"| `{item.name}` | `{item.value if item.value < 10_000 else f'{item.value:,}'}` | {item.applies_to} | "
+             f"{item.past_it} |" for item in LIMITS]
+    return "\n".join(rows)
+
+
 def cli_table() -> str:
     from gieok.cli import cli
 
@@ -39,7 +48,8 @@ def redaction_table() -> str:
 
 
 def blocks() -> dict[str, str]:
-    return {"settings": settings_table(), "cli": cli_table(), "redaction-types": redaction_table()}
+    return {"settings": settings_table(), "limits": limits_table(), "cli": cli_table(),
+            "redaction-types": redaction_table()}
 
 
 def render(text: str) -> str:

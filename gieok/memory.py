@@ -26,6 +26,7 @@ from gieok.engine import reembed as _reembed
 from gieok.engine import reflect as _reflect
 from gieok.engine import retain as _retain
 from gieok.engine import session as _session
+from gieok.engine._edge import check_every_method
 from gieok.engine._time import TimeLike, optional_epoch
 from gieok.engine.context import Engine, check_bank_name
 from gieok.engine.fingerprint_key import KeySource
@@ -452,6 +453,7 @@ class AsyncSession:
         return await asyncio.to_thread(lambda: self._sync.summary)
 
 
+check_every_method(_session.Session)
 add_async_twins(_session.Session, AsyncSession)
 
 
@@ -479,8 +481,10 @@ class AsyncMemory:
                                                user_id=user_id))
 
 
-# Every public method of Memory gets its coroutine twin; tests/test_api.py checks the pair against a written
-# list of the public API, so a method added to one side only fails there.
+# Every public method of Memory checks its arguments at the edge (gieok.limits) and gets its coroutine
+# twin; tests/test_api.py checks the pair against a written list of the public API, so a method added to
+# one side only fails there.
+check_every_method(Memory)
 add_async_twins(Memory, AsyncMemory)
 
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, cast
 
+from gieok.engine._time import from_epoch
 from gieok.entities import (
     CandidateEntity,
     EntityKind,
@@ -128,7 +128,7 @@ def _resolve_fact(ws: _Workspace, fact: NewFact, found: Any) -> tuple[list[tuple
     mentions, contexts = found.mentions, found.contexts
     if not mentions:
         return [], []
-    seen_at = datetime.fromtimestamp(fact.mentioned_at, tz=timezone.utc) if fact.mentioned_at else None
+    seen_at = from_epoch(fact.mentioned_at) if fact.mentioned_at else None
     all_keys = sorted({k for c in contexts for k in c})
     degrees = {k: ws.degrees[k] for k in all_keys if k in ws.degrees}
     linked: list[tuple[int, str]] = []
@@ -136,7 +136,7 @@ def _resolve_fact(ws: _Workspace, fact: NewFact, found: Any) -> tuple[list[tuple
         rows = ws.lookup(candidate_keys(mention.name))
         candidates = [
             CandidateEntity(str(r.ref), r.canonical_name, r.aliases, r.titles, r.kind, r.cooccurring,
-                            datetime.fromtimestamp(r.last_seen, tz=timezone.utc) if r.last_seen else None)
+                            from_epoch(r.last_seen) if r.last_seen else None)
             for r in rows
         ]
         resolution = _RESOLVER.resolve(mention, candidates, cooccurring=context, seen_at=seen_at, degrees=degrees)

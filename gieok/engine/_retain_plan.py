@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from gieok.engine._edge import check_length
 from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine._time import to_datetime
 from gieok.engine._validate import check_encodable
@@ -106,7 +107,7 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
         if not isinstance(speaker, str):
             raise InvalidMessageError(f"message #{i}: 'speaker' must be a string")
         _check_encodable(text, f"message #{i} text")
-        _check_encodable(speaker, f"message #{i} speaker")
+        _check_encodable(speaker, f"message #{i} speaker", "name_chars")
         timestamp = raw.get("timestamp")
         if timestamp is not None:
             try:
@@ -121,16 +122,19 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
         if message_id in seen:
             raise InvalidMessageError(f"message id {message_id!r} appears twice in one retain call")
         seen.add(message_id)
-        _check_encodable(message_id, f"message #{i} id")
+        _check_encodable(message_id, f"message #{i} id", "id_chars")
         out.append(Message(message_id, speaker, text, timestamp))
     if not out:
         raise InvalidMessageError("messages is empty: give at least one message")
     return out
 
 
-def _check_encodable(value: str, what: str) -> None:
+def _check_encodable(value: str, what: str, limit_name: str | None = None) -> None:
+    """``value`` storable (and within the limit named, :mod:`gieok.limits`), else InvalidMessageError."""
     try:
         check_encodable(value, what)
+        if limit_name is not None:
+            check_length(value, what, limit_name)
     except InputError as exc:
         raise InvalidMessageError(str(exc)) from None
 

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from gieok.errors import InputError
+from gieok.limits import limit
 
 __all__ = ["MAX_METADATA_DEPTH", "check_encodable", "check_metadata", "check_name", "check_number"]
 
-MAX_METADATA_DEPTH = 32
+MAX_METADATA_DEPTH = limit("metadata_depth")
 
 
 def check_encodable(value: str, what: str) -> str:

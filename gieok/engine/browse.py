@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Any
 
-from gieok.engine._time import from_epoch
+from gieok.engine._time import day_of, from_epoch
 from gieok.engine.context import BankContext
 from gieok.engine.recall import add_versions, fact_to_memory
 from gieok.entities import candidate_keys, entity_keys, name_similarity
@@ -28,7 +28,9 @@ _PAGE = 5000
 
 
 def _week_start(epoch: float) -> str:
-    day = datetime.fromtimestamp(epoch, tz=timezone.utc).date()
+    day = day_of(epoch)
+    if day is None:  # a stored time no date can hold (logged by day_of)
+        return "undated"
     return (day - timedelta(days=day.weekday())).isoformat()
 
 

@@ -25,10 +25,10 @@ that still fails is marked ``consolidation_failed`` (kept, skipped by later runs
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from typing import Any
 
 from gieok.engine._speakers import AGENT_SPEAKERS
+from gieok.engine._time import day_of
 from gieok.engine.context import JobContext
 from gieok.engine.llm_calls import call_llm
 from gieok.errors import LLMError, SpendLimitError, StoreBusyError
@@ -89,11 +89,16 @@ def _render(topic: str, facts: Sequence[FactRow]) -> str:
         if text.lower() in seen:
             continue
         seen.add(text.lower())
-        day = datetime.fromtimestamp(_said(fact), tz=timezone.utc).date().isoformat()
+        day = _day(_said(fact))
         lines.append(f"({day}) {text}")
         if len(lines) == MAX_STATEMENTS:
             break
     return f"{topic}: " + " · ".join(lines)
+
+
+def _day(epoch: float) -> str:
+    day = day_of(epoch)
+    return day.isoformat() if day is not None else "undated"
 
 
 def _llm_text(ctx: JobContext, llm: Any, topic: str, previous: Any, support: Sequence[FactRow],
@@ -101,7 +106,7 @@ def _llm_text(ctx: JobContext, llm: Any, topic: str, previous: Any, support: Seq
     believed = previous.believed_at if previous is not None else None
     lines = []
     for fact in sorted(support, key=_said):
-        day = datetime.fromtimestamp(_said(fact), tz=timezone.utc).date().isoformat()
+        day = _day(_said(fact))
         older = " OLDER" if believed is not None and fact.id in new_ids and _said(fact) < believed else ""
         lines.append(f"[{fact.id}] ({day}{older}) {fact.text}")
     prompt = (f"Topic: {topic}\nCurrent observation: {previous.text if previous else '(none yet)'}\n"

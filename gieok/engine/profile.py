@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from gieok.engine._speakers import is_agent
+from gieok.engine._time import from_epoch
 from gieok.engine.context import BankContext
 from gieok.errors import InputError
 from gieok.extract.profile import MULTI_VALUED, RELATIONS, SLOTS, SlotValue, extract_slots
@@ -121,12 +122,10 @@ class Profile:
         return {"person": self.person, "slots": [s.to_dict() for s in self.slots]}
 
 
-def _at(timestamp: float) -> datetime:
-    return datetime.fromtimestamp(timestamp, timezone.utc)
-
-
 def _statements(rows: Iterable[SlotRow]) -> list[SlotStatement]:
-    return [SlotStatement(r.value, memory_id(r.fact_id), _at(r.said_at), r.negated, r.relation) for r in rows]
+    """The rows as statements; one whose time cannot be read back is left out (from_epoch logs it)."""
+    return [SlotStatement(r.value, memory_id(r.fact_id), said_at, r.negated, r.relation)
+            for r in rows if (said_at := from_epoch(r.said_at)) is not None]
 
 
 def _slot(person: str, holder: str, slot: str, history: list[SlotStatement]) -> Slot:
