@@ -23,18 +23,20 @@ _DEFAULTS = {s.name: s.default for s in SETTINGS}
 
 @dataclass(frozen=True)
 class VectorOptions:
-    """How a store searches a large bank's vectors (the ``ann_min_vectors``, ``ivf_probes`` and
-    ``hnsw_ef_search`` settings; the engine hands them to its store). ``exact`` scans every bank
-    exactly whatever its size (benchmarks compare against it)."""
+    """How a store searches a large bank (the ``ann_min_vectors``, ``ivf_probes``, ``hnsw_ef_search``
+    and ``keyword_max_postings`` settings; the engine hands them to its store). ``exact`` scans every
+    bank's vectors and postings exactly whatever its size (benchmarks compare against it)."""
 
     min_vectors: int = _DEFAULTS["ann_min_vectors"]
     probes: int = _DEFAULTS["ivf_probes"]
     ef_search: int = _DEFAULTS["hnsw_ef_search"]
+    keyword_postings: int = _DEFAULTS["keyword_max_postings"]
     exact: bool = False
 
     @classmethod
     def from_settings(cls, settings: Any) -> VectorOptions:
-        return cls(int(settings.ann_min_vectors), int(settings.ivf_probes), int(settings.hnsw_ef_search))
+        return cls(int(settings.ann_min_vectors), int(settings.ivf_probes), int(settings.hnsw_ef_search),
+                   int(settings.keyword_max_postings))
 
 
 class BankRow(Protocol):
