@@ -1,7 +1,9 @@
 """Working-memory sessions, written once for both stores: a session's raw turns and its summary slot.
 
 The turns are kept verbatim (the summary is always rebuilt from them); the slot holds the current
-summary and the position before which turns are folded into it.
+summary and the position before which turns are folded into it. Each turn names the user its session
+was opened with; :meth:`SessionQueries.session_owner` reads it back, so the engine can refuse another
+user's read or write before it touches anything.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 from gieok.store._dialect import StoreQueries
 
-__all__ = ["SessionQueries", "SessionState", "SessionTurn"]
+__all__ = ["SessionOwner", "SessionQueries", "SessionState", "SessionTurn"]
 
 
 @dataclass(frozen=True)
@@ -31,18 +33,30 @@ class SessionState:
     updated_at: float
 
 
+@dataclass(frozen=True)
+class SessionOwner:
+    user_id: str | None  # None: the session was opened without a user
+
+
 class SessionQueries(StoreQueries):
     def add_session_turn(self, bank_id: int, session_id: str, role: str, content: str, tokens: int,
-                         at: float | None = None) -> int:
-        """Append a turn; return its position (0, 1, 2, ... per session)."""
+                         at: float | None = None, *, user_id: str | None = None) -> int:
+        """Append a turn of ``user_id``'s session; return its position (0, 1, 2, ... per session).
+        The caller checks :meth:`session_owner` first, in the same write transaction."""
         conn = self._require_write()
         row = conn.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM session_turns WHERE bank_id = ? "
                            "AND session_id = ?", (bank_id, session_id)).fetchone()
         position = int(row[0])
-        conn.execute("INSERT INTO session_turns (bank_id, session_id, position, role, content, tokens, created_at) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                     (bank_id, session_id, position, role, content, int(tokens), at or time.time()))
+        conn.execute("INSERT INTO session_turns (bank_id, session_id, position, role, content, tokens, created_at, "
+                     "user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     (bank_id, session_id, position, role, content, int(tokens), at or time.time(), user_id))
         return position
+
+    def session_owner(self, bank_id: int, session_id: str) -> SessionOwner | None:
+        """Whose the session is (the user of its turns); None when it has no turns (no session yet)."""
+        row = self._conn().execute("SELECT user_id FROM session_turns WHERE bank_id = ? AND session_id = ? "
+                                   "ORDER BY position LIMIT 1", (bank_id, session_id)).fetchone()
+        return SessionOwner(None if row[0] is None else str(row[0])) if row else None
 
     def session_turns(self, bank_id: int, session_id: str, since: int = 0) -> list[SessionTurn]:
         rows = self._conn().execute(
