@@ -249,6 +249,22 @@ def test_a_session_opened_without_a_user_refuses_one(store_mem: Memory) -> None:
     assert [t["content"] for t in lobby.turns()] == ["회의실은 3층이에요. The meeting room is on the third floor."]
 
 
+def test_forgetting_a_user_takes_their_sessions_whole(store_mem: Memory) -> None:
+    mine = store_mem.session("team", "s-u1", user_id="u1")
+    mine.add("user", "나 땅콩 알레르기 있어.")
+    mine.add("user", "I'm allergic to peanuts.")
+    mine.add("user", "I am allergic to peanuts")  # a near-duplicate: kept in the session, not as a second fact
+    theirs = store_mem.session("team", "s-u2", user_id="u2")
+    theirs.add("user", "I'm allergic to peanuts.")  # u2 says it too: its words stay in the bank
+    gone = store_mem.forget("team", user_id="u1")
+    bank = store_mem.store.get_bank("team")
+    assert store_mem.store.session_turns(bank.id, "s-u1") == [] and gone.erased["session_rows"] >= 3
+    assert store_mem.verify_erased(["땅콩 알레르기"]).clean
+    assert [t["content"] for t in theirs.turns()] == ["I'm allergic to peanuts."]
+    # the session id is free again: nothing names u1 any more
+    assert store_mem.session("team", "s-u1", user_id="u3").add("user", "새 세션이에요. A new session.") == 0
+
+
 def test_bad_arguments_say_how_to_fix_them(mem: Memory) -> None:
     with pytest.raises(InputError, match="session_id"):
         mem.session("a", " ")

@@ -76,16 +76,17 @@ class SessionQueries(StoreQueries):
             "folded_upto = excluded.folded_upto, folds = s.folds + 1, updated_at = excluded.updated_at",
             (bank_id, session_id, summary, int(folded_upto), time.time()))
 
-    def erase_session_turns(self, bank_id: int, needles: list[str]) -> int:
+    def erase_session_turns(self, bank_id: int, needles: list[str], *, only_user: str | None = None) -> int:
         """Drop every session turn that contains one of ``needles`` (erased texts and names), and the
         summary of each session that lost a turn (rebuilt from the remaining turns at its next fold);
-        return how many rows went."""
+        return how many rows went. With ``only_user``, only that user's sessions and shared ones."""
         wanted = [n for n in (x.strip() for x in needles) if n]
         if not wanted:
             return 0
         conn = self._require_write()
-        rows = conn.execute("SELECT session_id, position, content FROM session_turns WHERE bank_id = ?",
-                            (bank_id,)).fetchall()
+        whose = "" if only_user is None else " AND (user_id = ? OR user_id IS NULL)"
+        rows = conn.execute(f"SELECT session_id, position, content FROM session_turns WHERE bank_id = ?{whose}",
+                            (bank_id,) if only_user is None else (bank_id, only_user)).fetchall()
         hit = [(str(r[0]), int(r[1])) for r in rows if any(n in str(r[2]) for n in wanted)]
         for session_id, position in hit:
             conn.execute("DELETE FROM session_turns WHERE bank_id = ? AND session_id = ? AND position = ?",
@@ -95,6 +96,14 @@ class SessionQueries(StoreQueries):
             states += int(conn.execute("DELETE FROM session_state WHERE bank_id = ? AND session_id = ?",
                                        (bank_id, session_id)).rowcount)
         return len(hit) + states
+
+    def delete_sessions_of_user(self, bank_id: int, user_id: str) -> int:
+        """Drop every session opened by ``user_id`` (its turns and summary, including turns that only
+        raised a fact and quote nothing erased); return how many rows went."""
+        conn = self._require_write()
+        owned = [str(r[0]) for r in conn.execute("SELECT DISTINCT session_id FROM session_turns WHERE bank_id = ? "
+                                                 "AND user_id = ? ORDER BY session_id", (bank_id, user_id)).fetchall()]
+        return sum(self.delete_session(bank_id, session_id) for session_id in owned)
 
     def delete_session(self, bank_id: int, session_id: str) -> int:
         """Drop a session's turns and summary; return how many rows went."""
