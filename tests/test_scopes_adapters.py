@@ -219,3 +219,18 @@ def test_a_session_stays_inside_its_user_over_mcp(store_mem: Memory) -> None:
             assert [t["content"] for t in own["turns"]] == U1_TURNS
     anyio.run(main)
     assert snapshot(store_mem.store) == before
+
+
+def test_a_session_stays_inside_its_user_from_the_cli(db_path: str, fake_embedder: object) -> None:
+    runner = CliRunner()
+
+    def run(*args: str) -> Any:
+        return runner.invoke(cli, ["--db", db_path, "--embedder", "fake", "session", *args])
+
+    for turn in U1_TURNS:
+        assert run("add", "team", "s-u1", turn, "--user", "u1").exit_code == 0
+    for who in (["--user", "u2"], []):
+        for refused in (run("show", "team", "s-u1", *who), run("add", "team", "s-u1", PLANTED, *who)):
+            assert refused.exit_code != 0 and "user_id" in refused.output and "땅콩" not in refused.output
+    with Memory(db_path, embedder="fake") as mem:
+        assert [t["content"] for t in mem.session("team", "s-u1", user_id="u1").turns()] == U1_TURNS

@@ -249,6 +249,23 @@ def test_a_session_opened_without_a_user_refuses_one(store_mem: Memory) -> None:
     assert [t["content"] for t in lobby.turns()] == ["회의실은 3층이에요. The meeting room is on the third floor."]
 
 
+def test_turns_from_before_the_migration_take_the_user_of_their_source(store_mem: Memory) -> None:
+    from gieok.store import SQLiteStore, _pg_migrations, _schema, migrations
+
+    store_mem.session("team", "s-u1", user_id="u1").add("user", "나 땅콩 알레르기 있어. I'm allergic to peanuts.")
+    store_mem.session("team", "lobby").add("user", "회의실은 3층이에요.")
+    store = store_mem.store
+    types = migrations.TYPES if isinstance(store, SQLiteStore) else _pg_migrations.TYPES
+    backfill = _schema.render(_schema.SESSION_USERS, types)[1]  # after the ADD COLUMN: the UPDATE
+    with store.write():
+        store._require_write().execute("UPDATE session_turns SET user_id = NULL")  # as written before 0015
+        store._require_write().execute(backfill)
+    with pytest.raises(SessionUserError):
+        store_mem.session("team", "s-u1", user_id="u2").turns()
+    assert store_mem.session("team", "s-u1", user_id="u1").turns()[0]["content"].startswith("나 땅콩")
+    assert store_mem.session("team", "lobby").turns()[0]["content"] == "회의실은 3층이에요."
+
+
 def test_forgetting_a_user_takes_their_sessions_whole(store_mem: Memory) -> None:
     mine = store_mem.session("team", "s-u1", user_id="u1")
     mine.add("user", "나 땅콩 알레르기 있어.")
