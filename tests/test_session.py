@@ -249,6 +249,26 @@ def test_a_session_opened_without_a_user_refuses_one(store_mem: Memory) -> None:
     assert [t["content"] for t in lobby.turns()] == ["회의실은 3층이에요. The meeting room is on the third floor."]
 
 
+@pytest.mark.parametrize("first,again,query", [
+    ("나 땅콩 알레르기 있어.", "나 땅콩 알레르기 있어!", "땅콩 알레르기"),
+    ("I'm allergic to peanuts.", "I am allergic to peanuts", "allergic to peanuts"),
+])
+def test_a_turn_never_raises_another_users_memory(store_mem: Memory, first: str, again: str, query: str) -> None:
+    store_mem.session("team", "s-u2", user_id="u2").add("user", first)
+
+    def u2_memory() -> Any:
+        return store_mem.recall("team", query, user_id="u2", include_shared=False, explain=True).memories[0]
+
+    before = u2_memory()
+    for session in (store_mem.session("team", "lobby"), store_mem.session("team", "s-u3", user_id="u3")):
+        session.add("user", again)  # the same words, in another user's (or no user's) session
+    after = u2_memory()
+    assert after.id == before.id
+    assert after.explanation["decay"]["importance"] == before.explanation["decay"]["importance"]
+    mine = store_mem.recall("team", query, user_id="u3", include_shared=False).memories
+    assert [m.text for m in mine] == [again]  # u3's turn is u3's own memory, not a bump of u2's
+
+
 def test_turns_from_before_the_migration_take_the_user_of_their_source(store_mem: Memory) -> None:
     from gieok.store import SQLiteStore, _pg_migrations, _schema, migrations
 

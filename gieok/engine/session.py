@@ -255,15 +255,18 @@ class Session:
     def _duplicates(self, ctx: BankContext, role: str, content: str) -> list[Any]:
         """Facts of the same speaker that say what ``content`` says, word for word up to inflection and
         punctuation ("나 땅콩 알레르기 있어" / "나 땅콩 알레르기 있어!", "I'm allergic to peanuts" / "I am
-        allergic to peanuts."), still valid: :meth:`add` raises each in importance (+0.1, its decay
-        clock restarted) instead of adding a second copy."""
+        allergic to peanuts."), of this session's user, still valid: :meth:`add` raises each in
+        importance (+0.1, its decay clock restarted) instead of adding a second copy."""
         terms = keyword_terms(content)
         if len(set(terms)) < DUPLICATE_MIN_TERMS:
             return []
         mine = ScopeFilter(user_id=self.user_id, include_shared=False) if self.user_id is not None else None
         hits = ctx.store.keyword_search(ctx.bank.id, terms, 5, 0.0, mine)
+        # the same user's only (a session without a user: shared ones only): a turn never changes
+        # another user's memory
         return [f for f in ctx.store.get_facts(ctx.bank.id, [i for i, _ in hits])
-                if f.speaker == role and f.valid_to is None and set(keyword_terms(f.text)) == set(terms)]
+                if f.speaker == role and f.valid_to is None and f.scope.user_id == self.user_id
+                and set(keyword_terms(f.text)) == set(terms)]
 
     def _state(self) -> tuple[str, int, list[Any]]:
         ctx = self.engine.bank(self.bank)
