@@ -278,7 +278,7 @@ def test_turns_from_before_the_migration_take_the_user_of_their_source(store_mem
     types = migrations.TYPES if isinstance(store, SQLiteStore) else _pg_migrations.TYPES
     backfill = _schema.render(_schema.SESSION_USERS, types)[1]  # after the ADD COLUMN: the UPDATE
     with store.write():
-        store._require_write().execute("UPDATE session_turns SET user_id = NULL")  # as written before 0015
+        store._require_write().execute("UPDATE session_turns SET user_id = NULL")  # as written before 0016
         store._require_write().execute(backfill)
     with pytest.raises(SessionUserError):
         store_mem.session("team", "s-u1", user_id="u2").turns()

@@ -209,7 +209,7 @@ def m0014_ivf_steps(conn: Any) -> None:
     training (the migration keeps both stores' lists the same)."""
 
 
-def m0015_session_users(conn: Any) -> None:
+def m0016_session_users(conn: Any) -> None:
     """Every session turn names the user its session was opened with (see ``_schema.SESSION_USERS``)."""
     _run_script(conn, _schema.SESSION_USERS)
 
@@ -219,7 +219,7 @@ MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
                                                                        m0012_profile, m0013_reembed, m0014_ivf_steps,
-                                                                       m0015_session_users)
+                                                                       m0016_session_users)
 
 
 def migrate(raw: Any) -> list[str]:

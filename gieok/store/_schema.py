@@ -34,7 +34,7 @@ __all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS"
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
          "0007_workers", "0008_documents",
          "0009_sessions", "0010_scopes", "0011_ann", "0012_profile", "0013_reembed",
-         "0014_ivf_steps", "0015_session_users")
+         "0014_ivf_steps", "0016_session_users")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:

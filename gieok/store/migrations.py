@@ -139,7 +139,7 @@ def m0014_ivf_steps(conn: Any) -> None:
         conn.execute(f"ALTER TABLE vector_index ADD COLUMN {column}")
 
 
-def m0015_session_users(conn: Any) -> None:
+def m0016_session_users(conn: Any) -> None:
     """Every session turn names the user its session was opened with (see ``_schema.SESSION_USERS``)."""
     _run_script(conn, _schema.SESSION_USERS)
 
@@ -149,7 +149,7 @@ MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
                                                                        m0012_profile, m0013_reembed, m0014_ivf_steps,
-                                                                       m0015_session_users)
+                                                                       m0016_session_users)
 
 
 def migrate(conn: Any) -> list[str]:
