@@ -13,6 +13,7 @@
     │   ├── InvalidTimeError          a time/date string that cannot be read
     │   ├── ScopeError                a bad user_id / agent_id / session_id / tags / scopes weight
     │   │   └── ScopeConflictError    a retain into a source (or message id) that belongs to another scope
+    │   │       └── SessionUserError  a session read or added to by a user other than the one it was opened with
     │   └── FileFormatError           a file the CLI cannot read as messages or text
     │       ├── UnreadableLineError   one line of a chat export (gieok import) that cannot be read
     │       └── DocumentError         a file ingest cannot turn into a document (gieok.documents)
@@ -106,6 +107,7 @@ __all__ = [
     "ScannedPageError",
     "ScopeConflictError",
     "ScopeError",
+    "SessionUserError",
     "SourceNotFoundError",
     "SpendLimitError",
     "StoreBusyError",
@@ -168,6 +170,13 @@ class ScopeError(InputError):
 class ScopeConflictError(ScopeError):
     """A retain that would add to a source (a conversation or document id) or a message id that
     belongs to another scope: a source has one scope, so one user's messages never join another's."""
+
+
+class SessionUserError(ScopeConflictError):
+    """A session read or written by a user other than the one it was opened with, or without a user
+    where it has one (or with one where it has none). Nothing is read or written. The message never
+    names the session's user: it says to open the session with its own user, or to use another
+    session id."""
 
 
 class FileFormatError(InputError):

@@ -32,6 +32,7 @@ def test_public_names_are_pinned() -> None:
         "CorruptDocumentError", "DocumentError", "DocumentTooLargeError", "EmptyDocumentError",
         "EncryptedDocumentError", "FormatMismatchError", "ScannedPageError", "UnsupportedFormatError", "IngestResult",
         "ImportResult", "Scope", "ScopeError", "ScopeConflictError", "ReembedRunningError",
+        "SessionUserError",
     ])
     for name in gieok.__all__:
         assert hasattr(gieok, name)

@@ -155,6 +155,17 @@ def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | N
     return result
 
 
+def _erase_sessions(store: Store, bank: BankRow, source_id: str | None, only_user: str | None,
+                    needles: list[str]) -> int:
+    """Session rows an erase takes: a session's source takes the session; otherwise each turn that
+    says what went (or a name nothing else spells), and its summary. Forgetting a user (``only_user``)
+    sweeps only their sessions and shared ones: another user's session that says the same words is
+    that user's own, and stays."""
+    if source_id is not None and source_id.startswith("session:"):
+        return store.delete_session(bank.id, source_id.removeprefix("session:"))
+    return store.erase_session_turns(bank.id, needles, only_user=only_user)
+
+
 def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
            before: float | None, before_iso: str | None, fingerprint_key: bytes | None,
            user_id: str | None = None) -> tuple[ForgetResult, list[Form]]:
@@ -185,10 +196,11 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
         erased["mental_models"] = erased.get("mental_models", 0) + models
         if rebuilt + dropped:  # their remaining facts are consolidated again, without what went
             store.enqueue_job(bank.id, "consolidate")
-        if source_id is not None and source_id.startswith("session:"):  # the session's raw turns and summary
-            erased["session_rows"] = store.delete_session(bank.id, source_id.removeprefix("session:"))
-        else:  # a session turn that says what went (or a name nothing else spells) goes, and its summary
-            erased["session_rows"] = store.erase_session_turns(bank.id, [*texts, *sorted(unspelled)])
+        only_user = all(v is None for v in (source_id, memory_id, entity, before))
+        erased["session_rows"] = _erase_sessions(store, bank, source_id, user_id if only_user else None,
+                                                 [*texts, *sorted(unspelled)])
+        if user_id is not None:  # a user's own sessions go whole, turns that quote nothing erased too
+            erased["session_rows"] += store.delete_sessions_of_user(bank.id, user_id)
         store.compact_indexes(bank.id)
         # no key (a server database without one configured): no fingerprint, not one with a public key
         digest = None if fingerprint_key is None else hmac.new(

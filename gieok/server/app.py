@@ -213,6 +213,8 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
 
     @app.post("/v1/banks/{bank}/sessions/{session_id}/turns", tags=["sessions"], status_code=201)
     def add_session_turn(bank: Writable, session_id: str, body: SessionTurnRequest) -> dict[str, Any]:
+        """Add a turn as ``user_id`` (the user the session was opened with; another is refused with
+        ``SessionUserError`` and nothing is written); the session rendered after it."""
         session = memory.session(bank, session_id, max_tokens=body.max_tokens, keep_recent=body.keep_recent,
                                  user_id=body.user_id)
         position = session.add(body.role, body.content)
@@ -222,7 +224,8 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     def get_session(bank: Readable, session_id: str, query: str | None = None, max_tokens: int = 4000,
                     session_tokens: int = 3000, keep_recent: int = 6, user_id: str | None = None) -> dict[str, Any]:
         """The session rendered; with ``?query=`` the context for it, recalled memories included (with
-        ``?user_id=``: that user's and the shared ones only)."""
+        ``?user_id=``: that user's and the shared ones only). Only the session's own user may read it
+        (the ``user_id`` it was opened with, or none): another is refused with ``SessionUserError``."""
         return memory.session(bank, session_id, max_tokens=session_tokens, keep_recent=keep_recent,
                               user_id=user_id).show(query, max_tokens)
 
