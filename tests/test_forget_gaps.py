@@ -118,3 +118,17 @@ def test_corrected_message_leaves_no_old_value_in_supersede_reason(store_mem: Me
     assert store_mem.verify_erased([old]).clean
     ctx = store_mem.engine.bank("b")
     assert [r for _i, r in ctx.store.supersede_reasons(ctx.bank.id)]  # the new value closed the old one again
+
+
+@pytest.mark.parametrize(("entity", "erased", "kept"), [
+    pytest.param("김민지", "김민지 팀장은 회의에 늦었어.", "이민지는 테니스를 배워.", id="korean"),
+    pytest.param("Rose Hawthorne", "Rose Hawthorne signed the lease.", "I planted a rose by the hawthorne hedge.",
+                 id="english"),
+])
+def test_forget_entity_spares_namesakes_and_common_words(store_mem: Memory, entity: str, erased: str,
+                                                         kept: str) -> None:
+    """A part of the name another entity answers to (민지 of 이민지), or a lower-case word, names nobody."""
+    store_mem.retain("b", messages=[{"id": "m1", "speaker": "user", "text": erased},
+                                    {"id": "m2", "speaker": "user", "text": kept}], document_id="chat")
+    store_mem.forget("b", entity=entity)
+    assert _facts(store_mem, "b") == [kept]

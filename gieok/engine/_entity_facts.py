@@ -41,12 +41,13 @@ class EntityNames:
         return any(p.search(text) for p in self.patterns)
 
 
-def _pattern(name: str) -> re.Pattern[str]:
+def _pattern(name: str, *, exact_case: bool = False) -> re.Pattern[str]:
     """``name`` as a word: no letter may touch it on the left; on the right only a Latin name needs
-    a boundary (Korean particles attach: 민지가, 김민지는). Spaces inside may be any or none."""
+    a boundary (Korean particles attach: 민지가, 김민지는). Spaces inside may be any or none. A part
+    of a Latin name keeps its capital (``exact_case``): "Rose" names her, "a rose" does not."""
     body = r"\s*".join(re.escape(part) for part in name.split())
     right = r"(?![^\W_])" if re.search(r"[A-Za-z0-9]$", name) else ""
-    return re.compile(rf"(?<![^\W_]){body}{right}", re.IGNORECASE)
+    return re.compile(rf"(?<![^\W_]){body}{right}", 0 if exact_case else re.IGNORECASE)
 
 
 def _denoted(store: Store, bank: BankRow, entity: str) -> list[Any]:
@@ -67,8 +68,19 @@ def _parts(row: Any, name: str) -> list[str]:
             surname = key.removeprefix(SURNAME_KEY_PREFIX)
             parts += [f"{surname} {title}" for title in row.titles]
         elif len(key) >= 2 and not key.isdigit():
-            parts.append(key)
+            spelled = re.search(re.escape(key), name, re.IGNORECASE)
+            word = spelled.group(0) if spelled else key
+            if word[:1].isupper() or not word[:1].isascii():  # a lower-case word of a name names nobody
+                parts.append(word)
     return parts
+
+
+@dataclass(frozen=True)
+class _Unknown:
+    """The entity a name denotes when the graph holds none (any more): a person, titles unknown."""
+
+    kind: str = "unknown"
+    titles: tuple[str, ...] = ()
 
 
 def _namesakes(store: Store, bank: BankRow, part: str, ours: set[int]) -> bool:
@@ -92,10 +104,11 @@ def entity_names(store: Store, bank: BankRow, entity: str) -> EntityNames:
     parts = [n for n in known if n not in full]
     parts += [p for r in rows for n in dict.fromkeys([entity, r.canonical_name, *r.aliases]) for p in _parts(r, n)]
     if not rows:  # no entity (yet, or any more): the words of the name given still name the person
-        parts = [k for k in candidate_keys(entity)[1:] if not k.startswith(SURNAME_KEY_PREFIX)]
-    parts = [p for p in dict.fromkeys(parts) if not _namesakes(store, bank, p, ours)]
-    names = [n for n in dict.fromkeys([*full, *parts]) if n.strip()]
-    return EntityNames(sorted(ours), names, [_pattern(n) for n in names])
+        parts = _parts(_Unknown(), entity)
+    parts = [p for p in dict.fromkeys(parts) if p not in full and not _namesakes(store, bank, p, ours)]
+    full = [n for n in dict.fromkeys(full) if n.strip()]
+    return EntityNames(sorted(ours), [*full, *parts],
+                       [*map(_pattern, full), *(_pattern(p, exact_case=p.isascii()) for p in parts)])
 
 
 def facts_naming(store: Store, bank: BankRow, named: EntityNames) -> list[int]:
