@@ -1,6 +1,9 @@
 """Erasure with proof: hard delete with cascade, then a check that nothing of it is left.
 
-``forget`` selects facts (by source, message, memory, entity or time), and the store deletes them
+``forget`` first cancels the retains still queued or running for the source or user it names (in a
+transaction of their own: a worker that had claimed one finds its claim gone when it commits, so
+nothing forgotten is written afterwards). It then selects facts (by source, message, memory, time,
+or entity: every fact naming it by any of its names, see :mod:`gieok.engine._entity_facts`), and the store deletes them
 with everything derived from them (see gieok.store._lifecycle): index rows, vectors, mentions,
 links, the verbatim evidence, observations resting on them (their history included), mental-model
 answers citing them, queued jobs naming them and the payloads of the retains that wrote them. The
@@ -16,7 +19,8 @@ itself, its words, its keyword terms as the index stores them (stems, morphemes)
 keys and titles of its entities, each lower-cased, capitalised and JSON-escaped — except the forms
 what remains still spells (:mod:`gieok.engine._erased_forms`), in every table (FTS and vector
 shadow tables and FTS term lists included) and, after a VACUUM, in the bytes of the database file.
-The name given to ``forget(entity=...)`` is looked for even if a remaining text still spells it.
+Every name of the entity given to ``forget(entity=...)`` is looked for even if a remaining text
+still spells it.
 The proof reports where something was found by table and column, never the text itself.
 """
 
