@@ -125,6 +125,9 @@ def test_look_alikes_stay_as_written(text: str) -> None:
     ("lines 02-123-4567~8 for sales", ["02-123-4567"]),
     ("연락처 010-1234-5678 ~ 010-9876-5432", ["010-1234-5678", "010-9876-5432"]),
     ("call 010-1234-5678~010-9876-5432", ["010-1234-5678", "010-9876-5432"]),
+    ("번호 010-1234-5678 - 010-9876-5432 중 하나", ["010-1234-5678", "010-9876-5432"]),  # failed on main too
+    ("call 010-1234-5678 - 010-9876-5432 either", ["010-1234-5678", "010-9876-5432"]),
+    ("번호 010 - 1234 - 5678 이야", ["010 - 1234 - 5678"]),
 ])
 def test_a_range_of_numbers_stays_two_numbers(text: str, values: list[str]) -> None:
     assert [text[s.start:s.end] for s in redact(text).spans] == values
@@ -166,9 +169,14 @@ def respelled_numbers(draw: st.DrawFn) -> str:
     return "".join(out)
 
 
+# A Hangul digit between a digit and the number spells a longer one ("0사사011-613-0000" reads
+# 044011…, with '-' as much as with '~'), so the touching characters are not Hangul digits here.
+EDGE = "".join(c for c in BOUNDARY if c not in "\n공영일이삼사오육륙칠팔구")
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(alphabet=FILLER, max_size=20), st.sampled_from(BOUNDARY.replace("\n", "")), respelled_numbers(),
-       st.sampled_from(BOUNDARY.replace("\n", "")), st.text(alphabet=FILLER, max_size=20))
+@given(st.text(alphabet=FILLER, max_size=20), st.sampled_from(EDGE), respelled_numbers(), st.sampled_from(EDGE),
+       st.text(alphabet=FILLER, max_size=20))
 def test_respelled_numbers_never_survive(before: str, left: str, value: str, right: str, after: str) -> None:
     text = before + left + value + right + after
     at = len(before + left)

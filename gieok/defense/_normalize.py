@@ -17,8 +17,9 @@ spelling, the detectors run on one projection where all of these read the plain 
 2. **Hangul digits** — a run of nine or more digits some of which are spelled 공/영/일/이/… becomes ASCII;
 3. **spelled-out e-mail** — ``kim [at] example [dot] com``, ``kim 골뱅이 example.com``,
    ``kim at example dot com``, ``kim @ example.com``, become ``kim@example.com``;
-4. **spaced digits** — spaces around a ``-`` between digits (or on both sides of a ``.``), and spaces
-   between single digits (six or more in a row), are dropped;
+4. **spaced digits** — spaces around a ``-`` between digits (or on both sides of a ``.``) are dropped
+   unless the separator stands between two whole numbers (``010-1234-5678 - 010-9876-5432``), and so
+   are spaces between single digits (six or more in a row);
 5. **split keys** — after a provider key prefix (``sk-``, ``ghp_``, ``AKIA`` …), a single space followed
    by more key-like characters (a digit, or mixed case) is dropped, and so is a line break (or a tab,
    or several spaces) followed by random-looking ones (letters and digits alternating, or mixed case).
@@ -43,7 +44,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gieok.defense._digit_separators import digit_separators
+from gieok.defense._digit_separators import digit_separators, one_number
 
 __all__ = ["Layer", "Projection", "project", "split_keys", "CHAR_TABLE", "FOLDABLE_GATE", "KEY_ANCHORS",
            "KEY_PREFIXES"]
@@ -385,8 +386,15 @@ def _spaced_digits(folded: bytes, gated: bytes) -> list[tuple[int, int, str]]:
             at = gated.find(needle, at + 1)
     windows.sort()
     deletions: set[int] = set()
+    text = ""  # decoded on the first spaced separator
     for low, high in windows:
         for match in _SPACES_AROUND_SEPARATOR.finditer(folded, low, high):
+            separator = match.end(1) if match.start(1) >= 0 else match.end(3)
+            if separator == match.start() + 1:  # "010-1234": nothing to close up
+                continue
+            text = text or folded.decode("ascii")
+            if not one_number(text, separator, match.end()):
+                continue
             for group in (1, 2, 3, 4):
                 if match.start(group) >= 0:
                     deletions.update(range(*match.span(group)))
