@@ -233,33 +233,35 @@ class NotFoundError(GieokError, LookupError):
 class BankNotFoundError(NotFoundError):
     def __init__(self, bank: str):
         self.bank = bank
-        super().__init__(f"no bank named {bank!r}: retain something into it first, or list banks with `gieok banks`")
+        super().__init__("no bank has the name given as bank: retain something into it first, or list banks "
+                         "with `gieok banks`")
 
 
 class MemoryNotFoundError(NotFoundError):
     def __init__(self, memory_id: str):
         self.memory_id = memory_id
-        super().__init__(f"no memory with id {memory_id!r}: ids come from recall results (`gieok recall ... --json`)")
+        super().__init__("no memory has the id given as memory_id: ids come from recall results "
+                         "(`gieok recall ... --json`)")
 
 
 class SourceNotFoundError(NotFoundError):
     def __init__(self, source_id: str):
         self.source_id = source_id
-        super().__init__(f"no source {source_id!r}: list a bank's sources with `gieok sources BANK`")
+        super().__init__("no source has the id given as source_id: list a bank's sources with `gieok sources BANK`")
 
 
 class EntityNotFoundError(NotFoundError):
     def __init__(self, name: str):
         self.name = name
-        super().__init__(
-            f"no entity named {name!r} in this bank: names come from `gieok recall --explain` or retained text")
+        super().__init__("no entity in this bank has the name given as entity: names come from "
+                         "`gieok recall --explain` or retained text")
 
 
 class OperationNotFoundError(NotFoundError):
     def __init__(self, operation_id: str):
         self.operation_id = operation_id
-        super().__init__(f"no operation {operation_id!r}: operation ids (op-12) come from an async retain's 202 "
-                         "reply or `gieok jobs`")
+        super().__init__("no operation has the id given as operation_id: operation ids (op-12) come from an async "
+                         "retain's 202 reply or `gieok jobs`")
 
 
 class OperationStateError(GieokError):

@@ -164,7 +164,7 @@ class Session:
     def add(self, role: str, content: str) -> int:
         """Append a turn (kept raw, retained to long-term memory); fold when over budget. Its position."""
         if role not in ROLES:
-            raise InputError(f"role {role!r} is not one of {', '.join(ROLES)}")
+            raise InputError(f"role must be one of {', '.join(ROLES)}")
         if not isinstance(content, str) or not content.strip():
             raise InputError("a session turn needs non-empty content")
         now = datetime.now(timezone.utc).isoformat()
