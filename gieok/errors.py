@@ -47,6 +47,7 @@
     ├── ExtractionError               the LLM's extraction was unusable, even split or re-asked
     ├── RerankerError                 the reranker answered, but not with usable scores
     │   └── RerankerUnavailableError  the reranker did not answer after every retry
+    ├── InternalError                 a bug: an adapter's last resort for an exception no other class covers
     └── StoreError                    the database cannot do what gieok needs
         ├── MissingExtensionError     FTS5 or sqlite-vec is unavailable
         ├── StoreBusyError            another writer held the write lock too long: retry
@@ -83,6 +84,7 @@ __all__ = [
     "FormatMismatchError",
     "GieokError",
     "InputError",
+    "InternalError",
     "InvalidMessageError",
     "SensitiveIdError",
     "InvalidTimeError",
@@ -410,6 +412,15 @@ class RerankerUnavailableError(RerankerError):
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class InternalError(GieokError):
+    """An exception no other class covers reached an adapter (a bug in gieok). The HTTP and MCP
+    servers answer it without internals and log the original, whose traceback is chained here."""
+
+    def __init__(self) -> None:
+        super().__init__("the server failed unexpectedly; its log has the details (please report it with "
+                         "the log's traceback)")
 
 
 # --- the store ---------------------------------------------------------------------------------------
