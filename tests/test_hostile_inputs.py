@@ -5,6 +5,7 @@ call stores nothing. The MCP tools answer a bug without its internals."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -59,6 +60,18 @@ REFUSED: dict[str, Callable[[Memory], Any]] = {
     "reflect now past 9999": lambda m: m.reflect("b", "What is 민지 allergic to?", now=LATE),
     "forget before past 9999": lambda m: m.forget("b", before=LATE),
     "a 10,000-character bank name": lambda m: m.retain("x" * 10_000, text="hello"),
+    "jsonl import with a lone surrogate": lambda m: m.import_chat(
+        "b", b'{"role": "user", "content": "\\ud800 \xeb\x95\x85\xec\xbd\xa9"}\n', "jsonl", name="s"),
+    "jsonl import with NUL": lambda m: m.import_chat("b", b'{"role": "user", "content": "a\\u0000b"}\n', "jsonl",
+                                                    name="n"),
+    "jsonl import with a time past 9999": lambda m: m.import_chat(
+        "b", b'{"role": "user", "content": "hello", "timestamp": 1e300}\n', "jsonl", name="t"),
+    "jsonl import with an object id": lambda m: m.import_chat(
+        "b", b'{"role": "user", "content": "hello", "id": {}}\n', "jsonl", name="i"),
+    "chatgpt import with a number for a role": lambda m: m.import_chat("b", json.dumps([{"title": "t", "mapping": {
+        "a": {"message": {"author": {"role": 5}, "content": {"parts": ["안녕"]}}}}}]).encode(), "chatgpt"),
+    "chatgpt import with a list for a node": lambda m: m.import_chat(
+        "b", json.dumps([{"title": "t", "mapping": {"a": [1]}}]).encode(), "chatgpt"),
 }
 
 NOT_FOUND: dict[str, Callable[[Memory], Any]] = {
