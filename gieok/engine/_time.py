@@ -18,7 +18,13 @@ def to_datetime(value: TimeLike, what: str = "time") -> datetime:
         dt = parse_datetime(value.strip() if isinstance(value, str) else value)
     except InvalidTimeError as exc:
         raise InvalidTimeError(f"{what}: {exc}") from None
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    dt = dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    try:  # 9999-12-31T23:59-14:00 is in year 10000 in UTC, where the engine reads every time
+        dt.astimezone(timezone.utc)
+    except (OverflowError, ValueError):
+        raise InvalidTimeError(f"{what} falls outside the years 1 to 9999 once read in UTC: give a date "
+                               "within them") from None
+    return dt
 
 
 def optional_epoch(value: TimeLike | None, what: str = "time") -> float | None:

@@ -36,9 +36,15 @@ from gieok.store.protocol import BankRow, Store, VectorOptions
 __all__ = ["Engine", "BankContext", "JobContext", "RecallMarks", "check_bank_name", "reranker_from_settings"]
 
 
+MAX_BANK_NAME_CHARS = 200  # a name to tell banks apart, like a scope id (gieok.engine.scopes.MAX_SCOPE_CHARS)
+
+
 def check_bank_name(name: object) -> str:
     if not isinstance(name, str) or not name.strip():
         raise InputError("bank must be a non-empty string, e.g. 'alice'")
+    if len(name) > MAX_BANK_NAME_CHARS:
+        raise InputError(f"bank is {len(name)} characters long: a bank name has at most {MAX_BANK_NAME_CHARS}; "
+                         "use a short id such as 'alice' or 'team-7' and keep descriptions elsewhere")
     return check_encodable(name, "bank")
 
 

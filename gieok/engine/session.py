@@ -168,7 +168,7 @@ class Session:
         A turn for a session of another user is refused (SessionUserError) before anything is judged,
         embedded or written; the raw turn and its long-term copy are written in one transaction."""
         if role not in ROLES:
-            raise InputError(f"role {role!r} is not one of {', '.join(ROLES)}")
+            raise InputError(f"role must be one of {', '.join(ROLES)}")
         if not isinstance(content, str) or not content.strip():
             raise InputError("a session turn needs non-empty content")
         if self.engine.find_bank(self.bank) is not None:  # no bank, no session yet: nobody else's

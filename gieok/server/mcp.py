@@ -31,7 +31,7 @@ from gieok import __version__
 from gieok.engine import keys as _keys
 from gieok.engine.context import check_bank_name
 from gieok.engine.keys import Principal
-from gieok.errors import GieokError, InputError
+from gieok.errors import GieokError, InputError, InternalError
 from gieok.memory import Memory
 
 __all__ = ["build_mcp", "mount_mcp", "run_stdio"]
@@ -88,6 +88,9 @@ class _Tools:
             return _plain(fn())
         except GieokError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # a bug: its traceback goes to the server's log, never to the agent
+            log.exception("unexpected error in an MCP tool")
+            raise ToolError(f"InternalError: {InternalError()}") from exc
 
     def one(self, ctx: Context, bank: str, need: str, fn: Callable[[], Any]) -> dict[str, Any]:
         result: dict[str, Any] = self.call(ctx, bank, need, fn)
