@@ -19,7 +19,12 @@ codewords that occur only in the erased sources.
    each into another table and spelling (a lower-cased entity name, a context-degree key, the keyword
    index's own stem or morpheme in the FTS table, an observation's history, a JSON-escaped job payload,
    a mental-model answer) — it must report that table: caught k of N.
-3. **Sweep** (``--no-sweep`` skips it): every session of a real conversation (the Korean
+3. **Gaps** (issue #32), each in Korean and English on a fresh file: ``forget`` of a source whose
+   retain is still queued (the job must not write it afterwards); ``forget(entity=..., verify=True)``
+   where one fact names the entity only by a short form the extractor does not link (every fact
+   naming it must go, and a proof may never be clean with one left); a corrected message (same id,
+   new text) whose old value a supersede reason quoted. Held k of 6.
+4. **Sweep** (``--no-sweep`` skips it): every session of a real conversation (the Korean
    multisession set's first conversation, the knowledge-update set's first English one) retained as
    its own source, then forgotten one by one with ``verify=True``: how many proofs came back clean.
    Nothing is planted there, so a proof that is not clean is a false alarm — a form flagged that
@@ -235,6 +240,55 @@ def run_scenario(base: str, embedder: str, workdir: Path) -> dict[str, Any]:
     return out
 
 
+# -- gaps: queued retains, entities named by a short form, corrected messages ------------------------
+GAP_QUEUED = [("잔지바르쿡스", "내 사물함 비밀번호는 잔지바르쿡스 4417이야"),
+              ("Zanzibarquux", "My locker code is Zanzibarquux 4417")]
+GAP_ENTITY = [("김민지", ["김민지 팀장은 회의에 늦었어.", "#민지 생일 파티 준비 중이야."], "민지"),
+              ("Caroline Pennyworthia-Smythe", ["Caroline Pennyworthia-Smythe is my landlord.",
+                                                "Pennyworthia-Smythe raised the rent again."], "Pennyworthia")]
+GAP_CORRECTED = [("퀵소트빌", ["I live in Springfield.", "I moved to 퀵소트빌 last week.",
+                              "I moved to 하버턴 last week."]),
+                 ("Quixoteville", ["I live in Springfield.", "I moved to Quixoteville last week.",
+                                   "I moved to Harborton last week."])]
+
+
+def gaps(embedder: str, workdir: Path) -> dict[str, Any]:
+    held: list[str] = []
+    failed: list[str] = []
+    for i, (marker, text) in enumerate(GAP_QUEUED):
+        path = str(workdir / f"gap-queued-{i}.db")
+        with Memory(path, embedder=embedder) as mem:
+            mem.submit_retain(BANK, messages=[_say("q1", "alice", text, "2026-03-01T10:00:00+00:00")],
+                              document_id="queued")
+            try:
+                mem.forget(BANK, source_id="queued")
+                answered = "forgot"
+            except Exception as exc:  # what main answered: SourceNotFoundError, and the job wrote it later
+                answered = type(exc).__name__
+            mem.run_jobs()
+            mem.engine.store.checkpoint()
+            left = in_file(path, [marker]) or list(in_tables(path, [marker]))
+        (failed if left or answered != "forgot" else held).append(f"queued {marker}: {answered}, left {len(left)}")
+    for i, (entity, texts, short) in enumerate(GAP_ENTITY):
+        path = str(workdir / f"gap-entity-{i}.db")
+        with Memory(path, embedder=embedder) as mem:
+            mem.retain(BANK, messages=[_say(f"m{j}", "alice", t, "2026-03-01T10:00:00+00:00")
+                                       for j, t in enumerate(texts)], document_id="chat")
+            proof = mem.forget(BANK, entity=entity, verify=True).proof
+            left = list(in_tables(path, [short]))
+        clean = proof is not None and proof.clean
+        (held if clean and not left else failed).append(f"entity {entity}: left in {left}, proof clean {clean}")
+    for i, (marker, texts) in enumerate(GAP_CORRECTED):
+        path = str(workdir / f"gap-corrected-{i}.db")
+        with Memory(path, embedder=embedder) as mem:
+            for j, (mid, t) in enumerate(zip(["m1", "m2", "m2"], texts)):
+                mem.retain(BANK, messages=[_say(mid, "alice", t, f"2026-0{j + 1}-01T10:00:00+00:00")],
+                           document_id="chat")
+            left = in_tables(path, [marker]).get(marker, [])
+        (failed if left else held).append(f"corrected {marker}: left in {left}")
+    return {"held": held, "failed": failed}
+
+
 # -- sweep: forget every session of real conversations, count false alarms ----------------------------
 def sweep(embedder: str, workdir: Path) -> dict[str, Any]:
     conversations = [load(HERE / "data" / "korean_multisession.json")[0],
@@ -286,6 +340,7 @@ def main() -> None:
         result = run_scenario(base, embedder, workdir)
         result["build_seconds"] = built
         result["embedder"] = embedder
+        result["gaps"] = gaps(embedder, workdir)
         if not args.no_sweep:
             console.print("sweep: forgetting every session of two real conversations, with proof")
             result["sweep"] = sweep(embedder, workdir)
@@ -308,6 +363,9 @@ def main() -> None:
                   f"{len(result['planted_caught'])} of {n}")
     table.add_row("seconds per forget: plain / verify",
                   f"{result['plain_seconds']:.2f} / {result['verify_seconds']:.2f}")
+    g = result["gaps"]
+    table.add_row("gaps held: queued retain, entity by a short form, corrected message (ko + en)",
+                  f"{len(g['held'])} of {len(g['held']) + len(g['failed'])}")
     if "sweep" in result:
         s = result["sweep"]
         table.add_row("sweep: proofs clean over real sessions (no false alarm)", f"{s['clean']} of {s['sessions']}")
@@ -316,6 +374,8 @@ def main() -> None:
     for key in ("plain_file", "plain_tables", "plain_tables_after_jobs", "delete_bank_file", "verify_file"):
         if result[key]:
             console.print(f"[red]{key}[/red]: {', '.join(result[key])}")
+    if result["gaps"]["failed"]:
+        console.print(f"[red]gaps[/red]: {'; '.join(result['gaps']['failed'])}")
     if result["planted_missed"]:
         console.print(f"[red]planted and missed[/red]: {'; '.join(result['planted_missed'])}")
     if "sweep" in result and result["sweep"]["flagged"]:

@@ -5,7 +5,9 @@
 Quality: every finding must match a labelled span exactly (same start, end and type) to count as a
 true positive. The regression corpus (tests/data) was written with the detectors; the adversarial one
 (bench/data/redaction_adversarial.jsonl) holds spellings meant to get past them (full-width digits,
-dash and space variants, zero-width characters, Hangul digits, spelled-out e-mails, split keys) and
+dash and space variants, zero-width characters, Hangul digits, spelled-out e-mails, split keys; since
+issue 32 also ~ _ 一 ー separators, Arabic-Indic and other scripts' digits, keys split across lines,
+dotted cards and RRNs, (010) prefixes, spaces around @) and
 ordinary numbers meant to be taken for identifiers (Luhn-valid order and tracking numbers after their
 label, dates, prices, versions, codes); its precision counts every finding in both halves.
 Throughput: UTF-8 megabytes per second of ``redact`` over generated chat-like text in

@@ -20,7 +20,7 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import httpx
 from pydantic import TypeAdapter
@@ -31,7 +31,7 @@ from gieok.engine.forget import ForgetResult
 from gieok.engine.reflect import Reflection
 from gieok.records import BankInfo, EntityInfo, Message, Operation, Recall, RecalledMemory, RetainResult, SourceInfo
 
-__all__ = ["Client", "AsyncClient"]
+__all__ = ["AsyncClient", "AsyncClientSession", "Client", "ClientSession"]
 
 T = TypeVar("T")
 TimeLike = str | datetime | date
@@ -253,6 +253,44 @@ class Client:
     def delete_bank(self, bank: str) -> dict[str, int]:
         return self._call("DELETE", f"/v1/banks/{_q(bank)}")  # type: ignore[no-any-return]
 
+    # -- working memory ---------------------------------------------------------------------------
+    def session(self, bank: str, session_id: str, *, max_tokens: int = 3000, keep_recent: int = 6,
+                user_id: str | None = None) -> ClientSession:
+        """:meth:`gieok.Memory.session` on the server. Nothing is sent until a call; a session of
+        another user is refused as in the library (``SessionUserError``)."""
+        return ClientSession(self, bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent, user_id=user_id)
+
+
+class ClientSession:
+    """A session's calls over HTTP (what :meth:`Client.session` gives): ``add``, ``show``, ``turns``,
+    ``render`` and ``summary``, answered as :class:`gieok.engine.session.Session` answers them."""
+
+    def __init__(self, client: Client, bank: str, session_id: str, *, max_tokens: int, keep_recent: int,
+                 user_id: str | None) -> None:
+        self._client, self.bank, self.session_id, self.user_id = client, bank, session_id, user_id
+        self.max_tokens, self.keep_recent = max_tokens, keep_recent
+        self._path = f"/v1/banks/{_q(bank)}/sessions/{_q(session_id)}"
+
+    def add(self, role: str, content: str) -> int:
+        body = _drop_none({"role": role, "content": content, "user_id": self.user_id, "max_tokens": self.max_tokens,
+                           "keep_recent": self.keep_recent})
+        return int(self._client._call("POST", f"{self._path}/turns", body)["position"])
+
+    def show(self, query: str | None = None, max_tokens: int = 4000) -> dict[str, Any]:
+        params = _drop_none({"query": query, "max_tokens": max_tokens, "session_tokens": self.max_tokens,
+                             "keep_recent": self.keep_recent, "user_id": self.user_id})
+        return self._client._call("GET", f"{self._path}?{urlencode(params)}")  # type: ignore[no-any-return]
+
+    def turns(self) -> list[dict[str, Any]]:
+        return self.show()["turns"]  # type: ignore[no-any-return]
+
+    def render(self) -> list[dict[str, str]]:
+        return self.show()["messages"]  # type: ignore[no-any-return]
+
+    @property
+    def summary(self) -> str:
+        return str(self.show()["summary"])
+
 
 class AsyncClient:
     """The async twin of :class:`Client` (as :class:`gieok.AsyncMemory` is of Memory): every call of
@@ -272,5 +310,23 @@ class AsyncClient:
     async def close(self) -> None:
         await asyncio.to_thread(self._sync.close)
 
+    async def session(self, bank: str, session_id: str, *, max_tokens: int = 3000, keep_recent: int = 6,
+                      user_id: str | None = None) -> AsyncClientSession:
+        """:meth:`Client.session`, whose calls are coroutines too."""
+        return AsyncClientSession(self._sync.session(bank, session_id, max_tokens=max_tokens,
+                                                     keep_recent=keep_recent, user_id=user_id))
+
+
+class AsyncClientSession:
+    """The async twin of :class:`ClientSession`; ``summary()`` for the ``summary`` property."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self._sync = session
+        self.bank, self.session_id, self.user_id = session.bank, session.session_id, session.user_id
+
+    async def summary(self) -> str:
+        return await asyncio.to_thread(lambda: self._sync.summary)
+
 
 add_async_twins(Client, AsyncClient)
+add_async_twins(ClientSession, AsyncClientSession)

@@ -13,6 +13,7 @@
     │   ├── InvalidTimeError          a time/date string that cannot be read
     │   ├── ScopeError                a bad user_id / agent_id / session_id / tags / scopes weight
     │   │   └── ScopeConflictError    a retain into a source (or message id) that belongs to another scope
+    │   │       └── SessionUserError  a session read or added to by a user other than the one it was opened with
     │   └── FileFormatError           a file the CLI cannot read as messages or text
     │       ├── UnreadableLineError   one line of a chat export (gieok import) that cannot be read
     │       └── DocumentError         a file ingest cannot turn into a document (gieok.documents)
@@ -47,6 +48,7 @@
     ├── ExtractionError               the LLM's extraction was unusable, even split or re-asked
     ├── RerankerError                 the reranker answered, but not with usable scores
     │   └── RerankerUnavailableError  the reranker did not answer after every retry
+    ├── InternalError                 a bug: an adapter's last resort for an exception no other class covers
     └── StoreError                    the database cannot do what gieok needs
         ├── MissingExtensionError     FTS5 or sqlite-vec is unavailable
         ├── StoreBusyError            another writer held the write lock too long: retry
@@ -83,6 +85,7 @@ __all__ = [
     "FormatMismatchError",
     "GieokError",
     "InputError",
+    "InternalError",
     "InvalidMessageError",
     "SensitiveIdError",
     "InvalidTimeError",
@@ -106,6 +109,7 @@ __all__ = [
     "ScannedPageError",
     "ScopeConflictError",
     "ScopeError",
+    "SessionUserError",
     "SourceNotFoundError",
     "SpendLimitError",
     "StoreBusyError",
@@ -168,6 +172,13 @@ class ScopeError(InputError):
 class ScopeConflictError(ScopeError):
     """A retain that would add to a source (a conversation or document id) or a message id that
     belongs to another scope: a source has one scope, so one user's messages never join another's."""
+
+
+class SessionUserError(ScopeConflictError):
+    """A session read or written by a user other than the one it was opened with, or without a user
+    where it has one (or with one where it has none). Nothing is read or written. The message never
+    names the session's user: it says to open the session with its own user, or to use another
+    session id."""
 
 
 class FileFormatError(InputError):
@@ -233,33 +244,35 @@ class NotFoundError(GieokError, LookupError):
 class BankNotFoundError(NotFoundError):
     def __init__(self, bank: str):
         self.bank = bank
-        super().__init__(f"no bank named {bank!r}: retain something into it first, or list banks with `gieok banks`")
+        super().__init__("no bank has the name given as bank: retain something into it first, or list banks "
+                         "with `gieok banks`")
 
 
 class MemoryNotFoundError(NotFoundError):
     def __init__(self, memory_id: str):
         self.memory_id = memory_id
-        super().__init__(f"no memory with id {memory_id!r}: ids come from recall results (`gieok recall ... --json`)")
+        super().__init__("no memory has the id given as memory_id: ids come from recall results "
+                         "(`gieok recall ... --json`)")
 
 
 class SourceNotFoundError(NotFoundError):
     def __init__(self, source_id: str):
         self.source_id = source_id
-        super().__init__(f"no source {source_id!r}: list a bank's sources with `gieok sources BANK`")
+        super().__init__("no source has the id given as source_id: list a bank's sources with `gieok sources BANK`")
 
 
 class EntityNotFoundError(NotFoundError):
     def __init__(self, name: str):
         self.name = name
-        super().__init__(
-            f"no entity named {name!r} in this bank: names come from `gieok recall --explain` or retained text")
+        super().__init__("no entity in this bank has the name given as entity: names come from "
+                         "`gieok recall --explain` or retained text")
 
 
 class OperationNotFoundError(NotFoundError):
     def __init__(self, operation_id: str):
         self.operation_id = operation_id
-        super().__init__(f"no operation {operation_id!r}: operation ids (op-12) come from an async retain's 202 "
-                         "reply or `gieok jobs`")
+        super().__init__("no operation has the id given as operation_id: operation ids (op-12) come from an async "
+                         "retain's 202 reply or `gieok jobs`")
 
 
 class OperationStateError(GieokError):
@@ -408,6 +421,15 @@ class RerankerUnavailableError(RerankerError):
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class InternalError(GieokError):
+    """An exception no other class covers reached an adapter (a bug in gieok). The HTTP and MCP
+    servers answer it without internals and log the original, whose traceback is chained here."""
+
+    def __init__(self) -> None:
+        super().__init__("the server failed unexpectedly; its log has the details (please report it with "
+                         "the log's traceback)")
 
 
 # --- the store ---------------------------------------------------------------------------------------

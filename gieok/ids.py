@@ -16,6 +16,7 @@ __all__ = ["MemoryRef", "parse_memory_id", "fact_memory_id", "observation_memory
 MemoryKind = Literal["fact", "observation"]
 _PREFIX: dict[MemoryKind, str] = {"fact": "f", "observation": "o"}
 _KIND = {prefix: kind for kind, prefix in _PREFIX.items()}
+_ROW_MAX = 2**63 - 1  # no row number is larger (64-bit keys in both stores): f-9223372036854775808 names nothing
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ def parse_memory_id(memory_id: object) -> MemoryRef | None:
         return None
     prefix, dash, number = memory_id.strip().partition("-")
     kind = _KIND.get(prefix)
-    if kind is None or not dash or not number.isascii() or not number.isdigit():
+    if kind is None or not dash or not number.isascii() or not number.isdigit() or int(number) > _ROW_MAX:
         return None
     return MemoryRef(kind, int(number))
 

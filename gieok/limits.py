@@ -28,7 +28,7 @@ class Limit:
 
 LIMITS: tuple[Limit, ...] = (
     Limit("bank_name_chars", 200, "a bank's name"),
-    Limit("id_chars", 256, "an id: source, document, message, session, user, agent, run, memory, operation, key"),
+    Limit("id_chars", 200, "an id: source, document, message, session, user, agent, run, memory, operation, key"),
     Limit("name_chars", 200, "a name: a message's speaker, a person or entity (profile, lookup, forget), a slot, "
           "a mental model"),
     Limit("query_chars", 20_000, "a recall query, a reflect question, a session context query, should_recall text"),

@@ -28,6 +28,7 @@ from gieok.engine import retain as _retain
 from gieok.engine import session as _session
 from gieok.engine._edge import check_every_method
 from gieok.engine._time import TimeLike, optional_epoch
+from gieok.engine._validate import check_int64, check_optional_text, check_text
 from gieok.engine.context import Engine, check_bank_name
 from gieok.engine.fingerprint_key import KeySource
 from gieok.engine.scopes import check_scope, recall_scope
@@ -191,7 +192,7 @@ class Memory:
         """A background job (a submitted retain, or any job ``jobs()`` lists as ``op-N``): ``queued``
         (pending) / ``running`` / ``done`` (a retain with its RetainResult) / ``failed`` (with its last
         error) / ``cancelled``, with its attempts and times."""
-        return _jobs.operation(self.engine, operation_id)
+        return _jobs.operation(self.engine, _str(operation_id, "operation_id"))
 
     def cancel_operation(self, operation_id: str) -> Operation:
         """Cancel a queued or running job. A running retain writes nothing (its worker's commit
@@ -263,8 +264,8 @@ class Memory:
         of the source ``session:<session_id>``, which ``forget(source_id=...)`` erases with the session.
         The turns are retained with ``session_id`` as their session and ``user_id`` (if given) as their
         user; the context then recalls only that user's memories and the shared ones."""
-        return _session.Session(self.engine, bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent,
-                                user_id=user_id)
+        return _session.Session(self.engine, bank, _str(session_id, "session_id"), max_tokens=max_tokens,
+                                keep_recent=keep_recent, user_id=user_id)
 
     def should_recall(self, text: str, *, explain: bool = False) -> bool | GateDecision:
         """False only when ``text`` is clearly small talk ("고마워!", "ㅋㅋㅋ", "ok thanks"); a missed recall
@@ -277,7 +278,7 @@ class Memory:
         birthday, allergy, diet, health, job, employer, city, family, preference), each with its
         current value(s), the memories that state them and every statement in order; the person with
         the most slots first, or only ``person``'s; with ``user_id`` only from that user's memories."""
-        return _profile.profile(self.engine.bank(bank), person, _recall_filter(user_id))
+        return _profile.profile(self.engine.bank(bank), _text(person, "person"), _recall_filter(user_id))
 
     def lookup(self, bank: str, slot: str, entity: str | None = None, *,
                user_id: str | None = None) -> _profile.Slot | None:
@@ -286,7 +287,7 @@ class Memory:
         current value, the memories that state it and its history; None when it was never stated.
         With ``user_id``, only what that user said counts."""
         _profile.check_slot(slot)
-        return _profile.lookup(self.engine.bank(bank), slot, entity, scope=_recall_filter(user_id))
+        return _profile.lookup(self.engine.bank(bank), slot, _text(entity, "entity"), scope=_recall_filter(user_id))
 
     # -- inspection --------------------------------------------------------------------------
     def banks(self) -> list[BankInfo]:
@@ -302,16 +303,16 @@ class Memory:
 
     def source(self, bank: str, source_id: str) -> SourceInfo:
         """One source verbatim: a conversation's messages or a document's text."""
-        return _banks.source(self.engine.bank(bank), source_id)
+        return _banks.source(self.engine.bank(bank), _str(source_id, "source_id"))
 
     def get(self, bank: str, memory_id: str) -> RecalledMemory:
         """One memory by id: a fact (``f-12``) or an observation (``o-3``)."""
-        return _banks.get_memory(self.engine.bank(bank), memory_id)
+        return _banks.get_memory(self.engine.bank(bank), _str(memory_id, "memory_id"))
 
     def history(self, bank: str, memory_id: str) -> list[RecalledMemory]:
         """Every version of the statement ``memory_id`` belongs to, oldest first; each carries
         ``valid_from`` / ``valid_to`` and which version replaced it."""
-        return _banks.history(self.engine.bank(bank), memory_id)
+        return _banks.history(self.engine.bank(bank), _str(memory_id, "memory_id"))
 
     def observations(self, bank: str) -> list[RecalledMemory]:
         """Every consolidated observation of ``bank`` with the facts that support it."""
@@ -327,25 +328,25 @@ class Memory:
     def source_facts(self, bank: str, source_id: str) -> dict[str, list[RecalledMemory]]:
         """The facts a source produced, keyed by the id of the message each came from (a
         document's facts under ``""``)."""
-        return _browse.source_facts(self.engine.bank(bank), source_id)
+        return _browse.source_facts(self.engine.bank(bank), _str(source_id, "source_id"))
 
     def connections(self, bank: str, memory_id: str) -> dict[str, Any]:
         """A fact's entities and its links to other facts (type, weight and the other fact's text)."""
-        return _browse.connections(self.engine.bank(bank), memory_id)
+        return _browse.connections(self.engine.bank(bank), _str(memory_id, "memory_id"))
 
     def entity(self, bank: str, name: str, *, limit: int = 200) -> dict[str, Any]:
         """One entity by name or alias: its record, its latest ``limit`` facts and its neighbourhood
         (the entities named in the same facts, with how many facts they share)."""
-        return _browse.entity(self.engine.bank(bank), name, limit=limit)
+        return _browse.entity(self.engine.bank(bank), _str(name, "name"), limit=check_int64(limit, "limit", low=1))
 
     def merge_suggestions(self, bank: str, *, limit: int = 20) -> list[dict[str, Any]]:
         """Pairs of entities that may be one (민지 / 김민지, Caroline / Caroline Smith) that retain kept
         apart because it was not sure: their names, kinds, fact counts, similarity and why."""
-        return _browse.merge_suggestions(self.engine.bank(bank), limit)
+        return _browse.merge_suggestions(self.engine.bank(bank), check_int64(limit, "limit", low=1))
 
     def pin(self, bank: str, memory_id: str, *, pinned: bool = True) -> RecalledMemory:
         """Pin a fact (it never fades) or, with ``pinned=False``, unpin it (it decays as a stable fact)."""
-        return _browse.set_pinned(self.engine.bank(bank), memory_id, pinned)
+        return _browse.set_pinned(self.engine.bank(bank), _str(memory_id, "memory_id"), pinned)
 
     def create_bank(self, bank: str) -> BankInfo:
         """Create an empty bank (retain creates one too); an existing bank is returned as it is."""
@@ -363,7 +364,8 @@ class Memory:
         user, with its scope and metadata. ``verify=True`` also proves it: every form the
         engine derived (words, index terms, names and keys, any case, JSON-escaped) that nothing
         remaining still says is looked for in every table and the file's bytes."""
-        return _forget.forget(self.engine.bank(bank), source_id=source_id, memory_id=memory_id, entity=entity,
+        return _forget.forget(self.engine.bank(bank), source_id=_text(source_id, "source_id"),
+                              memory_id=_text(memory_id, "memory_id"), entity=_text(entity, "entity"),
                               before=before, verify=verify, user_id=user_id)
 
     def verify_erased(self, texts: Sequence[str] | str, *, deep: bool = True) -> _forget.ErasureProof:
@@ -387,7 +389,7 @@ class Memory:
 
     def audit_log(self, bank: str, limit: int = 1000) -> list[dict[str, Any]]:
         """Audit entries of ``bank``, newest first: types, positions, fingerprints; never values."""
-        return self.engine.store.audit_log(check_bank_name(bank), limit)
+        return self.engine.store.audit_log(check_bank_name(bank), check_int64(limit, "limit", low=1))
 
     def configure_llm(self, bank: str, *, provider: str | None = None, model: str | None = None,
                       base_url: str | None = None, api_key_env: str | None = None,
@@ -405,19 +407,19 @@ class Memory:
     def add_mental_model(self, bank: str, name: str, question: str, *, refresh: bool = True) -> dict[str, Any]:
         """A standing question ("이 사용자의 음식 선호는?") whose answer reflect writes and background
         jobs refresh after consolidation; reading it is a lookup."""
-        _models.add_mental_model(self.engine.bank(bank), name, question)
+        _models.add_mental_model(self.engine.bank(bank), _str(name, "name"), _str(question, "question"))
         if refresh:
             self.run_jobs(bank=bank)
         return self.mental_model(bank, name)
 
     def mental_model(self, bank: str, name: str) -> dict[str, Any]:
-        return _models.mental_model(self.engine.bank(bank), name)
+        return _models.mental_model(self.engine.bank(bank), _str(name, "name"))
 
     def mental_models(self, bank: str) -> list[dict[str, Any]]:
         return _models.mental_models(self.engine.bank(bank))
 
     def delete_mental_model(self, bank: str, name: str) -> None:
-        _models.delete_mental_model(self.engine.bank(bank), name)
+        _models.delete_mental_model(self.engine.bank(bank), _str(name, "name"))
 
     # -- background work ---------------------------------------------------------------------
     def maintain(self, bank: str | None = None, *, now: TimeLike | None = None) -> list[dict[str, Any]]:
@@ -437,7 +439,7 @@ class Memory:
     def jobs(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         """The job queue, newest first: kind, status, attempts, last error."""
         bank_id = self.engine.bank(bank).bank.id if bank is not None else None
-        return _jobs.list_jobs(self.engine, bank_id, status, limit)
+        return _jobs.list_jobs(self.engine, bank_id, _text(status, "status"), check_int64(limit, "limit", low=1))
 
 
 class AsyncSession:
@@ -486,6 +488,10 @@ class AsyncMemory:
 # one side only fails there.
 check_every_method(Memory)
 add_async_twins(Memory, AsyncMemory)
+
+
+# every string argument is a str (never stringified) that can be stored (no lone surrogate, no NUL)
+_str, _text = check_text, check_optional_text
 
 
 def _recall_filter(user_id: str | None) -> ScopeFilter | None:

@@ -95,6 +95,10 @@ SETTINGS: tuple[Setting, ...] = (
             "PostgreSQL: pgvector's hnsw.ef_search for a large bank's search (candidates kept while walking "
             "the graph; more = nearer the exact result, slower); iterative scans fill a bank's k rows",
             bounds=(10, 1000)),
+    Setting("keyword_max_postings", 5_000, int,
+            "postings one keyword (BM25) search reads in full: past it, common words are scored only in the "
+            "facts holding a rarer query word, or in the newest facts (exact whenever provably the same); "
+            "0 scores every posting", bounds=(0, 1_000_000_000)),
     Setting("default_limit", 20, int, "memories returned by recall when neither limit nor max_tokens is given"),
     Setting("max_fact_chars", 600, int, "a message longer than this is split into sentence-group facts"),
     Setting("chunk_chars", 1500, int, "target size of a document chunk, in characters"),

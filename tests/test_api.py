@@ -20,7 +20,7 @@ def test_public_names_are_pinned() -> None:
         "PermissionDeniedError",
         "EntityInfo", "Operation", "BankInfo", "BankNotFoundError", "BlockedContentError", "ChannelHit", "ConfigError",
         "EmbedderMismatchError", "EntityNotFoundError", "ErasureProof", "ExtractionError", "ForgetResult",
-        "FileFormatError", "GieokError", "InputError", "InvalidMessageError", "InvalidTimeError",
+        "FileFormatError", "GieokError", "InputError", "InternalError", "InvalidMessageError", "InvalidTimeError",
         "LLMAuthError", "LLMConfigError", "LLMError", "LLMOutputError", "LLMRateLimitError", "LLMRequestError",
         "LLMUnavailableError", "Memory", "MemoryNotFoundError", "Message", "MissingExtensionError",
         "NotFoundError", "Recall", "RecalledMemory", "RedactionPolicy", "Reflection", "RerankerError",
@@ -32,6 +32,7 @@ def test_public_names_are_pinned() -> None:
         "CorruptDocumentError", "DocumentError", "DocumentTooLargeError", "EmptyDocumentError",
         "EncryptedDocumentError", "FormatMismatchError", "ScannedPageError", "UnsupportedFormatError", "IngestResult",
         "ImportResult", "Scope", "ScopeError", "ScopeConflictError", "ReembedRunningError",
+        "SessionUserError",
     ])
     for name in gieok.__all__:
         assert hasattr(gieok, name)

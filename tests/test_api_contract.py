@@ -160,7 +160,7 @@ def test_a_reembed_is_an_operation(api: Any) -> None:
 
 
 def test_the_same_typed_errors(api: Any) -> None:
-    with pytest.raises(BankNotFoundError, match="no bank named"):
+    with pytest.raises(BankNotFoundError, match="no bank has the name"):
         api.recall("nobody", "anything")
     api.retain("지훈", messages=CHAT[:1])
     with pytest.raises(MemoryNotFoundError):

@@ -71,7 +71,7 @@ def test_retain_recall_banks_sources_show(run, tmp_path: Path) -> None:
 
 def test_errors_are_one_line_and_exit_2(run, tmp_path: Path) -> None:
     result = run("recall", "nobody", "hello", code=2)
-    assert "error: no bank named 'nobody'" in result.output
+    assert "error: no bank has the name given as bank" in result.output
     bad = tmp_path / "bad.json"
     bad.write_text("[{\"id\": 1, ", encoding="utf-8")
     assert "not valid JSON" in run("retain", "x", str(bad), code=2).output

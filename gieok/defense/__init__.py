@@ -11,7 +11,8 @@ Retain calls :func:`redact` on every item before it is chunked, extracted, embed
 Design, in one breath: each type is a detector (a substring trigger plus a compiled pattern plus an
 arithmetic or context check), detectors run in priority order and the most specific wins an overlap,
 boundaries are ASCII so values glued to Hangul are still found, detectors read a normalised projection
-(width, dashes, spaces, zero-width characters, Hangul digits) mapped back to the caller's text, and
+(width, dashes, digit separators, spaces, zero-width characters, Hangul and other scripts' digits)
+mapped back to the caller's text, and
 results carry positions and keyed fingerprints (high-entropy secrets only) but never the values.
 """
 

@@ -96,7 +96,7 @@ def _scan_email(ctx: ScanContext, out: list[Hit]) -> None:
 
 # --- 주민등록번호 / 외국인등록번호 ---------------------------------------------------------------------
 _RRN = (
-    NUM_BEFORE + r"(?P<front>\d{6})[ \-–]?(?P<code>\d)(?:\d{6}|[*xX]{6})"
+    NUM_BEFORE + r"(?P<front>\d{6})[ \-–.]?(?P<code>\d)(?:\d{6}|[*xX]{6})"
     r"(?![A-Za-z0-9_*])(?![.\-][A-Za-z0-9])"
 )
 
@@ -111,8 +111,8 @@ def _accept_rrn(text: str, match: re.Match[str]) -> Hit | None:
 # --- payment cards ----------------------------------------------------------------------------------
 _CARD = (
     NUM_BEFORE
-    + r"(?:(?P<core>\d{4}(?P<s>[ \-])\d{4}(?P=s)\d{4}(?P=s)\d{4})(?:(?P=s)\d{1,3})?"
-    r"|\d{4}(?P<t>[ \-])\d{6}(?P=t)\d{4,5}"
+    + r"(?:(?P<core>\d{4}(?P<s>[ \-.])\d{4}(?P=s)\d{4}(?P=s)\d{4})(?:(?P=s)\d{1,3})?"
+    r"|\d{4}(?P<t>[ \-.])\d{6}(?P=t)\d{4,5}"
     r"|\d{13,19})"
     + NUM_AFTER
 )
@@ -142,7 +142,11 @@ _PHONE_INTL = (
     r"(?<![A-Za-z0-9_+])\+[ ]?82[ \-.]?(?:\(0\)[ \-.]?)?0?(?:1[016789]|" + _AREA + r")[ \-.]?\d{3,4}[ \-.]?\d{4}"
     + NUM_AFTER
 )
-_PHONE_MOBILE = NUM_BEFORE + r"01[016789][ \-.]?\d{3,4}[ \-.]?\d{4}" + NUM_AFTER
+# "(010) 1234-5678" like a landline's "(02)"; '/' only here: after a landline prefix it is a date's.
+_PHONE_MOBILE = (
+    r"(?:(?<![A-Za-z0-9_])\(01[016789]\)[ \-.]?|" + NUM_BEFORE + r"01[016789][ \-./]?)\d{3,4}[ \-./]?\d{4}"
+    + NUM_AFTER
+)
 _PHONE_LANDLINE = (
     r"(?:(?<![A-Za-z0-9_])\(0" + _AREA + r"\)[ ]?|" + NUM_BEFORE + r"0(?:" + _AREA + r"|50[2-8]|80)(?:\)[ ]?|[ \-.]))"
     r"\d{3,4}[ \-.]\d{4}" + NUM_AFTER

@@ -7,15 +7,22 @@ zero-width space inside ``sk-proj-…``, ``＠`` or ``[at]`` in an e-mail, digit
 spelling, the detectors run on one projection where all of these read the plain way:
 
 1. **characters** — the compatibility forms NFKC folds to ASCII (full-width and circled digits and
-   letters, ``＠``, ``．``, odd spaces), every dash to ``-``, middle dots to ``.``, ``ㅡ`` (typed as a
-   dash on Korean keyboards) to ``-``; zero-width and other invisible format characters are removed;
+   letters, ``＠``, ``．``, odd spaces), the digits of every other script (Arabic-Indic ``٠١٢``,
+   extended ``۰۱۲``, Devanagari, Thai …) to ASCII ones, every dash to ``-``, middle dots to ``.``,
+   ``ㅡ`` (typed as a dash on Korean keyboards) to ``-``; zero-width and other invisible format
+   characters are removed;
+   then **digit separators** (:mod:`gieok.defense._digit_separators`): ``~``, ``_``, ``一``, ``ー``,
+   ``〜`` and their look-alikes between digit groups (``010~1234~5678``) become ``-``, unless they
+   join two numbers into a range (``2024-05-01~2024-05-31``, ``02-123-4567~8``);
 2. **Hangul digits** — a run of nine or more digits some of which are spelled 공/영/일/이/… becomes ASCII;
 3. **spelled-out e-mail** — ``kim [at] example [dot] com``, ``kim 골뱅이 example.com``,
-   ``kim at example dot com``, become ``kim@example.com``;
-4. **spaced digits** — spaces around a ``-`` between digits (or on both sides of a ``.``), and spaces
-   between single digits (six or more in a row), are dropped;
+   ``kim at example dot com``, ``kim @ example.com``, become ``kim@example.com``;
+4. **spaced digits** — spaces around a ``-`` between digits (or on both sides of a ``.``) are dropped
+   unless the separator stands between two whole numbers (``010-1234-5678 - 010-9876-5432``), and so
+   are spaces between single digits (six or more in a row);
 5. **split keys** — after a provider key prefix (``sk-``, ``ghp_``, ``AKIA`` …), a single space followed
-   by more key-like characters (a digit, or mixed case) is dropped.
+   by more key-like characters (a digit, or mixed case) is dropped, and so is a line break (or a tab,
+   or several spaces) followed by random-looking ones (letters and digits alternating, or mixed case).
 
 Each step that changes anything adds a :class:`Layer` — its edits, in the coordinates of its input —
 and a finding in the projection is mapped back through the layers to the caller's text. Inside a
@@ -37,6 +44,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from gieok.defense._digit_separators import digit_separators, one_number
+
 __all__ = ["Layer", "Projection", "project", "split_keys", "CHAR_TABLE", "FOLDABLE_GATE", "KEY_ANCHORS",
            "KEY_PREFIXES"]
 
@@ -57,6 +66,38 @@ _NFKC_RANGES = ((0x00A0, 0x0100), (0x2070, 0x2190), (0x2460, 0x2500), (0x3200, 0
                 (0xFF00, 0xFFF0), (0x1D400, 0x1D800), (0x1F100, 0x1F110))
 
 
+# Arabic decimal and thousands separators, so "١٢٫٥" and "١٢٬٠٠٠" read like "12.5" and "12,000".
+_ARABIC_SEPARATORS = {"\u066b": ".", "\u066c": ","}
+_OTHER_DIGITS_FROM, _OTHER_DIGITS_TO = 0x0660, 0x1FC00  # Arabic-Indic zero to the segmented digits
+
+
+def _other_digits(table: dict[str, str]) -> dict[str, str]:
+    """Every decimal digit NFKC leaves alone (Arabic-Indic, Devanagari, Thai, Myanmar, …) as ASCII.
+    Unicode lays each script's digits out as a run of ten, so probing every tenth code point finds
+    every run without a call per code point (import time stays a few milliseconds)."""
+    digits: dict[str, str] = {}
+    for code in range(_OTHER_DIGITS_FROM, _OTHER_DIGITS_TO, 10):
+        value = unicodedata.decimal(chr(code), None)
+        if value is None:
+            continue
+        for other in range(code - value, code - value + 10):
+            char = chr(other)
+            if char not in table and unicodedata.decimal(char, None) is not None:
+                digits[char] = str(unicodedata.decimal(char))
+    return digits
+
+
+def _digit_runs() -> str:
+    """The BMP digit runs of :func:`_other_digits` as class ranges. Their number costs nothing per
+    character: the regex compiler folds a class's BMP part into one bitmap."""
+    ranges = []
+    for code in range(_OTHER_DIGITS_FROM, 0x10000, 10):
+        value = unicodedata.decimal(chr(code), None)
+        if value is not None:
+            ranges.append(f"{chr(code - value)}-{chr(code - value + 9)}")
+    return "".join(sorted(set(ranges)))
+
+
 def _char_table() -> dict[str, str]:
     table: dict[str, str] = {}
     for low, high in _NFKC_RANGES:
@@ -65,6 +106,8 @@ def _char_table() -> dict[str, str]:
             folded = unicodedata.normalize("NFKC", char)
             if folded != char and folded.isascii() and folded.isprintable():
                 table[char] = folded
+    table.update(_other_digits(table))
+    table.update(_ARABIC_SEPARATORS)
     table.update(dict.fromkeys(_DASHES, "-"))
     table.update(dict.fromkeys(_DOTS, "."))
     table.update(dict.fromkeys(_SPACES, " "))
@@ -78,10 +121,12 @@ _TRANSLATE = str.maketrans(CHAR_TABLE)
 # so the table's 1,300 characters as such would cost a comparison each per character of text. The
 # Hangul compatibility jamo (ㅋㅋ, ㅠㅠ) are left out: Korean chat is full of them. A test pins that
 # the class covers the table.
+# Beyond the BMP, one range from the Osmanya to the Adlam digits (mathematical alphanumerics inside):
+# it holds no emoji and no script in everyday use.
 _FOLDABLE_CLASS = (
-    "[\u00a0-\u00ba\u02d7\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u24ea"
+    "[\u00a0-\u00ba\u02d7\u034f\u061c\u066b\u066c\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u24ea"
     "\u2796\u2e3a\u2e3b\u3000-\u3002\u30fb\u3161-\u3164\u3250-\u33ff\ufe00-\uffef"
-    "\U0001d400-\U0001d7ff\U0001f100-\U0001f10a]"
+    + _digit_runs() + "\U000104a0-\U0001e959\U0001f100-\U0001f10a\U0001fbf0-\U0001fbf9]"
 )
 FOLDABLE_GATE = re.compile(_FOLDABLE_CLASS)
 _FOLDABLE = re.compile(_FOLDABLE_CLASS + "+")  # slower than the single class, so only after the gate
@@ -98,7 +143,9 @@ _DIGIT_GROUP = re.compile(f"[0-9{_HD}]+")
 _MIN_NUMBER_DIGITS = 9  # the shortest phone number; fewer Hangul digits in a row are ordinary words
 
 # -- 3. spelled-out e-mail ----------------------------------------------------------------------
-_AT_WORD = r"(?:[ \t]*[\[({<][ \t]*(?i:at)[ \t]*[\])}>][ \t]*|[ \t]*골뱅이[ \t]*)"
+# "[at]", "(at)", "골뱅이", and a plain '@' with spaces around it ("kim @ example.com")
+_AT_WORD = (r"(?:[ \t]*[\[({<][ \t]*(?i:at)[ \t]*[\])}>][ \t]*|[ \t]*골뱅이[ \t]*"
+            r"|(?P<spaced>[ \t]+@[ \t]*|@[ \t]+))")
 _DOT_WORD = r"(?:[ \t]*[\[({<][ \t]*(?i:dot)[ \t]*[\])}>][ \t]*|[ \t]+(?i:dot)[ \t]+|[ \t]*(?:닷|쩜)[ \t]*)"
 _LOCAL = r"(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63})"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -116,6 +163,13 @@ _DOT_SPLIT = re.compile(_DOT_WORD + r"|\.")
 # digits, '-' and '.' become '0', brackets '[' and ']', and the letters of "at" and "dot" lower case.
 _GATE_TABLE = bytes.maketrans(b"0123456789-.({<)}>ADOT", b"000000000000[[[]]]adot")
 _EMAIL_GATES = (b"at]", b"at ]")
+# A bare '@' with spaces is also Python's matrix product ("vectors @ np.asarray(…)") and prose
+# ("visit us @ example.com", "find me @ github.com": a web site). So a spaced '@' makes an address
+# only before a common top-level domain, not before a call, and not after a pronoun.
+_NOT_A_MAILBOX = frozenset({"i", "me", "we", "us", "you", "him", "her", "it", "them", "they", "he", "she"})
+_MAIL_TLDS = frozenset({"com", "net", "org", "edu", "gov", "mil", "int", "io", "co", "kr", "jp", "cn", "uk", "de",
+                        "fr", "us", "ca", "au", "ru", "br", "it", "es", "nl", "se", "ch", "tw", "hk", "sg", "vn",
+                        "me", "ai", "app", "dev", "info", "biz", "xyz", "tv", "cc", "ac", "ne", "or", "go"})
 
 # -- 4. spaced digits ---------------------------------------------------------------------------
 _SPACED_GATES = (b"0 0", b"0  0")
@@ -129,8 +183,13 @@ KEY_PREFIXES = ("sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "g
                 "xoxr-", "xoxs-", "sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_", "whsec_",
                 "AIza", "AKIA", "ASIA", "hf_", "npm_")
 _KEY_START = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, KEY_PREFIXES)) + r")[A-Za-z0-9_\-]*")
-# A continuation is not the next assignment's name ("… aws_secret_access_key=…").
-_KEY_SEGMENT = re.compile(r" ([A-Za-z0-9_\-]{4,})(?![A-Za-z0-9_\-]|[ ]?[=:])")
+# A continuation is not the next assignment's name ("… aws_secret_access_key=…"). The gap is one
+# space, or a line break (a key wrapped in a terminal or a mail), a tab or several spaces.
+_KEY_SEGMENT = re.compile(
+    r"(?P<gap> |[ \t]*\r?\n[ \t]*|[ \t]{2,}|\t)([A-Za-z0-9_\-]{4,})(?![A-Za-z0-9_\-]|[ ]?[=:])"
+)
+_LETTER_DIGIT_RUNS = re.compile(r"[A-Za-z]+|[0-9]+")
+_RANDOM_MIN_LENGTH = 8
 _PLAIN_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
 # The scan's anchors that may start one of the prefixes, and how far back from the anchor it starts.
 KEY_ANCHORS = {"sk-": 0, "gh": 0, "glpat-": 0, "xox": 0, "k_": 1, "whsec_": 0, "aiza": 0, "akia": 0, "asia": 0,
@@ -280,6 +339,11 @@ def _hangul_digits(text: str) -> list[tuple[int, int, str]]:
     return edits
 
 
+def _spaced_address(local: str, tld: str, text: str, end: int) -> bool:
+    return (local.lower() not in _NOT_A_MAILBOX and tld.lower() in _MAIL_TLDS
+            and not text.startswith("(", end))
+
+
 def _spelled_emails(text: str) -> list[tuple[int, int, str]]:
     edits = []
     for match in _SPELLED_EMAIL.finditer(text):
@@ -288,10 +352,23 @@ def _spelled_emails(text: str) -> list[tuple[int, int, str]]:
         else:
             local, domain = match.group("local2"), match.group("domain2")
         labels = [label.strip() for label in _DOT_SPLIT.split(domain)]
+        if match.group("spaced") is not None and not _spaced_address(local, labels[-1], text, match.end()):
+            continue
         replacement = local + "@" + ".".join(labels)
         if replacement != match.group():
             edits.append((match.start(), match.end(), replacement))
     return edits
+
+
+def _spaced_at(folded: bytes) -> bool:
+    """Is there an '@' with a space or tab beside it? Visits the '@'s only: a search for " @" would
+    read the whole text, and most texts with an '@' hold plain addresses."""
+    at = folded.find(b"@")
+    while at != -1:
+        if folded[at - 1 : at] in (b" ", b"\t") or folded[at + 1 : at + 2] in (b" ", b"\t"):
+            return True
+        at = folded.find(b"@", at + 1)
+    return False
 
 
 def _spaced_digits(folded: bytes, gated: bytes) -> list[tuple[int, int, str]]:
@@ -309,8 +386,15 @@ def _spaced_digits(folded: bytes, gated: bytes) -> list[tuple[int, int, str]]:
             at = gated.find(needle, at + 1)
     windows.sort()
     deletions: set[int] = set()
+    text = ""  # decoded on the first spaced separator
     for low, high in windows:
         for match in _SPACES_AROUND_SEPARATOR.finditer(folded, low, high):
+            separator = match.end(1) if match.start(1) >= 0 else match.end(3)
+            if separator == match.start() + 1:  # "010-1234": nothing to close up
+                continue
+            text = text or folded.decode("ascii")
+            if not one_number(text, separator, match.end()):
+                continue
             for group in (1, 2, 3, 4):
                 if match.start(group) >= 0:
                     deletions.update(range(*match.span(group)))
@@ -327,6 +411,15 @@ def _keylike(segment: str) -> bool:
             and not _PLAIN_WORD.fullmatch(segment))
 
 
+def _random(segment: str) -> bool:
+    """Stricter than :func:`_keylike`, for a wider gap: the next line starting "Thanks2024" or
+    "Version2" is text; random key text alternates letters and digits or mixes case at random."""
+    if len(segment) < _RANDOM_MIN_LENGTH:
+        return False
+    return len(_LETTER_DIGIT_RUNS.findall(segment)) >= 3 or (
+        not any(c.isdigit() for c in segment) and _keylike(segment))
+
+
 def split_keys(text: str, starts: Iterable[int]) -> list[tuple[int, int, str]]:
     """Step 5, at the positions where a key prefix may start (the scan's anchor occurrences)."""
     edits: list[tuple[int, int, str]] = []
@@ -336,8 +429,9 @@ def split_keys(text: str, starts: Iterable[int]) -> list[tuple[int, int, str]]:
         if match is None:
             continue
         at = match.end()
-        while (segment := _KEY_SEGMENT.match(text, at)) is not None and _keylike(segment.group(1)):
-            edits.append((at, at + 1, ""))
+        while (segment := _KEY_SEGMENT.match(text, at)) is not None and (
+                _keylike(segment.group(2)) if segment.group("gap") == " " else _random(segment.group(2))):
+            edits.append((at, segment.end("gap"), ""))
             at = segment.end()
         done = at
     return edits
@@ -347,15 +441,16 @@ def project(text: str) -> Projection:
     """The detectors' view of ``text`` (see the module docstring). ``folded`` is left as the ASCII
     projection (one byte per character) of the result, for the scan to reuse."""
     projection = Projection(text, text)
-    if not text.isascii():
-        if FOLDABLE_GATE.search(text) is not None:
-            projection.add(_fold_characters(text))
-        if not projection.text.isascii():
-            projection.add(_hangul_digits(projection.text))
+    if not text.isascii() and FOLDABLE_GATE.search(text) is not None:
+        projection.add(_fold_characters(text))
+    projection.add(digit_separators(projection.text))
+    if not projection.text.isascii():
+        projection.add(_hangul_digits(projection.text))
     folded = projection.text.encode("ascii", "replace")
     gated = folded.translate(_GATE_TABLE)
     if ((b"]" in gated and any(gate in gated for gate in _EMAIL_GATES))
-            or (b" dot " in gated and b" at " in gated) or "골뱅이" in projection.text):
+            or (b" dot " in gated and b" at " in gated) or "골뱅이" in projection.text
+            or _spaced_at(folded)):
         projection.add(_spelled_emails(projection.text))
         folded = projection.text.encode("ascii", "replace")
         gated = folded.translate(_GATE_TABLE)

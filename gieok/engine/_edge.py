@@ -17,32 +17,33 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from gieok.engine._time import to_datetime
-from gieok.engine._validate import check_encodable
-from gieok.errors import InputError
+from gieok.engine._validate import INT64_MAX, check_encodable
+from gieok.errors import InputError, ScopeError
 from gieok.limits import limit
 
 __all__ = ["ARGUMENTS", "PER_METHOD", "UNCHECKED", "check_arguments", "check_every_method", "check_integer",
            "check_length", "check_metadata_size", "check_query", "read_query"]
 
-_INT64 = 2 ** (limit("integer_bits") - 1)  # signed
 
 
-def check_length(value: Any, what: str, limit_name: str, *, example: str = "") -> Any:
+def check_length(value: Any, what: str, limit_name: str, *, example: str = "",
+                 error: type[InputError] = InputError) -> Any:
     """A string no longer than the limit (None and non-strings pass: their own checks type them)."""
     if isinstance(value, str):
         check_encodable(value, what)
         most = limit(limit_name)
         if len(value) > most:
             hint = f", e.g. {example}" if example else ""
-            raise InputError(f"{what} is {len(value):,} characters long; at most {most:,} are accepted{hint}")
+            raise error(f"{what} is {len(value):,} characters long; at most {most:,} characters are accepted{hint}")
     return value
 
 
 def check_integer(value: Any, what: str, limit_name: str | None = None) -> Any:
     """A whole number within 64 bits (and the named limit); other types pass to their own checks."""
     if isinstance(value, int) and not isinstance(value, bool):
-        if not -_INT64 <= value < _INT64:
-            raise InputError(f"{what} is past 64 bits: give a whole number between {-_INT64:,} and {_INT64 - 1:,}")
+        if not -INT64_MAX - 1 <= value <= INT64_MAX:
+            raise InputError(f"{what} is past 64 bits: give a whole number between {-INT64_MAX - 1:,} and "
+                             f"{INT64_MAX:,}")
         if limit_name is not None and value > limit(limit_name):
             raise InputError(f"{what} is at most {limit(limit_name):,}")
     return value
@@ -90,12 +91,17 @@ def _messages(value: Any, what: str) -> Any:
 def _tags(value: Any, what: str) -> Any:
     if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
         for i, tag in enumerate(value):
-            check_length(tag, f"{what}[{i}]", "name_chars")
+            check_length(tag, f"{what}[{i}]", "id_chars", error=ScopeError)
     return value
 
 
 def _ids(value: Any, what: str) -> Any:
     return check_integer(check_length(value, what, "id_chars"), what)
+
+
+def _scope_ids(value: Any, what: str) -> Any:
+    """A user / agent / session id: a ScopeError, as gieok.engine.scopes gives for the rest of a scope."""
+    return check_length(value, what, "id_chars", error=ScopeError)
 
 
 def _names(value: Any, what: str) -> Any:
@@ -106,8 +112,8 @@ Check = Callable[[Any, str], Any]
 
 ARGUMENTS: dict[str, Check] = {
     "bank": lambda v, w: check_length(v, w, "bank_name_chars", example="'alice'"),
-    **{name: _ids for name in ("source_id", "document_id", "memory_id", "session_id", "user_id", "agent_id",
-                               "operation_id")},
+    **{name: _ids for name in ("source_id", "document_id", "memory_id", "operation_id")},
+    **{name: _scope_ids for name in ("session_id", "user_id", "agent_id")},
     **{name: _names for name in ("person", "entity", "slot", "name", "speaker")},
     "query": check_query,
     "question": check_query,

@@ -102,7 +102,7 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
         text = raw.get("text", raw.get("content"))
         if not isinstance(text, str) or not text.strip():
             raise InvalidMessageError(
-                f"message #{i} ({raw.get('id', 'no id')}) has no text: give it a non-empty 'text'")
+                f"message #{i} has no text: give it a non-empty 'text'")
         speaker = raw.get("speaker", raw.get("role")) or "user"
         if not isinstance(speaker, str):
             raise InvalidMessageError(f"message #{i}: 'speaker' must be a string")
@@ -118,9 +118,13 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
         if message_id is None:
             digest = hashlib.sha256(f"{speaker}\x00{timestamp}\x00{text}".encode()).hexdigest()
             message_id = "m-" + digest[:16]
+        elif isinstance(message_id, bool) or not isinstance(message_id, (str, int)):
+            # str() would turn {} into "{}" and True into "True": ids that no caller meant
+            raise InvalidMessageError(f"message #{i}: 'id' must be a string or an integer, e.g. 'm-1' or 42, "
+                                      f"not {type(message_id).__name__}")
         message_id = str(message_id)
         if message_id in seen:
-            raise InvalidMessageError(f"message id {message_id!r} appears twice in one retain call")
+            raise InvalidMessageError(f"message #{i}: its id appears twice in one retain call")
         seen.add(message_id)
         _check_encodable(message_id, f"message #{i} id", "id_chars")
         out.append(Message(message_id, speaker, text, timestamp))

@@ -2,8 +2,11 @@
 it before anything is stored (and nothing already stored is touched).
 
 Strings must be encodable (a lone surrogate such as ``"\\ud800"`` comes from text decoded wrongly and
-cannot be stored); metadata must be JSON — an object of names to strings, numbers, booleans, null,
-lists and objects, not too deep, without cycles; numbers must be finite.
+cannot be stored) and free of NUL characters (PostgreSQL cannot store them in text; SQLite would, so
+both stores refuse them alike); integers that name rows must fit 64 bits; metadata must be JSON — an
+object of names to strings, numbers, booleans, null, lists and objects, not too deep, without
+cycles; numbers must be finite. Messages name the argument, never echo its value (a request may hold
+a secret, and a server sends the message back).
 """
 
 from __future__ import annotations
@@ -15,26 +18,53 @@ from typing import Any
 from gieok.errors import InputError
 from gieok.limits import limit
 
-__all__ = ["MAX_METADATA_DEPTH", "check_encodable", "check_metadata", "check_name", "check_number"]
+__all__ = ["INT64_MAX", "MAX_METADATA_DEPTH", "check_encodable", "check_int64", "check_metadata", "check_name",
+           "check_number", "check_optional_text", "check_text"]
 
 MAX_METADATA_DEPTH = limit("metadata_depth")
+INT64_MAX = 2 ** (limit("integer_bits") - 1) - 1  # the widest integer either store keeps (SQLite INTEGER, bigint)
 
 
 def check_encodable(value: str, what: str) -> str:
-    """``value`` unless it holds a lone surrogate (UTF-8 cannot store it)."""
+    """``value`` unless it holds a lone surrogate (UTF-8 cannot store it) or a NUL."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InputError(
             f"{what} holds a lone surrogate ({value[exc.start]!r} at position {exc.start}): the text was decoded "
             "wrongly; decode it with errors='replace' (or fix the source) and retain it again") from None
+    if "\x00" in value:
+        raise InputError(f"{what} holds a NUL character (\\x00 at position {value.index(chr(0))}): text cannot hold "
+                         "it; remove it (it usually comes from binary data read as text)")
+    return value
+
+
+def check_text(value: Any, what: str) -> str:
+    """``value`` if it is a storable string; any other type is refused, never stringified."""
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be a string, not {type(value).__name__}")
+    return check_encodable(value, what)
+
+
+def check_optional_text(value: Any, what: str) -> str | None:
+    """:func:`check_text`, with None passed through (an argument left out)."""
+    return None if value is None else check_text(value, what)
+
+
+def check_int64(value: Any, what: str, *, low: int = -INT64_MAX - 1) -> int:
+    """``value`` as an integer of at least ``low`` that fits 64 bits; booleans, floats and strings refused."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{what} must be an integer, not {type(value).__name__}")
+    if not low <= value <= INT64_MAX:
+        raise InputError(f"{what} must be between {low} and {INT64_MAX}")
     return value
 
 
 def check_name(value: Any, what: str, example: str) -> str:
     """A non-empty, storable string naming something (a source id, a model name)."""
     if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{what} must be a non-empty string, e.g. {example} (got {value!r})")
+        got = "an empty string" if isinstance(value, str) else type(value).__name__
+        raise InputError(f"{what} must be a non-empty string, e.g. {example}, not {got}")
     return check_encodable(value, what)
 
 
@@ -63,7 +93,7 @@ def _json_value(value: Any, path: str, depth: int, seen: set[int]) -> Any:
         out: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise InputError(f"{path} has a key of type {type(key).__name__} ({key!r}): metadata keys are strings")
+                raise InputError(f"{path} has a key of type {type(key).__name__}: metadata keys are strings")
             check_encodable(key, f"a key of {path}")
             out[key] = _json_value(item, f"{path}.{key}", depth + 1, seen | {id(value)})
         return out
@@ -78,12 +108,12 @@ def check_number(value: Any, what: str, *, low: float | None = None, high: float
     """``value`` as a finite float within [low, high]; booleans and strings are refused."""
     hint = f", e.g. {example}" if example else ""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{what} must be a number{hint} (got {value!r})")
+        raise InputError(f"{what} must be a number{hint}, not {type(value).__name__}")
     number = float(value)
     if not math.isfinite(number):
-        raise InputError(f"{what} must be a finite number{hint} (got {value!r})")
+        raise InputError(f"{what} must be a finite number{hint}")
     if (low is not None and number < low) or (high is not None and number > high):
         bounds = f"between {low:g} and {high:g}" if low is not None and high is not None else \
             f"at least {low:g}" if low is not None else f"at most {high:g}"
-        raise InputError(f"{what} must be {bounds}{hint} (got {value!r})")
+        raise InputError(f"{what} must be {bounds}{hint}")
     return number

@@ -26,6 +26,7 @@ from gieok.engine.defense import check_id
 from gieok.engine.fingerprint_key import KeySource, resolve_fingerprint_key
 from gieok.engine.llm_calls import MeteredLLM, spend_limit
 from gieok.errors import BankNotFoundError, ClaimLostError, ConfigError, EmbedderMismatchError, InputError
+from gieok.limits import limit
 from gieok.providers import create as create_provider
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
@@ -36,9 +37,15 @@ from gieok.store.protocol import BankRow, Store, VectorOptions
 __all__ = ["Engine", "BankContext", "JobContext", "RecallMarks", "check_bank_name", "reranker_from_settings"]
 
 
+MAX_BANK_NAME_CHARS = limit("bank_name_chars")  # a name to tell banks apart (gieok.limits)
+
+
 def check_bank_name(name: object) -> str:
     if not isinstance(name, str) or not name.strip():
         raise InputError("bank must be a non-empty string, e.g. 'alice'")
+    if len(name) > MAX_BANK_NAME_CHARS:
+        raise InputError(f"bank is {len(name)} characters long: a bank name has at most {MAX_BANK_NAME_CHARS}; "
+                         "use a short id such as 'alice' or 'team-7' and keep descriptions elsewhere")
     return check_encodable(name, "bank")
 
 

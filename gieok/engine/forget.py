@@ -1,6 +1,9 @@
 """Erasure with proof: hard delete with cascade, then a check that nothing of it is left.
 
-``forget`` selects facts (by source, message, memory, entity or time), and the store deletes them
+``forget`` first cancels the retains still queued or running for the source or user it names (in a
+transaction of their own: a worker that had claimed one finds its claim gone when it commits, so
+nothing forgotten is written afterwards). It then selects facts (by source, message, memory, time,
+or entity: every fact naming it by any of its names, see :mod:`gieok.engine._entity_facts`), and the store deletes them
 with everything derived from them (see gieok.store._lifecycle): index rows, vectors, mentions,
 links, the verbatim evidence, observations resting on them (their history included), mental-model
 answers citing them, queued jobs naming them and the payloads of the retains that wrote them. The
@@ -16,7 +19,8 @@ itself, its words, its keyword terms as the index stores them (stems, morphemes)
 keys and titles of its entities, each lower-cased, capitalised and JSON-escaped — except the forms
 what remains still spells (:mod:`gieok.engine._erased_forms`), in every table (FTS and vector
 shadow tables and FTS term lists included) and, after a VACUUM, in the bytes of the database file.
-The name given to ``forget(entity=...)`` is looked for even if a remaining text still spells it.
+Every name of the entity given to ``forget(entity=...)`` is looked for even if a remaining text
+still spells it.
 The proof reports where something was found by table and column, never the text itself.
 """
 
@@ -28,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gieok.engine._entity_facts import EntityNames, entity_names, facts_naming
 from gieok.engine._erased_forms import (
     Form,
     erased_forms,
@@ -42,7 +47,6 @@ from gieok.engine._time import TimeLike, to_datetime
 from gieok.engine._validate import check_encodable
 from gieok.engine.context import BankContext
 from gieok.engine.scopes import check_scope
-from gieok.entities import candidate_keys
 from gieok.errors import EntityNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
 from gieok.store.protocol import BankRow, Store
@@ -84,10 +88,11 @@ class ForgetResult:
                 "checkpointed": self.checkpointed}
 
 
-def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
-            before: float | None, before_iso: str | None, user_id: str | None = None,
+def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, named: EntityNames | None,
+            before: float | None, before_iso: str | None, user_id: str | None = None, queued: bool = False,
             ) -> tuple[list[int], list[int], list[int], list[int]]:
-    """(fact ids, message rows, source rows, observation ids)."""
+    """(fact ids, message rows, source rows, observation ids). ``queued``: retains of ``source_id``
+    were cancelled, so a source not written yet is no error."""
     facts: set[int] = set()
     messages: list[int] = []
     sources: list[int] = []
@@ -103,7 +108,7 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
             facts |= set(store.fact_ids_where(bank.id, source_row=row[0]))
         else:
             rows = store.message_rows_where(bank.id, message_id=source_id)
-            if not rows:
+            if not rows and not queued:
                 raise SourceNotFoundError(source_id)
             messages += [r[0] for r in rows]
             facts |= set(store.fact_ids_where(bank.id, message_id=source_id))
@@ -117,11 +122,11 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
             if ref is None or not store.get_facts(bank.id, [ref.number]):
                 raise MemoryNotFoundError(memory_id)
             facts.add(ref.number)
-    if entity is not None:
-        entity_rows = store.entities_by_keys(bank.id, candidate_keys(entity))
-        if not entity_rows:
-            raise EntityNotFoundError(entity)
-        facts |= set(store.fact_ids_where(bank.id, entity_ids=[r.id for r in entity_rows]))
+    if named is not None:
+        naming = facts_naming(store, bank, named)
+        if not named.entity_ids and not naming:
+            raise EntityNotFoundError(named.names[0])
+        facts |= set(naming)
     if before is not None:
         facts |= set(store.fact_ids_where(bank.id, before=before))
         messages += [r[0] for r in store.message_rows_where(bank.id, before_iso=before_iso)]
@@ -141,29 +146,64 @@ def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | N
         raise InputError("forget needs one of source_id=, memory_id=, entity=, before= or user_id= "
                          "(nothing was deleted)")
     before_dt = to_datetime(before, "before") if before is not None else None
+    queued = _cancel_queued(ctx.store, ctx.bank, source_id, user_id)
+    named = entity_names(ctx.store, ctx.bank, entity) if entity is not None else None
     # the erased forms live only in this call, to prove the erasure: never stored, never returned
-    result, leaked = _erase(ctx.store, ctx.bank, source_id, memory_id, entity,
+    result, leaked = _erase(ctx.store, ctx.bank, source_id, memory_id, named,
                             before_dt.timestamp() if before_dt else None, before_dt.isoformat() if before_dt else None,
-                            ctx.engine.fingerprint_key, user_id)
+                            ctx.engine.fingerprint_key, user_id, queued)
     result.checkpointed = ctx.store.checkpoint()
     if verify:
         # a form another bank still spells is no leak of this one; the name forgotten always is one
         others = [b.id for b in ctx.store.bank_rows() if b.id != ctx.bank.id]
         probed = still_indexed(ctx.store, others, unsupported(leaked, ctx.store.evidence_texts(None)))
-        forced = [f for f in name_forms(entity) if f.kind == "name"] if entity is not None else []
+        # every name the entity went by is looked for, even where a remaining text still spells it
+        forced = [f for n in (named.names if named else []) for f in name_forms(n) if f.kind == "name"]
         result.proof = prove_erased(ctx.store, list({f.text: f for f in [*probed, *forced]}.values()))
     return result
 
 
-def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, entity: str | None,
+def _erase_sessions(store: Store, bank: BankRow, source_id: str | None, only_user: str | None,
+                    needles: list[str]) -> int:
+    """Session rows an erase takes: a session's source takes the session; otherwise each turn that
+    says what went (or a name nothing else spells), and its summary. Forgetting a user (``only_user``)
+    sweeps only their sessions and shared ones: another user's session that says the same words is
+    that user's own, and stays."""
+    if source_id is not None and source_id.startswith("session:"):
+        return store.delete_session(bank.id, source_id.removeprefix("session:"))
+    return store.erase_session_turns(bank.id, needles, only_user=only_user)
+
+
+def _cancel_queued(store: Store, bank: BankRow, source_id: str | None,
+                   user_id: str | None) -> list[dict[str, Any]]:
+    """Cancel the retains still queued (or running) for what is forgotten, in a transaction of its
+    own before anything is selected; returns the texts they carried. A retain that committed before
+    this is in the tables, and selected below; one that had not can no longer commit (its claim is
+    gone, see ``Store.cancel_retains_of``), so nothing forgotten is written after ``forget``. Returns
+    the payloads they carried (their texts are probed by the proof)."""
+    if source_id is None and user_id is None:
+        return []
+    with store.write():
+        return store.cancel_retains_of(bank.id, source_id=source_id, user_id=user_id)
+
+
+def _payload_texts(payloads: Sequence[dict[str, Any]]) -> list[str]:
+    texts = [str(p.get("text") or "") for p in payloads]
+    texts += [str(m.get("text") or "") for p in payloads for m in p.get("messages") or [] if isinstance(m, dict)]
+    return [t for t in texts if t.strip()]
+
+
+def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, named: EntityNames | None,
            before: float | None, before_iso: str | None, fingerprint_key: bytes | None,
-           user_id: str | None = None) -> tuple[ForgetResult, list[Form]]:
+           user_id: str | None = None, queued: Sequence[dict[str, Any]] = (),
+           ) -> tuple[ForgetResult, list[Form]]:
     fact_ids, message_rows, source_rows, observations = _select(
-        store, bank, source_id, memory_id, entity, before, before_iso, user_id)
+        store, bank, source_id, memory_id, named, before, before_iso, user_id, bool(queued))
     facts = store.get_facts(bank.id, fact_ids)
-    texts = [f.text for f in facts] + store.message_texts(message_rows) + store.source_texts(source_rows)
+    texts = ([f.text for f in facts] + store.message_texts(message_rows) + store.source_texts(source_rows)
+             + _payload_texts(queued))
     undo = plan_undo(store, bank, facts)  # Kiwi: before the write lock
-    forms = erased_forms(texts, [*undo.names, *([entity] if entity is not None else [])])
+    forms = erased_forms(texts, [*undo.names, *(named.names if named else [])])
     # the messages the erased facts came from: the fact after each was embedded with it as context
     touched_messages = set(message_rows)
     for f in facts:
@@ -172,6 +212,7 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
     dependents = [i for i in store.following_message_facts(sorted(touched_messages)) if i not in set(fact_ids)]
     with store.write():
         erased = store.erase_facts(bank.id, bank.dim, fact_ids, message_rows, source_rows)
+        erased["jobs"] += len(queued)
         rebuilt = erased.get("observations", 0)  # observations that rested on erased facts
         for obs in observations:
             erased["observations"] = erased.get("observations", 0) + store.delete_observations(bank.id, [obs])
@@ -185,10 +226,11 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
         erased["mental_models"] = erased.get("mental_models", 0) + models
         if rebuilt + dropped:  # their remaining facts are consolidated again, without what went
             store.enqueue_job(bank.id, "consolidate")
-        if source_id is not None and source_id.startswith("session:"):  # the session's raw turns and summary
-            erased["session_rows"] = store.delete_session(bank.id, source_id.removeprefix("session:"))
-        else:  # a session turn that says what went (or a name nothing else spells) goes, and its summary
-            erased["session_rows"] = store.erase_session_turns(bank.id, [*texts, *sorted(unspelled)])
+        only_user = all(v is None for v in (source_id, memory_id, named, before))
+        erased["session_rows"] = _erase_sessions(store, bank, source_id, user_id if only_user else None,
+                                                 [*texts, *sorted(unspelled)])
+        if user_id is not None:  # a user's own sessions go whole, turns that quote nothing erased too
+            erased["session_rows"] += store.delete_sessions_of_user(bank.id, user_id)
         store.compact_indexes(bank.id)
         # no key (a server database without one configured): no fingerprint, not one with a public key
         digest = None if fingerprint_key is None else hmac.new(
@@ -197,7 +239,8 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
         store.add_audit([{"bank": bank.name, "operation": "forget", "source_id": source_id,
                           "item_id": memory_id, "type": "erase", "fingerprint": digest, "action": "deleted",
                           "count": erased["facts"]}])
-    selector = {k: str(v) for k, v in (("source_id", source_id), ("memory_id", memory_id), ("entity", entity),
+    selector = {k: str(v) for k, v in (("source_id", source_id), ("memory_id", memory_id),
+                                        ("entity", named.names[0] if named else None),
                                         ("before", before_iso), ("user_id", user_id)) if v is not None}
     return ForgetResult(bank.name, selector, erased, [fact_memory_id(i) for i in fact_ids], cleared, None), leaked
 
@@ -213,7 +256,8 @@ def _drop_derived_quoting(store: Store, bank: BankRow, leaked: Sequence[Form]) -
     """Observations (topic, text, history) and mental-model answers that still spell an erased form
     no evidence supports — a topic named by a name only the erased message gave, an LLM's rewrite
     that kept a quote — go: observations are rebuilt from their remaining facts by the next
-    consolidation, answers by the next refresh. Returns (observations, answers) dropped."""
+    consolidation, answers by the next refresh; a closed version's supersede reason that quotes
+    one is cleared. Returns (observations, answers) dropped."""
     spelled = [squash(f.text) for f in leaked if squash(f.text)]
     if not spelled:
         return 0, 0
@@ -226,6 +270,9 @@ def _drop_derived_quoting(store: Store, bank: BankRow, leaked: Sequence[Form]) -
               if quotes(o.topic, o.text, *(str(entry.get("previous", "")) for entry in o.history))]
     dropped = store.delete_observations(bank.id, doomed) if doomed else 0
     stale = [m.id for m in store.mental_models(bank.id) if m.answer and quotes(m.answer)]
+    reasons = [fact_id for fact_id, reason in store.supersede_reasons(bank.id) if quotes(reason)]
+    if reasons:  # a closed version's reason ("Springfield → Quixoteville") quoted what went
+        store.clear_supersede_reasons(bank.id, reasons)
     return dropped, store.clear_model_answers(stale) if stale else 0
 
 

@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gieok.engine._time import at_epoch, from_epoch
+from gieok.engine._validate import INT64_MAX
 from gieok.engine.consolidate import run_consolidation
 from gieok.engine.context import Engine, JobContext
 from gieok.engine.maintenance import run_decay, run_purge
@@ -316,7 +317,8 @@ def build_due_indexes(engine: Engine, banks: Sequence[BankRow]) -> None:
 
 def _job_of(engine: Engine, text: str) -> tuple[Any, BankRow]:
     digits = text[3:] if text.startswith("op-") else text
-    job = engine.store.get_job(int(digits)) if digits.isdigit() else None
+    fits = digits.isascii() and digits.isdigit() and int(digits) <= INT64_MAX  # else it names no job row
+    job = engine.store.get_job(int(digits)) if fits else None
     bank = engine.store.bank_by_id(job.bank_id) if job is not None else None
     if job is None or bank is None:
         raise OperationNotFoundError(text)

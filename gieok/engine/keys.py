@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from gieok.engine._time import at_epoch, from_epoch
+from gieok.engine._validate import check_int64
 from gieok.engine.context import Engine, check_bank_name
 from gieok.errors import BankNotFoundError, InputError, KeyRequiredError, NotFoundError, PermissionDeniedError
 
@@ -77,7 +78,7 @@ def create_key(engine: Engine, *, role: str, banks: list[str] | tuple[str, ...] 
                name: str | None = None) -> tuple[ApiKey, str]:
     """A new key: its record and the key itself (shown once; only its digest is kept)."""
     if role not in ROLES:
-        raise InputError(f"role {role!r} is unknown: use one of {', '.join(ROLES)}")
+        raise InputError(f"role is unknown: use one of {', '.join(ROLES)}")
     names = [check_bank_name(b) for b in dict.fromkeys(banks)]
     if role != "admin" and not names:
         raise InputError(f"a {role} key needs at least one bank: `gieok keys create --bank NAME --role {role}`")
@@ -93,8 +94,9 @@ def list_keys(engine: Engine) -> list[ApiKey]:
 
 
 def revoke_key(engine: Engine, key_id: int) -> ApiKey:
+    key_id = check_int64(key_id, "key_id")
     with engine.store.write():
-        engine.store.revoke_key(int(key_id), time.time())
+        engine.store.revoke_key(key_id, time.time())
     for key in list_keys(engine):
         if key.id == int(key_id):
             return key

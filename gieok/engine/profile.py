@@ -190,7 +190,7 @@ def _resolve(profiles: list[Profile], entity: str | None) -> tuple[Profile, str]
 
 def check_slot(slot: object) -> None:
     if slot not in SLOTS:
-        raise InputError(f"slot {slot!r} is not a profile slot: use one of {', '.join(SLOTS)}")
+        raise InputError(f"slot is not a profile slot: use one of {', '.join(SLOTS)}")
 
 
 def lookup(ctx: BankContext, slot: str, entity: str | None = None, profiles: list[Profile] | None = None,

@@ -353,12 +353,14 @@ def recall(ctx: BankContext, query: str, *, max_tokens: int | None = None, limit
     """The memories ``query`` needs, best first (see the module docstring); validates its input and
     restarts the decay clock of what it returns (``refresh_on_recall``). ``scope`` (from
     :func:`gieok.engine.scopes.recall_scope`) filters and re-weighs."""
-    if not isinstance(query, str) or not query.strip():
+    if not isinstance(query, str):
+        raise InputError(f"query must be a string, not {type(query).__name__}")
+    if not query.strip():
         raise InputError("query is empty: ask something")
     check_encodable(query, "query")
     for name, value in (("max_tokens", max_tokens), ("limit", limit)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
-            raise InputError(f"{name} must be a positive whole number, e.g. {name}=10 (got {value!r})")
+            raise InputError(f"{name} must be a positive whole number, e.g. {name}=10")
     when = to_datetime(now, "now") if now is not None else datetime.now(timezone.utc)
     then = to_datetime(as_of, "as_of") if as_of is not None else None
     result = _rank(ctx, query, now=when, max_tokens=max_tokens, limit=limit, explain=explain, as_of=then,

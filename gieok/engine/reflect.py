@@ -270,7 +270,9 @@ def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use
     """Answer ``question`` from the bank's memory only (see the module docstring). Every recall it
     makes has ``scope``; under a scope filter a mental model answers only when every memory its
     answer rests on is in scope (a bank's standing answers are written from all of its memories)."""
-    if not isinstance(question, str) or not question.strip():
+    if not isinstance(question, str):
+        raise InputError(f"question must be a string, not {type(question).__name__}")
+    if not question.strip():
         raise InputError("question is empty: ask something")
     store, bank, llm = ctx.store, ctx.bank, ctx.llm
     recall_fn: RecallFn = lambda q: recall(ctx, q, limit=10, now=now, scope=scope)  # noqa: E731

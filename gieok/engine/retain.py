@@ -130,7 +130,9 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
         source_id = document_id or f"conversation-{normalized[0].id}"
         redacted = defense.redact_messages(normalized, policy, source_id, metadata)
     else:
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str):
+            raise InputError(f"text must be a string, not {type(text).__name__}: give the document's text")
+        if not text.strip():
             raise InputError("text is empty: give the document's text")
         check_encodable(text, "text")
         # the same text retained for two users is two documents, each of its own scope

@@ -29,21 +29,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gieok.errors import ScopeError
+from gieok.limits import limit
 from gieok.records import UNSCOPED, Scope, ScopeFilter
 
 __all__ = ["MAX_SCOPE_CHARS", "MAX_TAGS", "SCOPE_DIMENSIONS", "UNFILTERED", "RecallScope", "check_scope",
            "common_scope", "memory_scope", "own_facts", "recall_scope", "scope_weight"]
 
-MAX_SCOPE_CHARS = 200  # a user / agent / session id or a tag: an id, not a text
+MAX_SCOPE_CHARS = limit("id_chars")  # a user / agent / session id or a tag: an id, not a text
 MAX_TAGS = 32
 SCOPE_DIMENSIONS = ("user", "agent", "session", "tags")
+
+
+def _kind(value: Any) -> str:
+    """What a refused value was, without echoing it (a server sends the message back)."""
+    return "an empty string" if value == "" else type(value).__name__
 
 
 def _check_id(value: Any, name: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise ScopeError(f"{name} must be a non-empty string, e.g. {name}='alice' (got {value!r}); leave it out "
+        raise ScopeError(f"{name} must be a non-empty string, e.g. {name}='alice' (got {_kind(value)}); leave it out "
                          "for a memory no one owns")
     if len(value) > MAX_SCOPE_CHARS or any(ord(c) < 32 for c in value):
         raise ScopeError(f"{name} must be a short id of at most {MAX_SCOPE_CHARS} characters without control "
@@ -59,7 +65,7 @@ def _check_tags(tags: Any) -> tuple[str, ...]:
     if tags is None:
         return ()
     if isinstance(tags, (str, bytes)) or not isinstance(tags, Sequence):
-        raise ScopeError(f"tags must be a list of short strings, e.g. tags=['work', '여행'] (got {tags!r})")
+        raise ScopeError(f"tags must be a list of short strings, e.g. tags=['work', '여행'] (got {_kind(tags)})")
     checked = tuple(dict.fromkeys(_check_id(t, "a tag") or "" for t in tags))
     if len(checked) > MAX_TAGS:
         raise ScopeError(f"{len(checked)} tags: give at most {MAX_TAGS}; put longer descriptions in metadata")
@@ -89,7 +95,7 @@ def recall_scope(user_id: Any = None, agent_id: Any = None, session_id: Any = No
     """The filter and weights of a recall call, checked (see the module docstring)."""
     asked = check_scope(user_id, agent_id, session_id, tags)
     if not isinstance(include_shared, bool):
-        raise ScopeError(f"include_shared must be True or False (got {include_shared!r})")
+        raise ScopeError(f"include_shared must be True or False (got {_kind(include_shared)})")
     if not include_shared and asked.user_id is None:
         raise ScopeError("include_shared=False leaves out the memories without a user: give the user_id whose "
                          "memories to keep, e.g. user_id='u-1042'")
@@ -103,8 +109,7 @@ def recall_scope(user_id: Any = None, agent_id: Any = None, session_id: Any = No
                 raise ScopeError(f"scopes names {name!r}: use {', '.join(SCOPE_DIMENSIONS)}")
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
                     or weight <= 0:
-                raise ScopeError(f"the weight of {name!r} in scopes must be a positive number, e.g. 1.2 "
-                                 f"(got {weight!r})")
+                raise ScopeError(f"the weight of {name!r} in scopes must be a positive number, e.g. 1.2")
             if not given[name]:
                 key = "tags" if name == "tags" else f"{name}_id"
                 raise ScopeError(f"scopes weighs {name!r} but the call gives no {key}: pass {key}=... too")

@@ -36,11 +36,13 @@ from gieok.errors import (
     LLMOutputError,
     LLMRateLimitError,
     LLMUnavailableError,
+    SessionUserError,
     SpendLimitError,
 )
 from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.lifecycle._decay import classify_memory
 from gieok.records import Recall, ScopeFilter
+from gieok.store.protocol import Store
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
@@ -162,11 +164,16 @@ class Session:
         return session_source(self.session_id)
 
     def add(self, role: str, content: str) -> int:
-        """Append a turn (kept raw, retained to long-term memory); fold when over budget. Its position."""
+        """Append a turn (kept raw, retained to long-term memory); fold when over budget. Its position.
+        A turn for a session of another user is refused (SessionUserError) before anything is judged,
+        embedded or written; the raw turn and its long-term copy are written in one transaction."""
         if role not in ROLES:
-            raise InputError(f"role {role!r} is not one of {', '.join(ROLES)}")
+            raise InputError(f"role must be one of {', '.join(ROLES)}")
         if not isinstance(content, str) or not content.strip():
             raise InputError("a session turn needs non-empty content")
+        if self.engine.find_bank(self.bank) is not None:  # no bank, no session yet: nobody else's
+            existing = self.engine.bank(self.bank)
+            self._check_user(existing.store, existing.bank.id)
         now = datetime.now(timezone.utc).isoformat()
         # unique across restarts and erasures: a reused message id with new text would replace the old one
         message = {"id": f"{self.session_id}-{uuid.uuid4().hex[:12]}", "role": role, "text": content,
@@ -178,16 +185,47 @@ class Session:
         screened = _retain.screen(self.engine, self.bank, [message], document_id=self.source_id, scope=self.scope)
         content = screened.redacted.messages[0].text
         ctx = self.engine.bank_for_write(self.bank)
-        store = ctx.store
-        with store.write():
-            store.lock_bank(ctx.bank.id)
-            position = store.add_session_turn(ctx.bank.id, self.session_id, role, content, count_tokens(content))
         options = self._capture(ctx, role, content)
         # a near-duplicate of what the bank already holds raises that memory instead of adding a row
-        if not self._raise_duplicates(ctx, role, content):
-            _retain.write_screened(self.engine, screened, options)
+        same = self._duplicates(ctx, role, content)
+        store, position = ctx.store, -1
+
+        def write_turn(_: object = None) -> None:  # an on_commit of retain, or called alone
+            nonlocal position
+            store.lock_bank(ctx.bank.id)
+            self._check_user(store, ctx.bank.id)  # again, under the bank's lock: two users' first turns race
+            position = store.add_session_turn(ctx.bank.id, self.session_id, role, content, count_tokens(content),
+                                              user_id=self.user_id)
+
+        if same:
+            with store.write():
+                write_turn()
+                for f in same:
+                    store.set_fact_class([f.id], f.decay_class, min(1.0, f.importance + 0.1), f.pinned)
+        else:
+            # the turn is written inside the retain's transaction, after its scope check: a retain
+            # refused there (the session's source has another scope) leaves no turn behind either
+            _retain.write_screened(self.engine, screened, options, on_commit=write_turn)
         self._fold_if_needed()
         return position
+
+    def _check_user(self, store: Store, bank_id: int) -> None:
+        """Refuse a read or a write of a session opened by another user (or by none, or by one when
+        this call gives none). Why an error and not "no such session": session ids are one namespace
+        per bank, so another user's write to this id must be refused anyway and would tell them the id
+        is taken; answering their read with an empty session would hide nothing and would mislead a
+        caller who passed the wrong user_id. The message never names the session's user, and the real
+        boundary between tenants stays the bank and its keys (a user_id is the caller's word)."""
+        owner = store.session_owner(bank_id, self.session_id)
+        if owner is None or owner.user_id == self.user_id:
+            return
+        if self.user_id is None:
+            fix = "this session was opened with a user_id: pass the same user_id to read or add to it"
+        elif owner.user_id is None:
+            fix = "this session was opened without a user_id: open it without one to read or add to it"
+        else:
+            fix = "this session belongs to another user: open it with the user_id it was opened with"
+        raise SessionUserError(f"{fix} (mem.session(bank, session_id, user_id=...)), or use another session_id")
 
     def _capture(self, ctx: BankContext, role: str, content: str) -> _retain.FactOptions:
         """How a user's turn is kept long-term. A correction or a decision is raised to stable,
@@ -214,27 +252,25 @@ class Session:
             return _retain.fact_options("stable", float(importance))
         return _retain.NO_OVERRIDES
 
-    def _raise_duplicates(self, ctx: BankContext, role: str, content: str) -> bool:
+    def _duplicates(self, ctx: BankContext, role: str, content: str) -> list[Any]:
         """Facts of the same speaker that say what ``content`` says, word for word up to inflection and
         punctuation ("나 땅콩 알레르기 있어" / "나 땅콩 알레르기 있어!", "I'm allergic to peanuts" / "I am
-        allergic to peanuts."): each still valid one is raised in importance (+0.1) and its decay clock
-        restarted. True when there was one, so the turn adds no second copy."""
+        allergic to peanuts."), of this session's user, still valid: :meth:`add` raises each in
+        importance (+0.1, its decay clock restarted) instead of adding a second copy."""
         terms = keyword_terms(content)
         if len(set(terms)) < DUPLICATE_MIN_TERMS:
-            return False
+            return []
         mine = ScopeFilter(user_id=self.user_id, include_shared=False) if self.user_id is not None else None
         hits = ctx.store.keyword_search(ctx.bank.id, terms, 5, 0.0, mine)
-        same = [f for f in ctx.store.get_facts(ctx.bank.id, [i for i, _ in hits])
-                if f.speaker == role and f.valid_to is None and set(keyword_terms(f.text)) == set(terms)]
-        if not same:
-            return False
-        with ctx.store.write():
-            for f in same:
-                ctx.store.set_fact_class([f.id], f.decay_class, min(1.0, f.importance + 0.1), f.pinned)
-        return True
+        # the same user's only (a session without a user: shared ones only): a turn never changes
+        # another user's memory
+        return [f for f in ctx.store.get_facts(ctx.bank.id, [i for i, _ in hits])
+                if f.speaker == role and f.valid_to is None and f.scope.user_id == self.user_id
+                and set(keyword_terms(f.text)) == set(terms)]
 
     def _state(self) -> tuple[str, int, list[Any]]:
         ctx = self.engine.bank(self.bank)
+        self._check_user(ctx.store, ctx.bank.id)  # every read of the session comes through here
         state = ctx.store.session_state(ctx.bank.id, self.session_id)
         folded = state.folded_upto if state else 0
         return (state.summary if state else ""), folded, ctx.store.session_turns(ctx.bank.id, self.session_id, folded)
@@ -248,6 +284,7 @@ class Session:
     def refold(self, upto: int | None = None) -> str:
         """Rebuild the summary from the raw turns before ``upto`` (default: the current fold point)."""
         ctx = self.engine.bank(self.bank)
+        self._check_user(ctx.store, ctx.bank.id)
         if upto is None:
             _, upto, _ = self._state()
         raw = [t for t in ctx.store.session_turns(ctx.bank.id, self.session_id) if t.position < upto]

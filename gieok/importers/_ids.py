@@ -18,7 +18,8 @@ class StableIds:
         self.seen: Counter[str] = Counter()
 
     def next(self, timestamp: str, speaker: str, text: str) -> str:
-        digest = hashlib.sha256(f"{timestamp}\x1f{speaker}\x1f{text}".encode()).hexdigest()[:16]
+        # surrogatepass: a lone surrogate still gets an id, and retain then refuses the text with a typed error
+        digest = hashlib.sha256(f"{timestamp}\x1f{speaker}\x1f{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
         self.seen[digest] += 1
         n = self.seen[digest]
         return f"{self.prefix}-{digest}" + (f"-{n}" if n > 1 else "")

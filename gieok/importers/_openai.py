@@ -24,6 +24,13 @@ from gieok.importers._types import BadLine, Conversation, Parsed
 __all__ = ["parse_chatgpt", "parse_jsonl"]
 
 _SKIPPED_ROLES = ("system", "tool", "function", "developer")
+# a field of another type than the format's (a role that is a number, a node that is a list) is a bad
+# line or conversation, reported with the others, never an AttributeError out of the import
+_SHAPE_ERRORS = (UnreadableLineError, AttributeError, TypeError, KeyError)
+
+
+def _reason(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, UnreadableLineError) else "a field has another type than the format's"
 
 
 def _text_of(content: Any) -> str:
@@ -42,8 +49,11 @@ def _epoch(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), timezone.utc).isoformat()
-    raise UnreadableLineError(f"create_time {value!r} is not seconds since 1970")
+        try:
+            return datetime.fromtimestamp(float(value), timezone.utc).isoformat()
+        except (OverflowError, OSError, ValueError):  # beyond the years datetime can hold, or NaN
+            raise UnreadableLineError("a time stamp is not seconds since 1970 within the years 1 to 9999") from None
+    raise UnreadableLineError(f"a time stamp is a {type(value).__name__}, not seconds since 1970")
 
 
 def _active_branch(mapping: dict[str, Any], current: str | None) -> list[dict[str, Any]]:
@@ -108,9 +118,9 @@ def parse_chatgpt(text: str, name: str) -> Parsed:
     for position, item in enumerate(data, start=1):
         try:
             chat = _chatgpt_conversation(item, position, parsed)
-        except UnreadableLineError as exc:
+        except _SHAPE_ERRORS as exc:
             title = item.get("title", "") if isinstance(item, dict) else ""
-            parsed.bad.append(BadLine(position, f"conversation {position}: {exc}", str(title)))
+            parsed.bad.append(BadLine(position, f"conversation {position}: {_reason(exc)}", str(title)))
             continue
         if chat.messages:
             parsed.conversations.append(chat)
@@ -130,8 +140,10 @@ def _jsonl_message(obj: Any, ids: StableIds) -> dict[str, Any] | None:
     if stamp is not None and not isinstance(stamp, str):
         stamp = _epoch(stamp)
     speaker = str(obj.get("name") or role)
-    message: dict[str, Any] = {"id": str(obj.get("id") or ids.next(stamp or "", speaker, text)), "role": role,
-                               "text": text}
+    given = obj.get("id")
+    if given is not None and (isinstance(given, bool) or not isinstance(given, (str, int))):
+        raise UnreadableLineError(f"an id is a {type(given).__name__}, not a string or an integer")
+    message: dict[str, Any] = {"id": str(given or ids.next(stamp or "", speaker, text)), "role": role, "text": text}
     if obj.get("name"):
         message["speaker"] = speaker
     if stamp:
@@ -165,8 +177,8 @@ def parse_jsonl(text: str, name: str) -> Parsed:
         except json.JSONDecodeError as exc:
             parsed.bad.append(BadLine(number, f"not valid JSON ({exc.msg})", raw.strip()))
             continue
-        except UnreadableLineError as exc:
-            parsed.bad.append(BadLine(number, str(exc), raw.strip()))
+        except _SHAPE_ERRORS as exc:
+            parsed.bad.append(BadLine(number, _reason(exc), raw.strip()))
             continue
         if message is None:
             parsed.skipped += 1

@@ -15,7 +15,8 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request, Response
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from gieok import __version__
@@ -36,7 +37,7 @@ from gieok.records import (
     RetainResult,
     SourceInfo,
 )
-from gieok.server.errors import install_error_handlers
+from gieok.server.errors import CatchUnexpected, install_error_handlers
 from gieok.server.limits import BodyLimit
 from gieok.server.metrics import Metrics
 from gieok.server.schemas import (
@@ -84,12 +85,15 @@ class _Gate:
 
 def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = True, mcp: bool = True,
                max_body_bytes: int | None = None, poll_seconds: float = 1.0, host: str = "127.0.0.1",
-               ui: bool = True) -> FastAPI:
+               ui: bool = True, public_docs: bool = False, public_metrics: bool = False) -> FastAPI:
     """The ASGI app serving ``memory``. ``require_keys`` refuses requests without a valid key even
     while no key exists; ``worker`` runs queued jobs (submitted retains, consolidation, decay) in a
     background thread; ``mcp`` serves the MCP tools at ``/mcp`` (``host``, the interface served, decides
     whether MCP refuses requests naming another Host, against DNS rebinding on loopback); ``ui`` serves
-    the web UI at ``/ui`` (:mod:`gieok.server.ui`: the same keys, the key kept in an HttpOnly cookie)."""
+    the web UI at ``/ui`` (:mod:`gieok.server.ui`: the same keys, the key kept in an HttpOnly cookie).
+    Once keys are in force, ``/openapi.json``, ``/docs``, ``/redoc`` and ``/metrics`` want one too (any
+    role: the schema and the counters tell an attacker what to try), unless ``public_docs`` /
+    ``public_metrics``."""
     gate = _Gate(memory, require_keys)
     metrics = Metrics()
     runner = Worker(memory, poll_seconds=poll_seconds) if worker else None
@@ -109,9 +113,10 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
             if runner is not None:
                 runner.stop()
 
-    app = FastAPI(title="gieok", version=__version__, lifespan=lifespan,
-                  description="Long-term memory for AI agents: retain, recall, reflect, forget.")
+    app = FastAPI(title="gieok", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None, description="Long-term memory for AI agents: retain, recall, reflect, forget.")
     install_error_handlers(app)
+    app.add_middleware(CatchUnexpected)  # first added, innermost: inside the metrics and the body limit
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes or int(memory.settings.server_max_body_bytes))
     app.middleware("http")(metrics.middleware)
     app.state.memory, app.state.gate, app.state.worker = memory, gate, runner
@@ -127,6 +132,13 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
             return bank
         return check
 
+    def service_page(public: bool) -> Callable[[Request], None]:
+        def check(request: Request) -> None:
+            if not public:
+                caller(request)  # KeyRequiredError (401) while keys are in force and none is sent
+        return check
+
+    _mount_docs(app, Depends(service_page(public_docs)))
     Readable = Annotated[str, Depends(allowed("read"))]
     Writable = Annotated[str, Depends(allowed("write"))]
 
@@ -136,7 +148,8 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
         return {"status": "ok", "version": __version__, "store": type(memory.store).__name__,
                 "keys_required": gate.keys_in_force(), "worker": runner is not None and runner.alive()}
 
-    @app.get("/metrics", tags=["service"], response_class=PlainTextResponse)
+    @app.get("/metrics", tags=["service"], response_class=PlainTextResponse,
+             dependencies=[Depends(service_page(public_metrics))])
     def prometheus() -> Response:
         body, content_type = metrics.render()
         return Response(body, media_type=content_type)
@@ -213,6 +226,8 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
 
     @app.post("/v1/banks/{bank}/sessions/{session_id}/turns", tags=["sessions"], status_code=201)
     def add_session_turn(bank: Writable, session_id: str, body: SessionTurnRequest) -> dict[str, Any]:
+        """Add a turn as ``user_id`` (the user the session was opened with; another is refused with
+        ``SessionUserError`` and nothing is written); the session rendered after it."""
         session = memory.session(bank, session_id, max_tokens=body.max_tokens, keep_recent=body.keep_recent,
                                  user_id=body.user_id)
         position = session.add(body.role, body.content)
@@ -222,7 +237,8 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     def get_session(bank: Readable, session_id: str, query: str | None = None, max_tokens: int = 4000,
                     session_tokens: int = 3000, keep_recent: int = 6, user_id: str | None = None) -> dict[str, Any]:
         """The session rendered; with ``?query=`` the context for it, recalled memories included (with
-        ``?user_id=``: that user's and the shared ones only)."""
+        ``?user_id=``: that user's and the shared ones only). Only the session's own user may read it
+        (the ``user_id`` it was opened with, or none): another is refused with ``SessionUserError``."""
         return memory.session(bank, session_id, max_tokens=session_tokens, keep_recent=keep_recent,
                               user_id=user_id).show(query, max_tokens)
 
@@ -330,3 +346,18 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
 
         mcp_running.append(mount_mcp(app, memory, authenticate=gate.principal, host=host))
     return app
+
+
+def _mount_docs(app: FastAPI, gate: Any) -> None:
+    """``/openapi.json``, ``/docs`` (Swagger UI) and ``/redoc`` behind ``gate`` (FastAPI's own are off)."""
+    @app.get("/openapi.json", include_in_schema=False, dependencies=[gate])
+    def openapi() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    @app.get("/docs", include_in_schema=False, dependencies=[gate])
+    def swagger() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="gieok API")
+
+    @app.get("/redoc", include_in_schema=False, dependencies=[gate])
+    def redoc() -> HTMLResponse:
+        return get_redoc_html(openapi_url="/openapi.json", title="gieok API")

@@ -56,11 +56,16 @@ def _server_modules() -> Any:
               help="serve a non-loopback host without API keys (anyone who can reach it reads every bank)")
 @click.option("--no-worker", is_flag=True, help="do not run queued jobs here (separate workers run them)")
 @click.option("--no-mcp", is_flag=True, help="do not serve the MCP tools at /mcp")
+@click.option("--public-docs", is_flag=True,
+              help="serve /docs, /redoc and /openapi.json without a key (by default they want one once keys exist)")
+@click.option("--public-metrics", is_flag=True,
+              help="serve /metrics without a key, e.g. to a Prometheus scraper (by default it wants one once keys "
+                   "exist)")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, insecure_no_auth: bool, no_worker: bool, no_mcp: bool,
-          log_level: str) -> None:
+          public_docs: bool, public_metrics: bool, log_level: str) -> None:
     """Serve the HTTP API (/v1, /docs, /metrics) and MCP (/mcp) on one SQLite file or PostgreSQL."""
     uvicorn, app = _server_modules()
     memory = open_memory(ctx)
@@ -73,7 +78,8 @@ def serve(ctx: click.Context, host: str, port: int, insecure_no_auth: bool, no_w
     if not in_force:
         log.warning("no API keys: every bank is open to anyone who can reach %s:%s "
                     "(`gieok keys create` turns keys on)", host, port)
-    application = app.create_app(memory, worker=not no_worker, mcp=not no_mcp, host=host)
+    application = app.create_app(memory, worker=not no_worker, mcp=not no_mcp, host=host, public_docs=public_docs,
+                                 public_metrics=public_metrics)
     click.echo(f"gieok serving {memory.path} on http://{host}:{port} (docs at /docs)", err=True)
     uvicorn.run(application, host=host, port=port, log_level=log_level)
 

@@ -2,6 +2,11 @@
 
 The body keeps the library's message, which says how to fix the problem; nothing else of the error
 leaves the process (no traceback, no input echoed back: a request may hold a secret).
+
+An exception that is no :class:`GieokError` (a bug) is answered by :class:`CatchUnexpected`, a plain
+ASGI middleware, rather than by a handler for ``Exception``: Starlette runs that handler in its
+outermost middleware, which re-raises after answering, and uvicorn then closes the keep-alive
+connection — the client's next request on it failed with a reset.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gieok.errors import (
     AuthError,
@@ -22,6 +28,7 @@ from gieok.errors import (
     EmbedderMismatchError,
     GieokError,
     InputError,
+    InternalError,
     KeyRequiredError,
     LLMError,
     LLMRateLimitError,
@@ -35,7 +42,7 @@ from gieok.errors import (
     StoreBusyError,
 )
 
-__all__ = ["STATUS", "install_error_handlers", "problem", "status_of"]
+__all__ = ["STATUS", "CatchUnexpected", "install_error_handlers", "problem", "status_of", "typed_problem"]
 
 log = logging.getLogger("gieok.server")
 
@@ -58,6 +65,7 @@ STATUS: tuple[tuple[type[GieokError], int, str], ...] = (
     (LLMUnavailableError, 503, "llm-unavailable"),
     (RerankerUnavailableError, 503, "reranker-unavailable"),
     (LLMError, 502, "llm-error"),
+    (InternalError, 500, "internal"),
 )
 
 
@@ -66,6 +74,13 @@ def status_of(exc: GieokError) -> tuple[int, str]:
         if isinstance(exc, cls):
             return status, kind
     return 500, "internal"
+
+
+def typed_problem(exc: GieokError) -> JSONResponse:
+    status, kind = status_of(exc)
+    if status >= 500 and not isinstance(exc, InternalError):  # CatchUnexpected logged its traceback
+        log.error("%s: %s", type(exc).__name__, exc)
+    return problem(status, kind, str(exc), error=type(exc).__name__)
 
 
 def problem(status: int, kind: str, detail: str, **extra: Any) -> JSONResponse:
@@ -88,10 +103,7 @@ def _validation_detail(exc: RequestValidationError) -> tuple[int, str, list[dict
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(GieokError)
     async def gieok_error(_request: Request, exc: GieokError) -> JSONResponse:
-        status, kind = status_of(exc)
-        if status >= 500:
-            log.error("%s: %s", type(exc).__name__, exc)
-        return problem(status, kind, str(exc), error=type(exc).__name__)
+        return typed_problem(exc)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -103,7 +115,32 @@ def install_error_handlers(app: FastAPI) -> None:
         kind = {404: "not-found", 405: "method-not-allowed", 413: "body-too-large"}.get(exc.status_code, "http-error")
         return problem(exc.status_code, kind, str(exc.detail))
 
-    @app.exception_handler(Exception)
-    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error")  # the traceback goes to the server's log, never to the client
-        return problem(500, "internal", "the server failed unexpectedly; its log has the details")
+
+class CatchUnexpected:
+    """The last resort: any exception escaping the routes becomes :class:`InternalError`'s 500, its
+    traceback logged here and never sent. Added innermost of the app's middleware, so the metrics
+    count the 500 and the connection stays open for the client's next request."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking)
+        except StarletteHTTPException:
+            raise  # BodyLimit's 413 from a reader that is not FastAPI's: BodyLimit answers it
+        except Exception:
+            log.exception("unexpected error")  # the traceback goes to the server's log, never to the client
+            if started:  # half an answer was sent: only closing the connection can end it
+                raise
+            await typed_problem(InternalError())(scope, receive, send)

@@ -31,7 +31,7 @@ from gieok import __version__
 from gieok.engine import keys as _keys
 from gieok.engine.context import check_bank_name
 from gieok.engine.keys import Principal
-from gieok.errors import GieokError, InputError
+from gieok.errors import GieokError, InputError, InternalError
 from gieok.memory import Memory
 
 __all__ = ["build_mcp", "mount_mcp", "run_stdio"]
@@ -88,6 +88,9 @@ class _Tools:
             return _plain(fn())
         except GieokError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # a bug: its traceback goes to the server's log, never to the agent
+            log.exception("unexpected error in an MCP tool")
+            raise ToolError(f"InternalError: {InternalError()}") from exc
 
     def one(self, ctx: Context, bank: str, need: str, fn: Callable[[], Any]) -> dict[str, Any]:
         result: dict[str, Any] = self.call(ctx, bank, need, fn)
@@ -142,8 +145,9 @@ class _Tools:
                     user_id: str | None = None) -> dict[str, Any]:
         """Add a turn to a working-memory session (`role`: user, assistant, system or tool). The session
         keeps recent turns verbatim and folds older ones into a summary; every turn is also kept in
-        long-term memory under the source `session:<session_id>` (as `user_id`'s, if given). Returns
-        the turn's position."""
+        long-term memory under the source `session:<session_id>` (as `user_id`'s, if given). A session
+        belongs to the user it was opened with: pass the same `user_id` (or none) every time, else the
+        call is refused (SessionUserError) and nothing is written. Returns the turn's position."""
         return self.one(ctx, bank, "write", lambda: {
             "position": self.memory.session(bank, session_id, user_id=user_id).add(role, content)})
 
@@ -151,7 +155,8 @@ class _Tools:
                         max_tokens: int = 4000, user_id: str | None = None) -> dict[str, Any]:
         """The session as chat messages (its summary, then the recent turns) and, for a `query` that
         needs memory (small talk skips it), the long-term memories recall finds, all inside `max_tokens`
-        (with `user_id`: only that user's and the shared ones)."""
+        (with `user_id`: only that user's and the shared ones). Only the session's own user (the
+        `user_id` it was opened with, or none) may read it: another is refused (SessionUserError)."""
         return self.one(ctx, bank, "read", lambda: self.memory.session(bank, session_id, user_id=user_id)
                         .show(query, max_tokens))
 

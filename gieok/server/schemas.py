@@ -5,9 +5,9 @@ Unknown fields are refused (a typo such as ``"max_token"`` must not silently do 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 __all__ = ["MessageIn", "RetainRequest", "RecallRequest", "ReflectRequest", "ForgetRequest", "KeyRequest",
            "OperationAccepted", "ReembedRequest"]
@@ -17,8 +17,17 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _message_id(value: Any) -> Any:
+    # pydantic's own error for a union names only its first member; say what an id may be
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+        raise ValueError(f"a message id must be a string or an integer, e.g. \"m-1\" or 42, "
+                         f"not {type(value).__name__}")
+    return value
+
+
 class MessageIn(_Body):
-    id: str | None = Field(None, description="your id for the message (forget(source_id=...) accepts it)")
+    id: Annotated[str | int | None, BeforeValidator(_message_id)] = Field(
+        None, description="your id for the message, a string or an integer (forget(source_id=...) accepts it)")
     speaker: str | None = Field(None, description="who said it; default 'user'")
     text: str = Field(description="what was said, verbatim")
     timestamp: str | None = Field(None, description="ISO 8601, e.g. 2026-05-04T09:00:00+09:00")

@@ -343,6 +343,11 @@ class CoreQueries(StoreQueries):
         parts = list(self._dialect.in_parts(chunk_ids))
         fact_ids = [int(r[0]) for ids_in, part in parts
                     for r in conn.execute(f"SELECT id FROM facts WHERE chunk_id {ids_in}", part)]
+        # the versions these facts closed hold again, and lose the reason that quoted them (a
+        # corrected message's old value would live on in "Springfield → Quixoteville")
+        for ids_in, part in self._dialect.in_parts(fact_ids):
+            conn.execute("UPDATE facts SET valid_to = NULL, superseded_by = NULL, supersede_reason = NULL "
+                         f"WHERE superseded_by {ids_in}", part)
         self._drop_fact_indexes(conn, bank_id, dim, fact_ids)
         for ids_in, part in parts:
             conn.execute(f"DELETE FROM facts WHERE chunk_id {ids_in}", part)

@@ -334,6 +334,32 @@ class DerivedQueries(StoreQueries):
             "UPDATE jobs SET status = 'cancelled', lease_until = NULL, finished_at = ?, updated_at = ? "
             "WHERE id = ? AND status IN ('queued', 'running')", (now, now, job_id)).rowcount)
 
+    def cancel_retains_of(self, bank_id: int, *, source_id: str | None = None,
+                          user_id: str | None = None) -> list[dict[str, Any]]:
+        """Cancel the queued or running retains of a source (by its id or one of its message ids) or
+        of a user, and blank their payloads; returns the payloads as they were. In the caller's
+        write transaction, so a worker running one finds its claim gone when it commits (its
+        ``finish_job(claimed_by=...)`` matches no row; on PostgreSQL it waits for this row lock) and
+        its writes roll back; a retain that committed first is already in the tables."""
+        conn = self._require_write()
+        now = time.time()
+        cancelled = []
+        for job_id, raw in conn.execute(
+                "SELECT id, payload FROM jobs WHERE bank_id = ? AND kind = 'retain' "
+                "AND status IN ('queued', 'running') ORDER BY id", (bank_id,)).fetchall():
+            payload = self._dialect.from_json(raw)
+            names_source = source_id is not None and (payload.get("source_id") == source_id or any(
+                isinstance(m, dict) and m.get("id") == source_id for m in payload.get("messages") or []))
+            names_user = user_id is not None and (payload.get("scope") or {}).get("user_id") == user_id
+            if not (names_source or names_user):
+                continue
+            conn.execute("UPDATE jobs SET status = 'cancelled', payload = ?, last_error = ?, lease_until = NULL, "
+                         "finished_at = ?, updated_at = ? WHERE id = ?",
+                         (json.dumps({"source_id": payload.get("source_id"), "erased": True}),
+                          "cancelled by forget", now, now, job_id))
+            cancelled.append(payload)
+        return cancelled
+
     def retry_job(self, job_id: int, now: float) -> bool:
         """Queue a failed or cancelled job again, due at ``now``, with its attempts reset (its last
         error is kept until it runs); False for a job in any other state."""

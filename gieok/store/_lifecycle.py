@@ -216,6 +216,18 @@ class LifecycleQueries(StoreQueries):
         return out
 
     # -- erasing -----------------------------------------------------------------------------
+    def supersede_reasons(self, bank_id: int) -> list[tuple[int, str]]:
+        """(fact id, reason) of every closed version of the bank that kept a reason."""
+        return [(int(r[0]), str(r[1])) for r in self._conn().execute(
+            "SELECT id, supersede_reason FROM facts WHERE bank_id = ? AND supersede_reason IS NOT NULL ORDER BY id",
+            (bank_id,)).fetchall()]
+
+    def clear_supersede_reasons(self, bank_id: int, fact_ids: Sequence[int]) -> int:
+        """Forget why these versions were closed (the reason quoted erased text); they stay closed."""
+        conn = self._require_write()
+        return sum(int(conn.execute(f"UPDATE facts SET supersede_reason = NULL WHERE bank_id = ? AND id {ids_in}",
+                                    (bank_id, *part)).rowcount) for ids_in, part in self._dialect.in_parts(fact_ids))
+
     def erase_facts(self, bank_id: int, dim: int, fact_ids: Sequence[int],
                     message_rows: Sequence[int] = (), source_rows: Sequence[int] = ()) -> dict[str, int]:
         """Hard-delete facts (and named messages and sources) with everything derived from them."""
@@ -351,7 +363,7 @@ class LifecycleQueries(StoreQueries):
             if source not in touched:
                 continue
             if status in ("done", "failed"):
-                conn.execute("UPDATE jobs SET payload = ? WHERE id = ?",
+                conn.execute("UPDATE jobs SET payload = ?, last_error = NULL WHERE id = ?",
                              (json.dumps({"source_id": source, "erased": True}), job_id))
                 changed += 1
             elif status == "queued" and source in whole:

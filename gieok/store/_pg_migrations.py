@@ -209,11 +209,25 @@ def m0014_ivf_steps(conn: Any) -> None:
     training (the migration keeps both stores' lists the same)."""
 
 
+def m0015_newest_postings(conn: Any) -> None:
+    """The keyword index ordered by fact within a term: bounded BM25 reads a common term's newest
+    postings, and counts a term's facts only so far (see :mod:`gieok.store._bounded_bm25`)."""
+    conn.execute("CREATE INDEX IF NOT EXISTS fact_terms_bank_term_fact ON fact_terms(bank_id, term, fact_id)")
+    conn.execute("DROP INDEX IF EXISTS fact_terms_bank_term")
+
+
+def m0016_session_users(conn: Any) -> None:
+    """Every session turn names the user its session was opened with (see ``_schema.SESSION_USERS``)."""
+    _run_script(conn, _schema.SESSION_USERS)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
-                                                                       m0012_profile, m0013_reembed, m0014_ivf_steps)
+                                                                       m0012_profile, m0013_reembed, m0014_ivf_steps,
+                                                                       m0015_newest_postings,
+                                                                       m0016_session_users)
 
 
 def migrate(raw: Any) -> list[str]:

@@ -15,7 +15,9 @@ length (kept by trigger). One SQL query then computes, per bank, exactly what FT
 With ``context_weight <= 0`` only the terms field is searched (and counts for n(p)), as in the
 SQLite store. A query term that the tokenizer splits ("3.5" → "3", "5") is a phrase: its tokens
 must be adjacent, which the stored positions decide. Scores are positive, higher is better; ties
-are broken by fact id.
+are broken by fact id. Past ``keyword_max_postings`` postings a query is planned as in
+:mod:`gieok.store._bounded_bm25` (the same plan as SQLite's): a phrase's facts are counted only so far,
+and its newest postings read first, on the ``fact_terms (bank_id, term, fact_id)`` index.
 
 **Vectors.** ``fact_vectors`` holds one pgvector ``vector`` per fact with its dimension (and
 ``fact_context_vectors`` a reply's second vector, with the message it answers); similarity =
@@ -45,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from gieok.records import ScopeFilter
+from gieok.store._bounded_bm25 import BM25_B, BM25_K1, bounded_bm25
 from gieok.store._dialect import StoreQueries, check_view
 from gieok.store._pg_connect import ints, vector_array, vector_literal
 from gieok.store._scopes import named_placeholders, sources_in_scope
@@ -65,9 +68,6 @@ def create_hnsw_indexes(conn: Any, dim: int) -> None:
 def _vector_table(view: str) -> str:
     return _VECTOR_TABLES[check_view(view)]
 
-BM25_K1 = 1.2
-BM25_B = 0.75
-
 _TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -86,6 +86,118 @@ def _postings(words: Sequence[str]) -> dict[str, list[int]]:
 def _phrases(terms: Sequence[str]) -> list[list[str]]:
     # each distinct query term is one phrase (FTS5 quotes each and ORs them); empty ones match nothing
     return [p for p in (tokens(t) for t in dict.fromkeys(t for t in terms if t)) if p]
+
+
+class _PgKeywordIndex:
+    """The primitives of bounded BM25 (:class:`gieok.store._bounded_bm25.KeywordIndex`) over ``fact_terms``.
+
+    ``score`` reads every posting of its first group's phrases (and of the facts from ``min_id`` on);
+    the other groups' postings only of the facts the first group found. Where it reads every posting
+    of a phrase, the phrase's n(p) is counted from them; elsewhere by a count of its own."""
+
+    def __init__(self, conn: Any, bank_id: int, phrases: list[list[str]], context_weight: float,
+                 scope: ScopeFilter | None) -> None:
+        self.conn, self.bank_id, self.phrases, self.context_weight = conn, bank_id, phrases, context_weight
+        self.scope = scope
+
+    def _params(self) -> dict[str, Any]:
+        return {"bank": self.bank_id, "cw": self.context_weight, "k1": BM25_K1, "b": BM25_B}
+
+    def _hits(self, phrase: int, params: dict[str, Any], restrict: str = "") -> str:
+        """SQL for the phrase's (phrase, fact, field, tf) occurrences in the searched fields; ``restrict``
+        is a condition on ``fact_id`` (the occurrence's alias is ``t0``)."""
+        tokens_ = self.phrases[phrase]
+        key = f"p{phrase}"
+        params[f"{key}_id"], params[f"{key}_0"] = phrase, tokens_[0]
+        fields = "" if self.context_weight > 0 else " AND t0.field = 'terms'"
+        if len(tokens_) == 1:
+            return (f"SELECT %({key}_id)s::integer, t0.fact_id, t0.field, t0.tf FROM fact_terms t0 "
+                    f"WHERE t0.bank_id = %(bank)s AND t0.term = %({key}_0)s{fields}{restrict}")
+        # a multi-token phrase: its tokens at consecutive positions
+        joins, conditions = [], []
+        for k, token in enumerate(tokens_[1:], start=1):
+            params[f"{key}_{k}"] = token
+            joins.append(f"JOIN fact_terms t{k} ON t{k}.fact_id = t0.fact_id AND t{k}.field = t0.field "
+                         f"AND t{k}.term = %({key}_{k})s")
+            conditions.append(f"(s.pos + {k}) = ANY(t{k}.positions)")
+        return (f"SELECT %({key}_id)s::integer, t0.fact_id, t0.field, count(*)::integer FROM fact_terms t0 "
+                f"CROSS JOIN LATERAL unnest(t0.positions) AS s(pos) {' '.join(joins)} "
+                f"WHERE t0.bank_id = %(bank)s AND t0.term = %({key}_0)s{fields}{restrict} "
+                f"AND {' AND '.join(conditions)} GROUP BY t0.fact_id, t0.field")
+
+    def _facts(self, phrase: int, params: dict[str, Any]) -> str:
+        return f"SELECT DISTINCT h.fact_id FROM ({self._hits(phrase, params)}) AS h(phrase, fact_id, field, tf)"
+
+    def count(self, phrase: int, at_most: int) -> int:
+        params = self._params()
+        params["at_most"] = int(at_most)
+        sql = f"SELECT count(*) FROM ({self._facts(phrase, params)} LIMIT %(at_most)s) AS found"
+        return int(self.conn.execute(sql, params).fetchone()[0])
+
+    def newest(self, phrase: int, nth: int) -> int | None:
+        params = self._params()
+        params["skip"] = int(nth) - 1
+        row = self.conn.execute(f"{self._facts(phrase, params)} ORDER BY h.fact_id DESC OFFSET %(skip)s LIMIT 1",
+                                params).fetchone()
+        return None if row is None else int(row[0])
+
+    def score(self, groups: Sequence[Sequence[int]], min_id: int | None, limit: int) -> list[tuple[int, float]]:
+        params = self._params()
+        params["limit"] = int(limit)
+        since = ""
+        if min_id is not None:
+            params["min_id"], since = int(min_id), " AND t0.fact_id >= %(min_id)s"
+        first = " UNION ALL ".join(self._hits(p, params, since) for p in groups[0])
+        rest = [p for group in groups[1:] for p in group]
+        found = f"seed AS MATERIALIZED ({first})"
+        hits = "SELECT * FROM seed"
+        if rest:
+            within = " AND t0.fact_id IN (SELECT DISTINCT fact_id FROM seed)"
+            hits += " UNION ALL " + " UNION ALL ".join(self._hits(p, params, within) for p in rest)
+        if min_id is None and not rest:  # every posting read: n(p) from them
+            df = "SELECT phrase, count(*) AS n FROM matched GROUP BY phrase"
+        else:
+            df = " UNION ALL ".join(f"SELECT {p}, (SELECT count(*) FROM ({self._facts(p, params)}) AS f)"
+                                    for group in groups for p in group)
+        having = " AND ".join(f"bool_or(m.phrase = ANY(%(group_{k})s::integer[]))" for k in range(len(groups)))
+        for k, group in enumerate(groups):
+            params[f"group_{k}"] = list(group)
+        in_scope = ""
+        condition, scope_params = sources_in_scope(self.scope, self.bank_id, "f.source_id")
+        if condition:
+            in_scope = named_placeholders(
+                f" WHERE m.fact_id IN (SELECT f.id FROM facts f WHERE f.bank_id = %(bank)s{condition})",
+                scope_params, params)
+        rows = self.conn.execute(
+            f"""
+            WITH {found},
+            hits(phrase, fact_id, field, tf) AS ({hits}),
+            matched AS (
+                SELECT phrase, fact_id,
+                       sum(CASE WHEN field = 'terms' THEN tf ELSE tf * %(cw)s END)::float8 AS freq
+                FROM hits GROUP BY phrase, fact_id),
+            corpus AS (
+                SELECT docs::float8 AS n, tokens::float8 / GREATEST(docs, 1) AS avgdl
+                FROM keyword_stats WHERE bank_id = %(bank)s),
+            df(phrase, n) AS ({df}),
+            idf AS (
+                SELECT phrase, CASE WHEN x <= 0 THEN 1e-6 ELSE x END AS idf FROM (
+                    SELECT df.phrase, ln((c.n - df.n + 0.5) / (df.n + 0.5)) AS x
+                    FROM df CROSS JOIN corpus c) AS raw)
+            SELECT m.fact_id,
+                   sum(i.idf * m.freq * (%(k1)s + 1)
+                       / (m.freq + %(k1)s * (1 - %(b)s + %(b)s * d.length / NULLIF(c.avgdl, 0)))) AS score
+            FROM matched m JOIN idf i USING (phrase) JOIN keyword_docs d ON d.fact_id = m.fact_id
+            CROSS JOIN corpus c{in_scope}
+            GROUP BY m.fact_id HAVING {having} ORDER BY score DESC, m.fact_id LIMIT %(limit)s
+            """,
+            params,
+        ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def docs(self) -> int:
+        row = self.conn.execute("SELECT docs FROM keyword_stats WHERE bank_id = %s", (self.bank_id,)).fetchone()
+        return int(row[0]) if row else 0
 
 
 class SearchIndexes(StoreQueries):
@@ -182,73 +294,18 @@ class SearchIndexes(StoreQueries):
     # -- keyword channel ---------------------------------------------------------------------
     def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
                        context_weight: float = 0.0, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
-        """Okapi BM25 over the bank's facts (FTS5's formula and constants), best first, positive. Under a
-        ``scope`` filter only facts in scope are scored; the statistics (N, n(p), avgdl) stay the bank's,
-        as FTS5's do."""
+        """Okapi BM25 over the bank's facts (FTS5's formula and constants), best first, positive, ties by
+        fact id. Under a ``scope`` filter only facts in scope are scored; the statistics (N, n(p), avgdl)
+        stay the bank's, as FTS5's do. A query whose phrases a large bank holds often reads a bounded
+        share of their postings (:mod:`gieok.store._bounded_bm25`, the ``keyword_max_postings`` setting)."""
         phrases = _phrases(terms)
         if not phrases:
             return []
-        params: dict[str, Any] = {"bank": bank_id, "cw": float(context_weight), "limit": int(limit),
-                                  "k1": BM25_K1, "b": BM25_B}
-        single = [p[0] for p in phrases if len(p) == 1]
-        single_ids = [i for i, p in enumerate(phrases) if len(p) == 1]
-        parts = []
-        if single:
-            params["single_terms"], params["single_ids"] = single, single_ids
-            parts.append(
-                "SELECT q.phrase, t.fact_id, t.field, t.tf "
-                "FROM unnest(%(single_terms)s::text[], %(single_ids)s::integer[]) AS q(term, phrase) "
-                "JOIN fact_terms t ON t.bank_id = %(bank)s AND t.term = q.term")
-        for i, phrase in enumerate(phrases):
-            if len(phrase) > 1:
-                parts.append(self._phrase_hits(i, phrase, params))
-        in_scope = ""
-        condition, scope_params = sources_in_scope(scope, bank_id, "f.source_id")
-        if condition:
-            in_scope = named_placeholders(
-                f" WHERE m.fact_id IN (SELECT f.id FROM facts f WHERE f.bank_id = %(bank)s{condition})",
-                scope_params, params)
-        rows = self._conn().execute(
-            f"""
-            WITH hits(phrase, fact_id, field, tf) AS ({" UNION ALL ".join(parts)}),
-            matched AS (
-                SELECT phrase, fact_id,
-                       sum(CASE WHEN field = 'terms' THEN tf ELSE tf * %(cw)s END)::float8 AS freq
-                FROM hits WHERE field = 'terms' OR %(cw)s > 0 GROUP BY phrase, fact_id),
-            corpus AS (
-                SELECT docs::float8 AS n, tokens::float8 / GREATEST(docs, 1) AS avgdl
-                FROM keyword_stats WHERE bank_id = %(bank)s),
-            idf AS (
-                SELECT phrase, CASE WHEN x <= 0 THEN 1e-6 ELSE x END AS idf FROM (
-                    SELECT m.phrase, ln((c.n - count(*) + 0.5) / (count(*) + 0.5)) AS x
-                    FROM matched m CROSS JOIN corpus c GROUP BY m.phrase, c.n) AS raw)
-            SELECT m.fact_id,
-                   sum(i.idf * m.freq * (%(k1)s + 1)
-                       / (m.freq + %(k1)s * (1 - %(b)s + %(b)s * d.length / NULLIF(c.avgdl, 0)))) AS score
-            FROM matched m JOIN idf i USING (phrase) JOIN keyword_docs d ON d.fact_id = m.fact_id
-            CROSS JOIN corpus c{in_scope}
-            GROUP BY m.fact_id ORDER BY score DESC, m.fact_id LIMIT %(limit)s
-            """,
-            params,
-        ).fetchall()
-        return [(int(r[0]), float(r[1])) for r in rows]
-
-    @staticmethod
-    def _phrase_hits(index: int, phrase: list[str], params: dict[str, Any]) -> str:
-        """SQL for the (fact, field) occurrences of a multi-token phrase: tokens at consecutive positions."""
-        key = f"p{index}"
-        params[f"{key}_id"] = index
-        params[f"{key}_0"] = phrase[0]
-        joins, conditions = [], []
-        for k, token in enumerate(phrase[1:], start=1):
-            params[f"{key}_{k}"] = token
-            joins.append(f"JOIN fact_terms t{k} ON t{k}.fact_id = t0.fact_id AND t{k}.field = t0.field "
-                         f"AND t{k}.term = %({key}_{k})s")
-            conditions.append(f"(s.pos + {k}) = ANY(t{k}.positions)")
-        return (f"SELECT %({key}_id)s::integer, t0.fact_id, t0.field, count(*)::integer FROM fact_terms t0 "
-                f"CROSS JOIN LATERAL unnest(t0.positions) AS s(pos) {' '.join(joins)} "
-                f"WHERE t0.bank_id = %(bank)s AND t0.term = %({key}_0)s AND {' AND '.join(conditions)} "
-                "GROUP BY t0.fact_id, t0.field")
+        # each statement is consistent in itself (a score's statistics come from its own statement);
+        # the plan's choices between them need no common snapshot
+        index = _PgKeywordIndex(self._conn(), bank_id, phrases, float(context_weight), scope)
+        cap = 0 if self.vector_options.exact else self.vector_options.keyword_postings
+        return bounded_bm25(index, len(phrases), int(limit), cap)
 
     # -- vector channel ----------------------------------------------------------------------
     def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,

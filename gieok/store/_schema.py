@@ -28,13 +28,14 @@ from string import Template
 from typing import Any
 
 __all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS", "LIFECYCLE", "NAMES", "PROFILE",
-           "REEMBED", "SCOPES", "SESSIONS", "WORKERS", "ordered", "render"]
+           "REEMBED", "SCOPES", "SESSIONS", "SESSION_USERS", "WORKERS", "ordered", "render"]
 
 
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
          "0007_workers", "0008_documents",
          "0009_sessions", "0010_scopes", "0011_ann", "0012_profile", "0013_reembed",
-         "0014_ivf_steps")
+         "0014_ivf_steps", "0015_newest_postings",
+         "0016_session_users")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
@@ -323,6 +324,16 @@ CREATE TABLE session_state (
     updated_at  $REAL NOT NULL,
     PRIMARY KEY (bank_id, session_id)
 )
+"""
+
+# Whose session a turn belongs to: a session belongs to the user it was opened with, and every turn
+# carries that user (NULL: a session opened without one), so the owner lives exactly as long as the
+# session's turns do — an erase that takes them all leaves nothing naming the user behind. Turns
+# written before this migration take the user of their long-term source ``session:<id>``.
+SESSION_USERS = """
+ALTER TABLE session_turns ADD COLUMN user_id TEXT;
+UPDATE session_turns SET user_id = (SELECT s.user_id FROM sources s WHERE s.bank_id = session_turns.bank_id
+    AND s.external_id = 'session:' || session_turns.session_id)
 """
 
 # Scopes: whose a source is inside its bank (user, agent, conversation session) and its tags, inherited

@@ -26,6 +26,7 @@ import numpy as np
 
 from gieok.records import ScopeFilter
 from gieok.store import _ivf
+from gieok.store._bounded_bm25 import bounded_bm25
 from gieok.store._connect import sqlite_module
 from gieok.store._dialect import VECTOR_VIEWS, StoreQueries, check_view
 from gieok.store._scopes import sources_in_scope
@@ -72,6 +73,54 @@ def _fts_query(terms: Sequence[str]) -> str:
     # every term quoted (FTS5 syntax characters in user text must not become operators), OR-ed
     unique = dict.fromkeys(t for t in terms if t)
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
+
+
+class _FtsIndex:
+    """The primitives of bounded BM25 (:class:`gieok.store._bounded_bm25.KeywordIndex`) over a bank's FTS5 table."""
+
+    def __init__(self, conn: Any, bank_id: int, phrases: list[str], context_weight: float,
+                 in_scope: tuple[str, list[Any]]) -> None:
+        self.conn, self.table, self.phrases = conn, fts_table(bank_id), phrases
+        self.context_weight, self.in_scope = context_weight, in_scope
+
+    def _match(self, groups: Sequence[Sequence[int]]) -> str:
+        query = " AND ".join("(" + _fts_query([self.phrases[p] for p in group]) + ")" for group in groups)
+        return query if self.context_weight > 0 else "terms : (" + query + ")"
+
+    def count(self, phrase: int, at_most: int) -> int:
+        return int(self.conn.execute(f"SELECT count(*) FROM (SELECT rowid FROM {self.table} WHERE {self.table} "
+                                     "MATCH ? LIMIT ?)", (self._match([[phrase]]), int(at_most))).fetchone()[0])
+
+    def newest(self, phrase: int, nth: int) -> int | None:
+        row = self.conn.execute(f"SELECT rowid FROM {self.table} WHERE {self.table} MATCH ? ORDER BY rowid DESC "
+                                "LIMIT 1 OFFSET ?", (self._match([[phrase]]), int(nth) - 1)).fetchone()
+        return None if row is None else int(row[0])
+
+    def score(self, groups: Sequence[Sequence[int]], min_id: int | None, limit: int) -> list[tuple[int, float]]:
+        condition, params = self.in_scope
+        if min_id is not None:
+            condition, params = condition + " AND rowid >= ?", [*params, int(min_id)]
+        rows = self.conn.execute(
+            f"SELECT rowid, bm25({self.table}, 1.0, ?) AS s FROM {self.table} WHERE {self.table} MATCH ?{condition} "
+            "ORDER BY s, rowid LIMIT ?", (self.context_weight, self._match(groups), *params, int(limit))).fetchall()
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def docs(self) -> int:
+        # FTS5's averages record (id 1 of its %_data table): a varint row count, then each column's tokens
+        row = self.conn.execute(f"SELECT block FROM {self.table}_data WHERE id = 1").fetchone()
+        return _varint(bytes(row[0])) if row else 0
+
+
+def _varint(data: bytes) -> int:
+    """SQLite's varint (big-endian, 7 bits a byte while the high bit is set; a ninth byte gives 8)."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value
+    return value
 
 
 def _facts_in_scope(scope: ScopeFilter | None, bank_id: int) -> tuple[str, list[Any]]:
@@ -396,23 +445,20 @@ class SQLiteIndexes(StoreQueries):
     # -- channels ----------------------------------------------------------------------------
     def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
                        context_weight: float = 0.0, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
-        """Okapi BM25 (FTS5 ``bm25()``), best first; scores returned positive (higher = better).
+        """Okapi BM25 (FTS5 ``bm25()``), best first; scores returned positive (higher = better), ties
+        by fact id. A query whose phrases a large bank holds often reads a bounded share of their
+        postings (:mod:`gieok.store._bounded_bm25`, the ``keyword_max_postings`` setting).
 
         The ``context`` column (terms of the message a fact answers) counts ``context_weight`` times
         as much as the fact's own terms; at 0 it is not searched at all. BM25's statistics stay the
         bank's under a ``scope`` filter (as in the PostgreSQL store)."""
-        query = _fts_query(terms)
-        if not query:
+        phrases = list(dict.fromkeys(t for t in terms if t))
+        if not phrases:
             return []
-        table = fts_table(bank_id)
-        if context_weight <= 0:
-            query = "terms : (" + query + ")"
-        in_scope, scope_params = _facts_in_scope(scope, bank_id)
-        rows = self._conn().execute(
-            f"SELECT rowid, bm25({table}, 1.0, ?) AS s FROM {table} WHERE {table} MATCH ?{in_scope} ORDER BY s LIMIT ?",
-            (float(context_weight), query, *scope_params, limit),
-        ).fetchall()
-        return [(int(r[0]), -float(r[1])) for r in rows]
+        index = _FtsIndex(self._conn(), bank_id, phrases, float(context_weight), _facts_in_scope(scope, bank_id))
+        cap = 0 if self.vector_options.exact else self.vector_options.keyword_postings
+        with self._snapshot(index.conn):  # every statement of the plan reads one moment of the bank
+            return bounded_bm25(index, len(phrases), int(limit), cap)
 
     def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
                       view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]:

@@ -139,11 +139,23 @@ def m0014_ivf_steps(conn: Any) -> None:
         conn.execute(f"ALTER TABLE vector_index ADD COLUMN {column}")
 
 
+def m0015_newest_postings(conn: Any) -> None:
+    """Nothing: FTS5 reads a term's postings newest first by itself; PostgreSQL's keyword index gains
+    the fact id (the migration keeps both stores' lists the same)."""
+
+
+def m0016_session_users(conn: Any) -> None:
+    """Every session turn names the user its session was opened with (see ``_schema.SESSION_USERS``)."""
+    _run_script(conn, _schema.SESSION_USERS)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
-                                                                       m0012_profile, m0013_reembed, m0014_ivf_steps)
+                                                                       m0012_profile, m0013_reembed, m0014_ivf_steps,
+                                                                       m0015_newest_postings,
+                                                                       m0016_session_users)
 
 
 def migrate(conn: Any) -> list[str]:

@@ -39,7 +39,7 @@ class TimeMention:
 def _read_iso(value: str) -> datetime | date:
     m = _ISO.fullmatch(value)
     if m is None:
-        raise InvalidTimeError(f"cannot read time {value!r}: {_EXPECTED}")
+        raise InvalidTimeError(f"cannot read the time given: {_EXPECTED}")
     year, month, day, hour, minute, second, fraction, offset = m.groups()
     try:
         if hour is None:
@@ -56,7 +56,7 @@ def _read_iso(value: str) -> datetime | date:
         return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0), micro,
                         tzinfo=zone)
     except ValueError as error:
-        raise InvalidTimeError(f"cannot read time {value!r} ({error}): {_EXPECTED}") from None
+        raise InvalidTimeError(f"cannot read the time given ({error}): {_EXPECTED}") from None
 
 
 def parse_datetime(value: str | datetime | date) -> datetime:
@@ -67,7 +67,7 @@ def parse_datetime(value: str | datetime | date) -> datetime:
     if isinstance(value, date):
         return midnight(value)
     if not isinstance(value, str):
-        raise InvalidTimeError(f"cannot read time {value!r} of type {type(value).__name__}: {_EXPECTED}")
+        raise InvalidTimeError(f"cannot read a time of type {type(value).__name__}: {_EXPECTED}")
     found = _read_iso(value)
     return found if isinstance(found, datetime) else midnight(found)
 
@@ -83,7 +83,7 @@ def _reference(now: datetime | date | str) -> tuple[Context, tzinfo | None]:
     if isinstance(now, date):
         start = midnight(now)
         return Context(now=start, today=now, open_end=start + timedelta(days=1)), None
-    raise InvalidTimeError(f"cannot use {now!r} as the reference time: {_EXPECTED}")
+    raise InvalidTimeError(f"cannot use the reference time given: {_EXPECTED}")
 
 
 _Filtered = list[tuple[re.Pattern[str], Builder, re.Pattern[str]]]
