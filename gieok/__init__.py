@@ -9,6 +9,7 @@ configure_threads()  # before numpy, OpenBLAS and the e5 engine load: see gieok/
 
 from gieok.defense import RedactionPolicy, redact
 from gieok.engine.forget import ErasureProof, ForgetResult
+from gieok.engine.quarantine import HeldStatement
 from gieok.engine.reflect import Reflection
 from gieok.errors import (
     AuthError,
@@ -27,6 +28,7 @@ from gieok.errors import (
     FileFormatError,
     FormatMismatchError,
     GieokError,
+    HeldNotFoundError,
     InputError,
     InternalError,
     InvalidMessageError,
@@ -141,6 +143,8 @@ __all__ = [
     "ScopeError",
     "SensitiveIdError",
     "SessionUserError",
+    "HeldNotFoundError",
+    "HeldStatement",
     "SourceInfo",
     "SourceNotFoundError",
     "SpendLimitError",

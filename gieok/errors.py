@@ -29,6 +29,7 @@
     │   ├── MemoryNotFoundError
     │   ├── SourceNotFoundError
     │   ├── EntityNotFoundError       forget(entity=...) names nobody
+    │   ├── HeldNotFoundError         no quarantined statement has this id
     │   └── OperationNotFoundError    no background job with this operation id
     ├── OperationStateError           cancel or retry of an operation in a state that does not allow it
     ├── ReembedRunningError           a bank already has a reembed to another embedder queued or running
@@ -84,6 +85,7 @@ __all__ = [
     "FileFormatError",
     "FormatMismatchError",
     "GieokError",
+    "HeldNotFoundError",
     "InputError",
     "InternalError",
     "InvalidMessageError",
@@ -253,6 +255,12 @@ class MemoryNotFoundError(NotFoundError):
         self.memory_id = memory_id
         super().__init__("no memory has the id given as memory_id: ids come from recall results "
                          "(`gieok recall ... --json`)")
+
+
+class HeldNotFoundError(NotFoundError):
+    def __init__(self) -> None:
+        super().__init__("no quarantined statement has the id given: list them with Memory.quarantined(bank) "
+                         "(`gieok quarantine BANK`); ids look like 'q-12'")
 
 
 class SourceNotFoundError(NotFoundError):

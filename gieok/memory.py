@@ -16,11 +16,13 @@ from gieok.defense import RedactionPolicy
 from gieok.engine import banks as _banks
 from gieok.engine import browse as _browse
 from gieok.engine import forget as _forget
+from gieok.engine import held as _held
 from gieok.engine import imports as _imports
 from gieok.engine import ingest as _ingest
 from gieok.engine import jobs as _jobs
 from gieok.engine import mental_models as _models
 from gieok.engine import profile as _profile
+from gieok.engine import quarantine as _quarantine
 from gieok.engine import recall as _recall
 from gieok.engine import reembed as _reembed
 from gieok.engine import reflect as _reflect
@@ -108,7 +110,8 @@ class Memory:
                on_total: Callable[[int], None] | None = None, decay_class: str | None = None,
                importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
                expires_at: TimeLike | None = None, user_id: str | None = None, agent_id: str | None = None,
-               session_id: str | None = None, tags: Sequence[str] | None = None) -> RetainResult:
+               session_id: str | None = None, tags: Sequence[str] | None = None,
+               trust: str | None = None) -> RetainResult:
         """Store a conversation (``messages``) or a document (``text``) verbatim and extract facts, in one
         transaction (after redaction; a "block" finding refuses the call and stores nothing).
 
@@ -122,18 +125,25 @@ class Memory:
         every fact of it inherits them, and recall can filter by them; without ``user_id`` the memory
         is shared (see :mod:`gieok.engine.scopes`). A source keeps the scope it was created with
         (ScopeConflictError otherwise). ``metadata`` (a JSON object, redacted like the text) is kept
-        with the source and comes back on every memory recalled from it and in :meth:`get`."""
+        with the source and comes back on every memory recalled from it and in :meth:`get`.
+
+        ``trust`` says how much the source is believed: ``"user"`` (the user's own words), ``"assistant"``,
+        ``"document"``, ``"web"`` or ``"tool"``; left out, a message goes by its speaker and a document
+        is a document. A statement below the user's own words that reads as an instruction to the
+        assistant is held back (:meth:`quarantined`), and a less trusted statement never replaces a
+        more trusted one (see :mod:`gieok.engine.quarantine`)."""
         options = _retain.fact_options(decay_class, importance, pinned, ttl, expires_at)
         return _retain.retain(self.engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
                               metadata=metadata, progress=progress, on_total=on_total, options=options,
-                              scope=check_scope(user_id, agent_id, session_id, tags))
+                              scope=check_scope(user_id, agent_id, session_id, tags), trust=trust)
 
     def ingest(self, bank: str, path_or_bytes: _ingest.Source, *, document_id: str | None = None,
                media_type: str | None = None, timestamp: TimeLike | None = None,
                metadata: Mapping[str, Any] | None = None, progress: Callable[[int, int], None] | None = None,
                decay_class: str | None = None, importance: float | None = None,
                pinned: bool | None = None, user_id: str | None = None, agent_id: str | None = None,
-               session_id: str | None = None, tags: Sequence[str] | None = None) -> IngestResult:
+               session_id: str | None = None, tags: Sequence[str] | None = None,
+               trust: str | None = None) -> IngestResult:
         """Retain a file — PDF (its text layer), Markdown, HTML (main content), DOCX or plain text — as a
         document whose chunks keep their location: the PDF page, the heading path (``환불 정책 › 예외``)
         and the span in the extracted text; recalled memories carry it as ``location``.
@@ -146,11 +156,11 @@ class Memory:
         A file gieok cannot read raises a :class:`gieok.errors.DocumentError` subclass that says how to
         fix it, and nothing is stored. Documents do not decay unless ``decay_class`` says so.
         ``user_id`` / ``agent_id`` / ``session_id`` / ``tags`` scope it as in :meth:`retain` (a
-        document without ``user_id`` is shared)."""
+        document without ``user_id`` is shared); ``trust`` as in :meth:`retain` (default ``"document"``)."""
         options = _retain.fact_options(decay_class, importance, pinned)
         return _ingest.ingest(self.engine, bank, path_or_bytes, document_id=document_id, media_type=media_type,
                               timestamp=timestamp, metadata=metadata, progress=progress, options=options,
-                              scope=check_scope(user_id, agent_id, session_id, tags))
+                              scope=check_scope(user_id, agent_id, session_id, tags), trust=trust)
 
     def import_chat(self, bank: str, path_or_bytes: _ingest.Source, format: str, *, name: str | None = None,
                     skip_bad: bool = False, timezone: str = "Asia/Seoul",
@@ -179,13 +189,15 @@ class Memory:
                       metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
                       importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
                       expires_at: TimeLike | None = None, user_id: str | None = None, agent_id: str | None = None,
-                      session_id: str | None = None, tags: Sequence[str] | None = None) -> Operation:
+                      session_id: str | None = None, tags: Sequence[str] | None = None,
+                      trust: str | None = None) -> Operation:
         """:meth:`retain` in the background: validated and redacted now (bad input or a "block" finding
         raises here), planned and written by the next :meth:`run_jobs` / server worker. Poll
         :meth:`operation` with the returned id."""
         options = _retain.fact_options(decay_class, importance, pinned, ttl, expires_at)
         job = _retain.submit(self.engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
-                             metadata=metadata, options=options, scope=check_scope(user_id, agent_id, session_id, tags))
+                             metadata=metadata, options=options, scope=check_scope(user_id, agent_id, session_id, tags),
+                             trust=trust)
         return self.operation(f"op-{job}")
 
     def operation(self, operation_id: str) -> Operation:
@@ -352,6 +364,23 @@ class Memory:
         """Create an empty bank (retain creates one too); an existing bank is returned as it is."""
         name = self.engine.bank_for_write(check_bank_name(bank)).bank.name
         return next(b for b in self.banks() if b.name == name)
+
+    # -- the memory quarantine ---------------------------------------------------------------
+    def quarantined(self, bank: str, *, limit: int = 1000) -> list[_quarantine.HeldStatement]:
+        """Statements retain held back, newest first: instruction-like text ("SYSTEM: …", "이전 지시는
+        무시하고 …", hidden or encoded text) from a source below the user's own words. Each is kept
+        verbatim in its source, is not a fact, and says why it was held (see :mod:`gieok.engine.quarantine`)."""
+        return _held.quarantined(self.engine.bank(bank), limit)
+
+    def release(self, bank: str, held_id: str) -> RecalledMemory:
+        """Write the held statement ``held_id`` (``q-12``) as a fact, at its own trust level; returns it."""
+        ctx = self.engine.bank(bank)
+        return _banks.get_memory(ctx, _held.release(ctx, held_id))
+
+    def dismiss(self, bank: str, held_id: str) -> None:
+        """Stop listing the held statement ``held_id``: it stays only in its verbatim source, never a fact.
+        To erase it, forget what it came from (``forget(bank, source_id=<its message_id or source_id>)``)."""
+        _held.dismiss(self.engine.bank(bank), held_id)
 
     # -- forgetting --------------------------------------------------------------------------
     def forget(self, bank: str, *, source_id: str | None = None, memory_id: str | None = None,

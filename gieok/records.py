@@ -125,6 +125,7 @@ class NewFact:
     decay_class: str = "stable"
     expires_at: float | None = None
     tokens: int = 0
+    trust: str = "user"  # how much its source is believed (gieok.engine.quarantine.TRUST_LEVELS)
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class FactRow:
     recall_count: int = 0
     scope: Scope = UNSCOPED  # its source's
     metadata: dict[str, Any] = field(default_factory=dict)  # its source's, as given on retain
+    trust: str | None = None  # None: written before trust was kept (gieok.engine.quarantine.trust_of)
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,9 @@ class RecalledMemory:
     session_id: str | None = None
     tags: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # how much its source is believed: "user" (the user's own words), "assistant", "document", "web" or
+    # "tool"; anything below "user" is said in reflect's answer (gieok.engine.quarantine)
+    trust: str = "user"
 
     @property
     def occurred_at(self) -> datetime | None:
@@ -250,6 +255,7 @@ class RetainResult:
     chunks_total: int
     chunks_skipped: int
     redactions: int = 0
+    quarantined: int = 0  # statements held back as instructions from a lower-trust source (Memory.quarantined)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -270,6 +276,7 @@ class IngestResult:
     chunks_total: int
     chunks_skipped: int
     redactions: int = 0
+    quarantined: int = 0  # statements held back as instructions from a lower-trust source (Memory.quarantined)
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:

@@ -122,8 +122,10 @@ def test_migrating_an_empty_database_gives_the_schema(open_store: Callable[[], A
         "occurred_end", "mentioned_at", "utc_offset", "valid_from", "valid_to", "importance", "pinned",
         "decay_class", "expires_at", "embed_hash", "tokens", "created_at", "superseded_by", "supersede_reason",
         "strength", "recall_count", "last_recalled_at", "archived_at", "consolidated_at", "consolidation_failed",
+        "trust",
     ]
-    for table in ("banks", "sources", "messages", "chunks", "entities", "jobs", "observations", "mental_models"):
+    for table in ("banks", "sources", "messages", "chunks", "entities", "jobs", "observations", "mental_models",
+                  "quarantine"):
         assert _columns(store, table), table
     if isinstance(store, SQLiteStore):
         assert store._conn().execute("PRAGMA journal_mode").fetchone()[0] == "wal"

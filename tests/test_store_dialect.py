@@ -10,7 +10,7 @@ from gieok.store.migrations import MIGRATIONS
 
 _SHARED = {"gieok.store._write_path", "gieok.store._core", "gieok.store._graph", "gieok.store._lifecycle",
            "gieok.store._derived", "gieok.store._keys", "gieok.store._sessions", "gieok.store._profile",
-           "gieok.store._reembed"}
+           "gieok.store._reembed", "gieok.store._quarantine"}
 # FTS5 and sqlite-vec against BM25 in SQL and pgvector; the erasure proof over a file against tables, and
 # making erased bytes leave the file (a WAL checkpoint) against a server's own WAL; a key file beside the
 # database against none

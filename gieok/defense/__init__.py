@@ -17,6 +17,7 @@ results carry positions and keyed fingerprints (high-entropy secrets only) but n
 """
 
 from gieok.defense._catalog import REDACTION_TYPES
+from gieok.defense._instructions import InstructionJudgment, instruction_model, judge, judged_part, quoted_part
 from gieok.defense._redact import (
     UNFINGERPRINTED_TYPES,
     AuditEntry,
@@ -32,6 +33,7 @@ __all__ = [
     "Action",
     "AuditEntry",
     "DEFAULT_POLICY",
+    "InstructionJudgment",
     "REDACTION_ACTIONS",
     "REDACTION_TYPES",
     "RedactionPolicy",
@@ -39,6 +41,10 @@ __all__ = [
     "Span",
     "UNFINGERPRINTED_TYPES",
     "enforce",
+    "instruction_model",
+    "judge",
+    "judged_part",
     "placeholder",
+    "quoted_part",
     "redact",
 ]

@@ -112,7 +112,7 @@ Check = Callable[[Any, str], Any]
 
 ARGUMENTS: dict[str, Check] = {
     "bank": lambda v, w: check_length(v, w, "bank_name_chars", example="'alice'"),
-    **{name: _ids for name in ("source_id", "document_id", "memory_id", "operation_id")},
+    **{name: _ids for name in ("source_id", "document_id", "memory_id", "operation_id", "held_id")},
     **{name: _scope_ids for name in ("session_id", "user_id", "agent_id")},
     **{name: _names for name in ("person", "entity", "slot", "name", "speaker")},
     "query": check_query,
@@ -133,7 +133,7 @@ UNCHECKED = frozenset({
     "base_url", "api_key_env", "spend_limit_usd", "enabled", "refresh", "status", "embedder", "wait", "texts",
     "text",  # a document's text: the setting max_retain_chars (should_recall reads it as a query: PER_METHOD)
     "content",  # a session turn's text: retained as a message, under max_retain_chars
-    "role", "skip_bad", "timezone",  # one of a few values, checked by their call
+    "role", "skip_bad", "timezone", "trust",  # one of a few values, checked by their call
 })
 
 # where an argument name means something else in one method

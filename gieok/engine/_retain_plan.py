@@ -37,8 +37,8 @@ from gieok.text.sentences import ends_asking
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
-__all__ = ["normalize_messages", "FactOptions", "Plan", "PlannedChunk", "CausalLink", "plan_messages", "plan_document",
-           "content_sha", "embed_text", "reply_context", "section_context"]
+__all__ = ["make_fact", "normalize_messages", "FactOptions", "Plan", "PlannedChunk", "CausalLink", "plan_messages",
+           "plan_document", "content_sha", "embed_text", "reply_context", "section_context"]
 
 Progress = Callable[[int], None] | None
 
@@ -81,6 +81,7 @@ class PlannedChunk:
     keep_chunk_id: int | None = None  # an unchanged stored chunk that is kept as it is
     fact_ids: list[int] = field(default_factory=list)
     location: dict[str, Any] | None = None  # an ingested document's page / heading path and span
+    held: list[Any] = field(default_factory=list)  # facts the quarantine holds back (gieok.engine.quarantine.Held)
 
 
 def is_system(speaker: str | None) -> bool:
@@ -167,7 +168,7 @@ def section_context(piece: str, location: Mapping[str, Any] | None) -> str | Non
     return None if piece.startswith(section[-1]) else " › ".join(section)
 
 
-def _make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str],
+def make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str],
                context: str | None = None, context_vector: bool = True,
                context_terms: tuple[str, ...] | None = None) -> NewFact:
     dt = to_datetime(when) if when else None
@@ -253,7 +254,7 @@ def _llm_facts(llm: Any, planned: list[PlannedChunk], options: FactOptions) -> l
 
 
 def _fact_from_extracted(fact: Any, speaker: str | None, timestamp: str | None, options: FactOptions) -> NewFact:
-    new = options.apply(_make_fact(fact.text, speaker, timestamp, list(fact.message_ids)))
+    new = options.apply(make_fact(fact.text, speaker, timestamp, list(fact.message_ids)))
     new.kind = fact.kind
     if fact.occurred_start:
         new.occurred_start = to_datetime(fact.occurred_start).timestamp()
@@ -338,7 +339,7 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
                 context_terms = keyword_terms(context)
         # a system prompt instructs the assistant; it is kept in the source, it is not a memory
         for a, b in ([] if is_system(m.speaker) else facts_from_text(m.text, settings.max_fact_chars)):
-            chunk.facts.append(options.apply(_make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
+            chunk.facts.append(options.apply(make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
                                                         settings.context_vectors, context_terms)))
         previous = m
         planned.append(chunk)
@@ -380,7 +381,7 @@ def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedd
             # a chunk in the middle of a section is embedded with its heading path ("환불 정책 › 예외")
             context = section_context(piece, location)
             for fa, fb in facts_from_text(piece, max(200, settings.max_fact_chars // 2)):
-                chunk.facts.append(options.apply(_make_fact(piece[fa:fb], None, timestamp, [], context,
+                chunk.facts.append(options.apply(make_fact(piece[fa:fb], None, timestamp, [], context,
                                                             settings.context_vectors)))
         planned.append(chunk)
     causal = _document_llm_facts(llm, planned, timestamp, options) if llm is not None else []

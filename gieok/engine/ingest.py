@@ -65,7 +65,7 @@ def read_source(source: Source, max_bytes: int) -> tuple[bytes, str]:
 def ingest(engine: Engine, bank: str, source: Source, *, document_id: str | None = None,
            media_type: str | None = None, timestamp: TimeLike | None = None,
            metadata: Mapping[str, Any] | None = None, progress: PageProgress = None,
-           options: FactOptions = NO_OVERRIDES, scope: Scope = UNSCOPED) -> IngestResult:
+           options: FactOptions = NO_OVERRIDES, scope: Scope = UNSCOPED, trust: str | None = None) -> IngestResult:
     """Parse, chunk and retain one file as the document ``document_id`` (default: the file's name, or a
     hash of the bytes). ``progress(done, total)`` is called as pages are read."""
     started = time.perf_counter()
@@ -85,8 +85,8 @@ def ingest(engine: Engine, bank: str, source: Source, *, document_id: str | None
         meta["title"] = parsed.title
     meta.update(metadata or {})
     screened = screen(engine, bank, text=parsed.text, document_id=document_id, timestamp=timestamp, metadata=meta,
-                      layout=[(c.text, c.location) for c in chunks], scope=scope)
+                      layout=[(c.text, c.location) for c in chunks], scope=scope, trust=trust)
     result = write_screened(engine, screened, options, audit_operation="ingest")
     return IngestResult(result.bank, result.source_id, name, parsed.media_type, parsed.pages, len(parsed.text),
                         result.facts_added, result.facts_removed, result.chunks_total, result.chunks_skipped,
-                        screened.redacted.count, round(time.perf_counter() - started, 4))
+                        screened.redacted.count, result.quarantined, round(time.perf_counter() - started, 4))

@@ -41,9 +41,11 @@ SELF = "self"
 
 
 def plan_slots(facts: Sequence[NewFact]) -> list[list[SlotValue]]:
-    """The slot values each fact states, read before the write lock (an agent's facts state nothing
-    about the person)."""
-    return [extract_slots(f.text) if f.speaker and not is_agent(f.speaker) else [] for f in facts]
+    """The slot values each fact states, read before the write lock: only the user's own words fill a
+    slot (an agent's facts, a document's, a forwarded message's state nothing about the person —
+    gieok.engine.quarantine)."""
+    return [extract_slots(f.text) if f.speaker and not is_agent(f.speaker) and f.trust == "user" else []
+            for f in facts]
 
 
 def profile_rows(fact_ids: Sequence[int], facts: Sequence[NewFact], slots: Sequence[Sequence[SlotValue]],

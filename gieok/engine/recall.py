@@ -40,6 +40,7 @@ from gieok.engine.context import BankContext
 from gieok.engine.fusion import rrf_fuse, weighted_fuse
 from gieok.engine.observations import observation_memory, observation_ranking
 from gieok.engine.profile import profile_ranking
+from gieok.engine.quarantine import trust_of
 from gieok.engine.scopes import UNFILTERED, RecallScope, memory_scope, scope_weight
 from gieok.errors import ConfigError, InputError, RerankerUnavailableError
 from gieok.extract.profile_query import mentions_slot, slot_question
@@ -136,6 +137,7 @@ def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit])
         session_id=fact.scope.session_id,
         tags=list(fact.scope.tags),
         metadata=dict(fact.metadata),
+        trust=trust_of(fact),
     )
 
 

@@ -48,6 +48,7 @@ from gieok.engine.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.linking import link_new_facts
 from gieok.engine.profile import plan_slots, profile_rows
+from gieok.engine.quarantine import check_trust, hold_instructions
 from gieok.engine.scopes import own_facts
 from gieok.engine.versions import Verdicts, prejudge_updates, supersede_new_facts
 from gieok.errors import InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
@@ -92,12 +93,13 @@ class Screened:
     layout: Layout | None = None  # an ingested document's chunks (redacted) and their locations
     scope: Scope = UNSCOPED  # whose the source is (gieok.engine.scopes)
     metadata_given: bool = False  # a conversation's stored metadata is replaced only when the call gives some
+    trust: str | None = None  # the caller's trust level for the whole source (None: by speaker / kind)
 
 
 def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
            metadata: Mapping[str, Any] | None = None, layout: Layout | None = None,
-           scope: Scope = UNSCOPED) -> Screened:
+           scope: Scope = UNSCOPED, trust: str | None = None) -> Screened:
     """Steps 1 and 2: validate the call and redact it with the bank's policy. A "block" finding writes
     the refusal's audit row and raises BlockedContentError; nothing else is written. ``layout`` (from
     ingest) is a document's chunks with their locations: each chunk is redacted as well. ``scope``
@@ -146,7 +148,7 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
             _audit(engine.store, bank, "retain-refused", source_id, redacted)
         defense.check_blocked(redacted)
     return Screened(bank, "conversation" if messages is not None else "document", source_id, redacted, default_ts,
-                    layout, scope, metadata is not None)
+                    layout, scope, metadata is not None, check_trust(trust))
 
 
 def _check_size(engine: Engine, messages: Any, text: Any) -> None:
@@ -165,10 +167,10 @@ def retain(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
            metadata: Mapping[str, Any] | None = None, progress: Progress = None,
            on_total: Callable[[int], None] | None = None, options: FactOptions = NO_OVERRIDES,
-           scope: Scope = UNSCOPED) -> RetainResult:
+           scope: Scope = UNSCOPED, trust: str | None = None) -> RetainResult:
     """Store a conversation (``messages``) or a document (``text``) and its facts (see the module docstring)."""
     screened = screen(engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
-                      metadata=metadata, scope=scope)
+                      metadata=metadata, scope=scope, trust=trust)
     return write_screened(engine, screened, options, progress=progress, on_total=on_total)
 
 
@@ -224,6 +226,8 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
         plan = plan_document(engine.store, row, engine.settings, embedder, redacted.text or "", source_id,
                              screened.timestamp, redacted.metadata, options, llm, progress, on_total,
                              layout=screened.layout)
+    # instruction-like statements from below the user's own words are held back, not remembered
+    hold_instructions(plan.chunks, plan.vectors, plan.mentions, plan.causal, screened.trust)
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if plan.kind == "conversation":
@@ -247,7 +251,8 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
         if result.facts_added:
             store.enqueue_job(ctx.bank.id, "consolidate")
         final = RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
-                             result.chunks_total, result.chunks_skipped, redactions=redacted.count)
+                             result.chunks_total, result.chunks_skipped, redactions=redacted.count,
+                             quarantined=result.quarantined)
         if on_commit is not None:
             on_commit(final)
     index_when_due(store, ctx.bank.id, ctx.bank.dim)
@@ -317,15 +322,16 @@ def _check_scope_holds(store: Store, bank: BankRow, plan: Plan, scope: Scope) ->
 def submit(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
            text: str | None = None, document_id: str | None = None, timestamp: TimeLike | None = None,
            metadata: Mapping[str, Any] | None = None, options: FactOptions = NO_OVERRIDES,
-           scope: Scope = UNSCOPED) -> int:
+           scope: Scope = UNSCOPED, trust: str | None = None) -> int:
     """Queue a retain; returns its job id. The redaction audit row is written with the job."""
     screened = screen(engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
-                      metadata=metadata, scope=scope)
+                      metadata=metadata, scope=scope, trust=trust)
     redacted = screened.redacted
     payload = {"kind": screened.kind, "source_id": screened.source_id, "timestamp": screened.timestamp,
                "messages": [asdict(m) for m in redacted.messages], "text": redacted.text,
                "metadata": redacted.metadata, "metadata_given": screened.metadata_given,
-               "redactions": redacted.count, "options": asdict(options), "scope": asdict(scope)}
+               "redactions": redacted.count, "options": asdict(options), "scope": asdict(scope),
+               "trust": screened.trust}
     with engine.store.write():
         ctx = engine.bank_for_write(bank)
         _audit(engine.store, bank, "retain-queued", screened.source_id, redacted)
@@ -346,7 +352,8 @@ def run_retain_job(ctx: JobContext) -> dict[str, Any]:
     scope = Scope(stored_scope.get("user_id"), stored_scope.get("agent_id"), stored_scope.get("session_id"),
                   tuple(stored_scope.get("tags") or ()))
     screened = Screened(ctx.bank.name, str(p["kind"]), str(p["source_id"]), redacted, p.get("timestamp"),
-                        scope=scope, metadata_given=bool(p.get("metadata_given", p["kind"] == "document")))
+                        scope=scope, metadata_given=bool(p.get("metadata_given", p["kind"] == "document")),
+                        trust=p.get("trust"))
     redactions = int(p.get("redactions", 0))
 
     def done(result: RetainResult) -> None:
@@ -386,7 +393,7 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
     source_id = store.upsert_source(bank.id, plan.source_id, "conversation", None,
                                     screened.redacted.metadata if screened.metadata_given else None, screened.scope)
     position = store.next_message_position(source_id)
-    added = removed = 0
+    added = removed = held = 0
     # linking once per source, not per message: the calibration sample and entity names are read once
     to_link: dict[int, tuple[list[int], list[NewFact], list[np.ndarray]]] = {}
     written: list[int] = []
@@ -405,6 +412,7 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
             target_source = source_id
         chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
         chunk.fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors, context_vectors)
+        held += _hold(store, bank, target_source, chunk_id, chunk, message.timestamp)
         batch = to_link.setdefault(target_source, ([], [], []))
         batch[0].extend(chunk.fact_ids)
         batch[1].extend(chunk.facts)
@@ -417,7 +425,8 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
     store.add_profile_slots(bank.id, profile_rows(written, written_facts, plan.slots, time.time()))
     for target_source, (ids, facts, vectors) in to_link.items():
         _link(ctx, plan, target_source, ids, facts, vectors, screened.scope)
-    return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped)
+    return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped,
+                        quarantined=held)
 
 
 def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
@@ -429,7 +438,7 @@ def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainR
     # a section the new version left out is closed, not deleted: the document's history stays
     # recallable as it stood (as_of), and forgetting the document still removes all of it
     removed = store.retire_chunks(bank.id, plan.removed_chunks, time.time(), REMOVED_FROM_DOCUMENT)
-    added = skipped = 0
+    added = skipped = held = 0
     ids: list[int] = []
     facts: list[NewFact] = []
     vectors: list[np.ndarray] = []
@@ -440,6 +449,7 @@ def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainR
             continue
         chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [], chunk.location)
         chunk.fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
+        held += _hold(store, bank, source_id, chunk_id, chunk, screened.timestamp)
         ids += chunk.fact_ids
         facts += chunk.facts
         vectors.append(chunk_vectors)
@@ -448,4 +458,13 @@ def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainR
     if ids:
         write_entities(store, bank, ids, *_written(plan), plan.entities)
         _link(ctx, plan, source_id, ids, facts, vectors, screened.scope, document=True)
-    return RetainResult(bank.name, plan.source_id, added, removed, len(plan.chunks), skipped)
+    return RetainResult(bank.name, plan.source_id, added, removed, len(plan.chunks), skipped, quarantined=held)
+
+
+def _hold(store: Store, bank: BankRow, source: int, chunk_id: int, chunk: Any, said_at: str | None) -> int:
+    """Write what the quarantine held back of one chunk (gieok.engine.quarantine)."""
+    if chunk.held:
+        store.hold(bank.id, source, chunk_id, [
+            (h.fact.message_ids[0] if h.fact.message_ids else None, h.fact.speaker, said_at, h.fact.text,
+             h.fact.trust, h.reason, h.probability) for h in chunk.held])
+    return len(chunk.held)

@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from gieok.engine._speakers import is_agent
+from gieok.engine.quarantine import may_replace
 from gieok.entities import candidate_keys
 from gieok.lifecycle import UpdateVerdict, detect_update
 from gieok.records import FactRow, NewFact, ScopeFilter
@@ -260,6 +261,8 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
                 continue  # one person's new job does not close another's; an assistant's echo updates nothing
             if older.scope.user_id != newer.scope.user_id:
                 continue  # nor one user's another user's, even under the same speaker name ("user")
+            if not may_replace(newer, older):
+                continue  # a forwarded e-mail or a web page never replaces what the user said
             verdict = _verdict(verdicts or {}, older.text, newer.text)
             if verdict is None or verdict.confidence < MIN_CONFIDENCE:
                 continue

@@ -29,7 +29,7 @@ _FACT_COLUMNS = (
     "f.id, f.bank_id, f.source_id, s.external_id, f.chunk_id, f.text, f.kind, f.speaker, f.message_ids, "
     "f.occurred_start, f.occurred_end, f.mentioned_at, f.utc_offset, f.valid_from, f.valid_to, "
     "f.importance, f.pinned, f.decay_class, f.expires_at, f.tokens, f.superseded_by, f.strength, f.archived_at, "
-    "f.created_at, f.recall_count, s.user_id, s.agent_id, s.session_id, s.tags, s.metadata"
+    "f.created_at, f.recall_count, s.user_id, s.agent_id, s.session_id, s.tags, s.metadata, f.trust"
 )
 _SOURCE_COLUMNS = ("id, external_id, kind, {content}, metadata, created_at, updated_at, user_id, agent_id, session_id, "
                    "tags")
@@ -368,12 +368,13 @@ class CoreQueries(StoreQueries):
                 conn,
                 "INSERT INTO facts (bank_id, source_id, chunk_id, text, kind, speaker, message_ids, occurred_start, "
                 "occurred_end, mentioned_at, utc_offset, valid_from, importance, pinned, decay_class, expires_at, "
-                "embed_hash, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "embed_hash, tokens, created_at, trust) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     bank_id, source_id, chunk_id, fact.text, fact.kind, fact.speaker, _dumps(fact.message_ids),
                     fact.occurred_start, fact.occurred_end, fact.mentioned_at, fact.utc_offset, fact.mentioned_at,
                     float(fact.importance), bool(fact.pinned), fact.decay_class, fact.expires_at,
-                    hashlib.sha256(fact.embed_text.encode("utf-8")).hexdigest(), int(fact.tokens), now,
+                    hashlib.sha256(fact.embed_text.encode("utf-8")).hexdigest(), int(fact.tokens), now, fact.trust,
                 ),
             )
             self._index_fact(conn, bank_id, dim, fact_id, fact.terms, fact.context_terms, vector, context_vector)
@@ -390,7 +391,7 @@ class CoreQueries(StoreQueries):
             valid_to=r[14], importance=float(r[15]), pinned=bool(r[16]), decay_class=r[17], expires_at=r[18],
             tokens=int(r[19]), superseded_by=r[20], strength=float(r[21]), archived_at=r[22],
             created_at=float(r[23]), recall_count=int(r[24]), scope=self._scope(r[25], r[26], r[27], r[28]),
-            metadata=dict(self._dialect.from_json(r[29])),
+            metadata=dict(self._dialect.from_json(r[29])), trust=r[30],
         )
 
     def get_facts(self, bank_id: int, ids: Sequence[int]) -> list[FactRow]:

@@ -28,14 +28,14 @@ from string import Template
 from typing import Any
 
 __all__ = ["CHUNK_LOCATIONS", "CORE", "DEFENSE", "GRAPH", "JOB_STATUSES", "KEYS", "LIFECYCLE", "NAMES", "PROFILE",
-           "REEMBED", "SCOPES", "SESSIONS", "SESSION_USERS", "WORKERS", "ordered", "render"]
+           "QUARANTINE", "REEMBED", "SCOPES", "SESSIONS", "SESSION_USERS", "WORKERS", "ordered", "render"]
 
 
 NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_context_vectors", "0006_keys",
          "0007_workers", "0008_documents",
          "0009_sessions", "0010_scopes", "0011_ann", "0012_profile", "0013_reembed",
          "0014_ivf_steps", "0015_newest_postings",
-         "0016_session_users")
+         "0016_session_users", "0017_quarantine")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:
@@ -416,4 +416,32 @@ CREATE TABLE reembed_observations (
 );
 CREATE INDEX reembed_observations_observation ON reembed_observations(observation_id);
 CREATE UNIQUE INDEX jobs_one_reembed ON jobs(bank_id) WHERE kind = 'reembed' AND status = 'running'
+"""
+
+
+# The memory quarantine (gieok.engine.quarantine): how much each fact is believed (facts.trust: user,
+# assistant, document, web, tool; NULL for a fact written before trust was kept, read as its speaker
+# says) and the statements retain held back — instruction-like text from a source below the user's own
+# words. A held statement keeps what writing it as a fact needs (its text, speaker, message and chunk)
+# and why it was held; it hangs off its source and chunk by ON DELETE CASCADE, so forgetting the
+# source takes it too, and releasing it writes the fact and deletes the row.
+QUARANTINE = """
+ALTER TABLE facts ADD COLUMN trust TEXT;
+CREATE TABLE quarantine (
+    id          $ID,
+    bank_id     $BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    source_id   $BIGINT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    chunk_id    $BIGINT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    message_id  TEXT,
+    speaker     TEXT,
+    said_at     TEXT,
+    text        TEXT NOT NULL,
+    trust       TEXT NOT NULL,
+    reason      TEXT NOT NULL,
+    probability $REAL NOT NULL,
+    created_at  $REAL NOT NULL
+);
+CREATE INDEX quarantine_bank ON quarantine(bank_id, id);
+CREATE INDEX quarantine_source ON quarantine(source_id);
+CREATE INDEX quarantine_chunk ON quarantine(chunk_id)
 """

@@ -149,13 +149,18 @@ def m0016_session_users(conn: Any) -> None:
     _run_script(conn, _schema.SESSION_USERS)
 
 
+def m0017_quarantine(conn: Any) -> None:
+    """Each fact's trust level and the statements retain held back (see ``_schema.QUARANTINE``)."""
+    _run_script(conn, _schema.QUARANTINE)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
                                                                        m0012_profile, m0013_reembed, m0014_ivf_steps,
                                                                        m0015_newest_postings,
-                                                                       m0016_session_users)
+                                                                       m0016_session_users, m0017_quarantine)
 
 
 def migrate(conn: Any) -> list[str]:

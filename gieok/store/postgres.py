@@ -35,6 +35,7 @@ from gieok.store._pg_lifecycle import PgErasureProof
 from gieok.store._pg_migrations import migrate
 from gieok.store._pg_search import SearchIndexes
 from gieok.store._profile import ProfileQueries
+from gieok.store._quarantine import QuarantineQueries
 from gieok.store._reembed import ReembedQueries
 from gieok.store._sessions import SessionQueries
 from gieok.store._write_path import WritePath
@@ -45,7 +46,8 @@ _BANK_LOCKS = 0x6769  # the advisory-lock namespace of gieok's per-bank write lo
 
 
 class PostgresStore(WritePath, SearchIndexes, PgErasureProof, CoreQueries, GraphQueries, LifecycleQueries,
-                    DerivedQueries, KeyQueries, SessionQueries, ProfileQueries, ReembedQueries):
+                    DerivedQueries, KeyQueries, SessionQueries, ProfileQueries, ReembedQueries,
+                  QuarantineQueries):
     """The PostgreSQL implementation of :class:`gieok.store.protocol.Store`.
 
     ``dsn`` is a libpq connection string or URI. ``path`` is that DSN without its password."""

@@ -25,6 +25,7 @@ from gieok.store._graph import GraphQueries
 from gieok.store._keys import KeyQueries
 from gieok.store._lifecycle import LifecycleQueries
 from gieok.store._profile import ProfileQueries
+from gieok.store._quarantine import QuarantineQueries
 from gieok.store._reembed import ReembedQueries
 from gieok.store._sessions import SessionQueries
 from gieok.store._sqlite_search import SQLiteIndexes
@@ -48,7 +49,8 @@ def _hits(table: str, column: str, values: list[bytes],
 
 
 class SQLiteStore(WritePath, SQLiteIndexes, CoreQueries, GraphQueries, LifecycleQueries, DerivedQueries,
-                  KeyQueries, SessionQueries, ProfileQueries, ReembedQueries):
+                  KeyQueries, SessionQueries, ProfileQueries, ReembedQueries,
+                  QuarantineQueries):
     """The SQLite implementation of :class:`gieok.store.protocol.Store`."""
 
     _dialect = Dialect()

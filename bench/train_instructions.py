@@ -1,0 +1,147 @@
+"""Train the quarantine's instruction model (gieok/defense/_instructions.py) on its labelled set.
+
+Reads ``bench/data/quarantine_train.jsonl`` (see bench/data/README.md), keeps what the engine would
+judge (``judged_part``: a user's own words are never judged, only what they quote), and fits L2
+logistic regression over the model's features (those in at least two texts) by full-batch gradient
+descent. Five folds, split by a fixed seed, choose the regularisation (out-of-fold log loss) and
+the threshold: the lowest at which at most ``--benign-rate`` of the folds' benign texts are judged
+instructions — a benign document held back costs a user a memory, so the threshold is chosen for
+them. Writes ``gieok/data/instructions.json``; the blind split is measured by bench/quarantine.py.
+Deterministic: ``make train-instructions`` twice gives the same file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gieok.defense._instructions import InstructionModel, judged_part, vector  # noqa: E402
+
+DATA = ROOT / "bench" / "data" / "quarantine_train.jsonl"
+OUT = ROOT / "gieok" / "data" / "instructions.json"
+TRUST = {"user": "user", "assistant": "assistant", "document": "document", "web": "web", "tool": "tool",
+         "email": "document"}
+
+
+def examples(path: Path) -> list[tuple[str, int, str]]:
+    """(judged text, 1 for an instruction, language) of each item the engine would judge."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            item = json.loads(line)
+            part = judged_part(item["text"], TRUST[item["source"]])
+            if part is not None:
+                out.append((part, int(item["label"] == "injection"), item["lang"]))
+    return out
+
+
+class Sparse:
+    """A texts x features matrix as (row, column, value) triples: most of its cells are zero."""
+
+    def __init__(self, rows: np.ndarray, columns: np.ndarray, values: np.ndarray, shape: tuple[int, int]) -> None:
+        self.rows, self.columns, self.values, self.shape = rows, columns, values, shape
+
+    def dot(self, w: np.ndarray) -> np.ndarray:
+        return np.bincount(self.rows, weights=self.values * w[self.columns], minlength=self.shape[0])
+
+    def tdot(self, g: np.ndarray) -> np.ndarray:
+        return np.bincount(self.columns, weights=self.values * g[self.rows], minlength=self.shape[1])
+
+
+def design(vectors: list[dict[str, float]], vocabulary: dict[str, int] | None = None) -> tuple[Sparse, dict[str, int]]:
+    if vocabulary is None:
+        seen: dict[str, int] = {}
+        for v in vectors:
+            for name in v:
+                seen[name] = seen.get(name, 0) + 1
+        vocabulary = {name: i for i, name in enumerate(sorted(n for n, c in seen.items() if c >= 2))}
+    rows, columns, values = [], [], []
+    for row, v in enumerate(vectors):
+        for name, value in v.items():
+            column = vocabulary.get(name)
+            if column is not None:
+                rows.append(row)
+                columns.append(column)
+                values.append(value)
+    return Sparse(np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64), np.array(values),
+                  (len(vectors), len(vocabulary))), vocabulary
+
+
+def fit(x: Sparse, y: np.ndarray, l2: float, steps: int = 1500) -> tuple[np.ndarray, float]:
+    """L2 logistic regression, classes weighted to balance, by gradient descent with momentum."""
+    w, b = np.zeros(x.shape[1]), 0.0
+    vw, vb = np.zeros_like(w), 0.0
+    weight = np.where(y == 1, 0.5 / max(y.mean(), 1e-9), 0.5 / max(1 - y.mean(), 1e-9))
+    rate = 2.0
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(x.dot(w) + b)))
+        g = weight * (p - y)
+        gw = x.tdot(g) / len(y) + l2 * w
+        gb = float(g.mean())
+        vw = 0.9 * vw - rate * gw
+        vb = 0.9 * vb - rate * gb
+        w, b = w + vw, b + vb
+    return w, b
+
+
+def predict(x: Sparse, w: np.ndarray, b: float) -> np.ndarray:
+    return np.asarray(1 / (1 + np.exp(-(x.dot(w) + b))))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--benign-rate", type=float, default=0.01)
+    args = parser.parse_args()
+    items = examples(args.data)
+    vectors = [vector(t) for t, _, _ in items]
+    y = np.array([label for _, label, _ in items], dtype=np.float64)
+    print(f"{len(items)} judged texts ({int(y.sum())} instructions) of {args.data.name}")
+    order = np.random.default_rng(20261205).permutation(len(items))
+    folds = [order[k::args.folds] for k in range(args.folds)]
+    best: tuple[float, float, np.ndarray] | None = None
+    for l2 in (1e-6, 1e-5, 1e-4):
+        oof = np.zeros(len(items))
+        for k, held in enumerate(folds):
+            train = np.concatenate([f for j, f in enumerate(folds) if j != k])
+            x, vocabulary = design([vectors[i] for i in train])
+            w, b = fit(x, y[train], l2)
+            oof[held] = predict(design([vectors[i] for i in held], vocabulary)[0], w, b)
+        loss = float(-np.mean(y * np.log(oof + 1e-9) + (1 - y) * np.log(1 - oof + 1e-9)))
+        print(f"l2 {l2:g}: out-of-fold log loss {loss:.4f}")
+        if best is None or loss < best[0]:
+            best = (loss, l2, oof)
+    assert best is not None
+    _, l2, oof = best
+    benign = np.sort(oof[y == 0])[::-1]
+    allowed = int(np.floor(args.benign_rate * len(benign)))
+    threshold = float(benign[allowed]) + 1e-6 if allowed < len(benign) else 0.5
+    caught = float((oof[y == 1] >= threshold).mean())
+    held = float((oof[y == 0] >= threshold).mean())
+    print(f"chosen l2 {l2:g}, threshold {threshold:.4f}: out of fold, instructions caught {caught:.3f}, "
+          f"benign judged instructions {held:.3f}")
+    for lang in ("ko", "en", "mixed"):
+        mask = np.array([it[2] == lang for it in items])
+        if mask.any():
+            print(f"  {lang}: caught {float((oof[mask & (y == 1)] >= threshold).mean()):.3f}, "
+                  f"benign {float((oof[mask & (y == 0)] >= threshold).mean()):.3f}")
+    x, vocabulary = design(vectors)
+    w, b = fit(x, y, l2)
+    names = sorted(vocabulary, key=vocabulary.__getitem__)
+    weights = {name: float(w[i]) for i, name in enumerate(names) if abs(w[i]) >= 1e-3}
+    model = InstructionModel(weights, float(b), threshold)
+    args.out.write_text(model.to_json() + "\n", encoding="utf-8")
+    print(f"wrote {args.out.relative_to(ROOT)}: {len(weights):,} weights of {len(names):,} features")
+
+
+if __name__ == "__main__":
+    main()
