@@ -1,6 +1,6 @@
 """Train the quarantine's instruction model (gieok/defense/_instructions.py) on its labelled set.
 
-Reads ``bench/data/quarantine_train.jsonl`` (see bench/data/README.md), keeps what the engine would
+Reads ``bench/data/quarantine_train*.jsonl`` (see bench/data/README.md), keeps what the engine would
 judge (``judged_part``: a user's own words are never judged, only what they quote), and fits L2
 logistic regression over the model's features (those in at least two texts) by full-batch gradient
 descent. Five folds, split by a fixed seed, choose the regularisation (out-of-fold log loss) and
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from gieok.defense._instructions import InstructionModel, judged_part, vector  # noqa: E402
 
-DATA = ROOT / "bench" / "data" / "quarantine_train.jsonl"
+DATA = sorted((ROOT / "bench" / "data").glob("quarantine_train*.jsonl"))
 OUT = ROOT / "gieok" / "data" / "instructions.json"
 TRUST = {"user": "user", "assistant": "assistant", "document": "document", "web": "web", "tool": "tool",
          "email": "document"}
@@ -97,15 +97,15 @@ def predict(x: Sparse, w: np.ndarray, b: float) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, nargs="+", default=DATA)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--benign-rate", type=float, default=0.01)
+    parser.add_argument("--benign-rate", type=float, default=0.015)
     args = parser.parse_args()
-    items = examples(args.data)
+    items = [item for path in args.data for item in examples(path)]
     vectors = [vector(t) for t, _, _ in items]
     y = np.array([label for _, label, _ in items], dtype=np.float64)
-    print(f"{len(items)} judged texts ({int(y.sum())} instructions) of {args.data.name}")
+    print(f"{len(items)} judged texts ({int(y.sum())} instructions) of {', '.join(p.name for p in args.data)}")
     order = np.random.default_rng(20261205).permutation(len(items))
     folds = [order[k::args.folds] for k in range(args.folds)]
     best: tuple[float, float, np.ndarray] | None = None

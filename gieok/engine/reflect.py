@@ -177,7 +177,8 @@ def cited(memory: RecalledMemory, quotes: list[str]) -> dict[str, Any]:
     entry: dict[str, Any] = {"id": memory.id, "type": memory.type, "text": memory.text, "quotes": quotes,
                              "source_id": memory.source_id, "source_ids": list(memory.source_ids),
                              "speaker": memory.speaker, "mentioned_at": _iso(memory.mentioned_at),
-                             "occurred_start": _iso(memory.occurred_start), "occurred_end": _iso(memory.occurred_end)}
+                             "occurred_start": _iso(memory.occurred_start), "occurred_end": _iso(memory.occurred_end),
+                             "trust": memory.trust}
     if memory.location is not None:
         entry["location"] = {k: v for k, v in memory.location.items() if k in ("page", "section")}
         entry["citation"] = citation(memory)
@@ -185,6 +186,27 @@ def cited(memory: RecalledMemory, quotes: list[str]) -> dict[str, Any]:
 
 
 _LEADS = {"기억에 따르면:": "문서에 따르면:", "From memory:": "From the documents:"}
+_TRUST_WORDS = {"en": {"assistant": "the assistant", "document": "a document or a forwarded message",
+                       "web": "a web page", "tool": "a tool's output"},
+                "ko": {"assistant": "어시스턴트", "document": "문서나 전달된 메시지", "web": "웹 페이지",
+                       "tool": "도구 출력"}}
+
+
+def _say_trust(reflection: Reflection) -> Reflection:
+    """Say in the answer which cited memories come from below the user's own words (a document the
+    citation already names is not repeated): the reader weighs a web page's claim otherwise."""
+    words = _TRUST_WORDS["ko" if reflection.language == "ko" else "en"]
+    lower = [(b["id"], words[b["trust"]]) for b in reflection.based_on
+             if b.get("trust") in words and not b.get("citation")]
+    if not lower:
+        return reflection
+    if reflection.language == "ko":
+        notes = ", ".join(f"[{mid}]은 {where}" for mid, where in lower)
+        reflection.answer += f"\n(참고: {notes}에서 온 내용이며, 사용자 본인이 말한 것이 아닙니다.)"
+    else:
+        notes = ", ".join(f"[{mid}] comes from {where}" for mid, where in lower)
+        reflection.answer += f"\n(Note: {notes}, not from the user.)"
+    return reflection
 
 
 def _cite_documents(reflection: Reflection) -> Reflection:
@@ -302,7 +324,7 @@ def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use
     if found is None:
         found = _refusal(question, language, len(recalled), steps, documents=_only_documents(recalled))
     else:
-        found = _cite_documents(found)
+        found = _say_trust(_cite_documents(found))
     found.mode, found.mode_reason = mode, reason
     return found
 
@@ -415,8 +437,9 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
     used = [mid for mid in dict.fromkeys([*check.citations, *quotes]) if mid in retrieved]
     based_on = [cited(retrieved[mid], quotes.get(mid, [])) for mid in used]
     source = "observations" if used and all(retrieved[m].type == "observation" for m in used) else "facts"
-    return _cite_documents(Reflection(question, check.cleaned_answer, True, language, source, based_on, steps,
-                                      [q.quote.text for q in check.dropped], llm=llm.model, mode="llm"))
+    return _say_trust(_cite_documents(Reflection(question, check.cleaned_answer, True, language, source, based_on,
+                                                 steps, [q.quote.text for q in check.dropped], llm=llm.model,
+                                                 mode="llm")))
 
 
 def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:
