@@ -231,3 +231,12 @@ def test_a_read_key_sees_the_quarantine_but_cannot_change_it(mem: Memory) -> Non
         refused = http.post(f"/ui/b/clinic/quarantine/{held}/release", data={"csrf": _csrf(page.text)})
         assert refused.status_code == 403
     assert [h.id for h in mem.quarantined("clinic")] == [held]
+
+
+def test_a_held_tool_message_is_erased_from_the_quarantine_page(client: TestClient, mem: Memory) -> None:
+    mem.retain("민지", [{"id": "t1", "speaker": "tool", "text": INJECTED_KO}], document_id="tools")
+    page = client.get("/ui/b/민지/quarantine").text
+    assert 'name="source_id" value="t1"' in page and "tools</a> · t1" in page  # the message, not its whole source
+    proof = client.post("/ui/b/민지/erase", data={"by": "source_id", "source_id": "t1", "csrf": _csrf(page)})
+    assert proof.status_code == 200 and "verdict ok" in proof.text
+    assert mem.quarantined("민지") == [] and INJECTED_KO not in client.get("/ui/b/민지/quarantine").text
