@@ -25,6 +25,7 @@ from urllib.parse import quote, urlencode
 import httpx
 from pydantic import TypeAdapter
 
+from gieok import HeldStatement
 from gieok import errors as _errors
 from gieok._twin import add_async_twins
 from gieok.engine.forget import ForgetResult
@@ -84,10 +85,10 @@ def _messages(messages: Sequence[Mapping[str, Any] | Message] | None) -> list[di
 def _retain_body(messages: Sequence[Mapping[str, Any] | Message] | None, text: str | None,
                  document_id: str | None, timestamp: TimeLike | None, metadata: Mapping[str, Any] | None,
                  decay_class: str | None, importance: float | None, pinned: bool | None, ttl: float | None,
-                 expires_at: TimeLike | None) -> dict[str, Any]:
+                 expires_at: TimeLike | None, trust: str | None) -> dict[str, Any]:
     body = {"messages": _messages(messages), "text": text, "document_id": document_id, "timestamp": _time(timestamp),
             "metadata": dict(metadata) if metadata is not None else None, "decay_class": decay_class,
-            "importance": importance, "pinned": pinned, "ttl": ttl, "expires_at": _time(expires_at)}
+            "importance": importance, "pinned": pinned, "ttl": ttl, "expires_at": _time(expires_at), "trust": trust}
     return _drop_none(body)
 
 
@@ -114,6 +115,7 @@ _GETS: dict[str, tuple[str, Any]] = {
     "observations": ("/v1/banks/{bank}/observations", list[RecalledMemory]),
     "entities": ("/v1/banks/{bank}/entities", list[EntityInfo]),
     "operation": ("/v1/operations/{id}", Operation),
+    "quarantined": ("/v1/banks/{bank}/quarantine", list[HeldStatement]),
 }
 
 
@@ -165,9 +167,10 @@ class Client:
                metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
                importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
                expires_at: TimeLike | None = None, user_id: str | None = None, agent_id: str | None = None,
-               session_id: str | None = None, tags: Sequence[str] | None = None) -> RetainResult:
+               session_id: str | None = None, tags: Sequence[str] | None = None,
+               trust: str | None = None) -> RetainResult:
         body = _retain_body(messages, text, document_id, timestamp, metadata, decay_class, importance, pinned, ttl,
-                            expires_at) | _drop_none(_scope_body(user_id, agent_id, session_id, tags))
+                            expires_at, trust) | _drop_none(_scope_body(user_id, agent_id, session_id, tags))
         return self._call("POST", f"/v1/banks/{_q(bank)}/retain", body, RetainResult)  # type: ignore[no-any-return]
 
     def submit_retain(self, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
@@ -175,9 +178,10 @@ class Client:
                       metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
                       importance: float | None = None, pinned: bool | None = None, ttl: float | None = None,
                       expires_at: TimeLike | None = None, user_id: str | None = None, agent_id: str | None = None,
-                      session_id: str | None = None, tags: Sequence[str] | None = None) -> Operation:
+                      session_id: str | None = None, tags: Sequence[str] | None = None,
+                      trust: str | None = None) -> Operation:
         body = _retain_body(messages, text, document_id, timestamp, metadata, decay_class, importance, pinned, ttl,
-                            expires_at) | _drop_none(_scope_body(user_id, agent_id, session_id, tags))
+                            expires_at, trust) | _drop_none(_scope_body(user_id, agent_id, session_id, tags))
         accepted = self._call("POST", f"/v1/banks/{_q(bank)}/retain", {**body, "async": True})
         return self.operation(accepted["operation_id"])
 
@@ -227,6 +231,18 @@ class Client:
         body = _drop_none({"source_id": source_id, "memory_id": memory_id, "entity": entity, "before": _time(before),
                            "verify": verify, "user_id": user_id})
         return self._call("POST", f"/v1/banks/{_q(bank)}/forget", body, ForgetResult)  # type: ignore[no-any-return]
+
+    # -- the memory quarantine ---------------------------------------------------------------
+    def quarantined(self, bank: str, *, limit: int = 1000) -> list[HeldStatement]:
+        path, kind = _get_path("quarantined", bank)
+        return self._call("GET", f"{path}?{urlencode({'limit': limit})}", None, kind)  # type: ignore[no-any-return]
+
+    def release(self, bank: str, held_id: str) -> RecalledMemory:
+        return self._call("POST", f"/v1/banks/{_q(bank)}/quarantine/{_q(held_id)}/release",  # type: ignore[no-any-return]
+                          None, RecalledMemory)
+
+    def dismiss(self, bank: str, held_id: str) -> None:
+        self._call("DELETE", f"/v1/banks/{_q(bank)}/quarantine/{_q(held_id)}")
 
     # -- inspection --------------------------------------------------------------------------
     def banks(self) -> list[BankInfo]:

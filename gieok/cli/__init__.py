@@ -38,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "gieok.cli.reflection",  # reflect, models, observations
     "gieok.cli.sessions",    # session add / show
     "gieok.cli.profile",     # profile, lookup
+    "gieok.cli.quarantine",  # quarantine (list, --release, --dismiss)
     "gieok.cli.llm",         # llm
     "gieok.cli.demo",        # demo
     "gieok.server.cli",      # serve, mcp, keys

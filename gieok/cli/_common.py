@@ -17,7 +17,12 @@ import click
 from gieok.errors import ScopeError
 from gieok.memory import Memory
 
-__all__ = ["GlobalOptions", "echo_json", "global_options", "open_memory", "store_options"]
+__all__ = ["TRUST_LEVELS", "GlobalOptions", "echo_json", "global_options", "open_memory", "store_options",
+           "trust_option"]
+
+# Memory's trust levels (gieok.engine.quarantine.TRUST_LEVELS; a test pins the two together), offered
+# as a choice so a typo fails before any file is read
+TRUST_LEVELS = ("user", "assistant", "document", "web", "tool")
 
 
 @dataclass(frozen=True)
@@ -118,3 +123,11 @@ def scope_line(memory: Any) -> str:
     parts = [f"{name} {value}" for name, value in (("user", memory.user_id), ("agent", memory.agent_id),
                                                      ("session", memory.session_id)) if value]
     return " · ".join(parts + [f"#{tag}" for tag in memory.tags])
+
+
+def trust_option(default_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--trust LEVEL`` on a command that retains: how much the source is believed (Memory's ``trust=``)."""
+    return click.option("--trust", type=click.Choice(TRUST_LEVELS), default=None,
+                        help="how much the source is believed: user (the user's own words), assistant, document, "
+                             f"web or tool; {default_help}. Instruction-like text below user is held back "
+                             "(see `gieok quarantine`)")

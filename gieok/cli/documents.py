@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from gieok.cli._common import echo_json, open_memory, scope_arguments, scope_options
+from gieok.cli._common import echo_json, open_memory, scope_arguments, scope_options, trust_option
 from gieok.errors import FileFormatError, GieokError
 
 __all__ = ["register", "expand_paths"]
@@ -67,10 +67,11 @@ def expand_paths(items: tuple[str, ...] | list[str]) -> list[_File]:
 @click.option("--document-id", default=None, help="source id (one file only; default: the file's name)")
 @click.option("--media-type", default=None, help="the files' type when the extension does not say (e.g. text/markdown)")
 @scope_options()
+@trust_option("default: document")
 @click.option("--json", "as_json", is_flag=True, help="print a JSON summary: every file's result or error, and totals")
 @click.pass_context
 def ingest(ctx: click.Context, /, bank: str, paths: tuple[str, ...], document_id: str | None, media_type: str | None,
-           as_json: bool, **scope: Any) -> None:
+           trust: str | None, as_json: bool, **scope: Any) -> None:
     """Ingest PDF, Markdown, HTML, DOCX and text files (or folders, or globs) into BANK as documents.
 
     Every chunk keeps its page or heading path, which recall and reflect cite. Re-ingesting a changed
@@ -90,7 +91,7 @@ def ingest(ctx: click.Context, /, bank: str, paths: tuple[str, ...], document_id
             progress.update(pages, description=item.document_id, completed=0, total=None)
             try:
                 result = mem.ingest(bank, item.path, document_id=document_id or item.document_id,
-                                    media_type=media_type, **scope_arguments(scope),
+                                    media_type=media_type, trust=trust, **scope_arguments(scope),
                                     progress=lambda done, total: progress.update(pages, completed=done, total=total))
             except GieokError as error:
                 failed.append({"path": str(item.path), "error": type(error).__name__, "message": str(error)})
@@ -104,15 +105,19 @@ def ingest(ctx: click.Context, /, bank: str, paths: tuple[str, ...], document_id
               "chunks_unchanged": sum(r["chunks_skipped"] for r in results),
               "facts_added": sum(r["facts_added"] for r in results),
               "facts_removed": sum(r["facts_removed"] for r in results),
+              "quarantined": sum(r["quarantined"] for r in results),
               "seconds": round(sum(r["seconds"] for r in results), 3)}
     if as_json:
         echo_json({"bank": bank, "documents": results, "failed": failed, "totals": totals})
     else:
         for r in results:
             pages_text = f", {r['pages']} pages" if r["pages"] else ""
+            held = f", {r['quarantined']} held back as instructions" if r["quarantined"] else ""
             click.echo(f"ingested {r['source_id']} ({r['media_type']}{pages_text}): {r['facts_added']} facts added, "
-                       f"{r['facts_removed']} removed, {r['chunks_skipped']}/{r['chunks_total']} chunks unchanged")
+                       f"{r['facts_removed']} removed, {r['chunks_skipped']}/{r['chunks_total']} chunks unchanged"
+                       + held)
         click.echo(f"{totals['files']} of {len(files)} files ingested into {bank}"
-                   + (f"; {len(failed)} failed" if failed else ""))
+                   + (f"; {len(failed)} failed" if failed else "")
+                   + (f"; see `gieok quarantine {bank}`" if totals["quarantined"] else ""))
     if failed:
         sys.exit(2)

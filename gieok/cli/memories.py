@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from gieok.cli._common import echo_json, open_memory, scope_arguments, scope_line, scope_options
+from gieok.cli._common import echo_json, open_memory, scope_arguments, scope_line, scope_options, trust_option
 from gieok.documents import format_location
 from gieok.errors import FileFormatError
 from gieok.ids import parse_memory_id
@@ -77,11 +77,12 @@ def _read_messages(raw: str, name: str) -> list[dict[str, Any]]:
 @click.option("--ttl", type=float, default=None, help="seconds until these facts expire and are purged")
 @scope_options()
 @click.option("--metadata", default=None, help='a JSON object kept with the source, e.g. \'{"channel": "slack"}\'')
+@trust_option("default: each message by its speaker, a text by document")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
 def retain(ctx: click.Context, /, bank: str, file: str, as_text: bool, document_id: str | None,
-           timestamp: str | None, decay_class: str | None, ttl: float | None, metadata: str | None, as_json: bool,
-           **scope: Any) -> None:
+           timestamp: str | None, decay_class: str | None, ttl: float | None, metadata: str | None,
+           trust: str | None, as_json: bool, **scope: Any) -> None:
     """Retain messages (JSON list / JSONL file) or a document (text file or stdin) into BANK."""
     try:
         meta = json.loads(metadata) if metadata is not None else None
@@ -106,12 +107,17 @@ def retain(ctx: click.Context, /, bank: str, file: str, as_text: bool, document_
         result = mem.retain(bank, messages, text=None if is_messages else raw, document_id=document_id,
                             timestamp=timestamp, progress=lambda n: progress.advance(task, n),
                             on_total=lambda n: progress.update(task, total=n), decay_class=decay_class, ttl=ttl,
-                            metadata=meta, **scoped)
+                            metadata=meta, trust=trust, **scoped)
     if as_json:
         echo_json({**result.to_dict(), **{k: v for k, v in scoped.items() if v is not None}})
     else:
         click.echo(f"retained {result.source_id} into {result.bank}: {result.facts_added} facts added, "
-                   f"{result.facts_removed} removed, {result.chunks_skipped}/{result.chunks_total} chunks unchanged")
+                   f"{result.facts_removed} removed, {result.chunks_skipped}/{result.chunks_total} chunks unchanged"
+                   + _held_note(result.quarantined, bank))
+
+
+def _held_note(held: int, bank: str) -> str:
+    return f"; {held} held back as instructions (gieok quarantine {bank})" if held else ""
 
 
 @click.command()
@@ -153,6 +159,7 @@ def recall(ctx: click.Context, /, bank: str, query: str, max_tokens: int | None,
         where = format_location(m.location)  # an ingested document's page or heading path
         cited = f"{m.source_id}, {where}" if where else ", ".join(m.source_ids)
         cited += f"\n{scope_line(m)}" if scope_line(m) else ""
+        cited += f"\ntrust: {m.trust}" if m.trust != "user" else ""
         table.add_row(str(i), m.id, f"{m.score:.4f}", escape(text), escape(cited), channels)
     Console().print(table)
 

@@ -19,7 +19,7 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
-from gieok import __version__
+from gieok import HeldStatement, __version__
 from gieok.engine import keys as _keys
 from gieok.engine.forget import ForgetResult
 from gieok.engine.keys import ApiKey, Principal
@@ -41,6 +41,7 @@ from gieok.server.errors import CatchUnexpected, install_error_handlers
 from gieok.server.limits import BodyLimit
 from gieok.server.metrics import Metrics
 from gieok.server.schemas import (
+    TRUST_HELP,
     ForgetRequest,
     KeyRequest,
     OperationAccepted,
@@ -49,6 +50,7 @@ from gieok.server.schemas import (
     ReflectRequest,
     RetainRequest,
     SessionTurnRequest,
+    Trust,
 )
 from gieok.server.worker import Worker
 
@@ -192,16 +194,18 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
     async def ingest_document(bank: Writable, request: Request, document_id: str | None = None,
                               user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-                              tags: Annotated[list[str] | None, Query()] = None) -> IngestResult:
+                              tags: Annotated[list[str] | None, Query()] = None,
+                              trust: Annotated[Trust | None, Query(description=TRUST_HELP)] = None) -> IngestResult:
         """The request body is the file (PDF, DOCX, HTML, Markdown, text); its Content-Type, or else the
         extension of ``document_id`` and the bytes themselves, say which format it is. ``user_id``,
-        ``agent_id``, ``session_id`` and ``tags`` (repeated: ``?tags=a&tags=b``) are its scope."""
+        ``agent_id``, ``session_id`` and ``tags`` (repeated: ``?tags=a&tags=b``) are its scope; ``trust``
+        (default ``document``) how much it is believed."""
         data = await request.body()
         content_type = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         media_type = None if content_type in ("", "application/octet-stream") else content_type
         return await run_in_threadpool(lambda: memory.ingest(bank, data, document_id=document_id, media_type=media_type,
                                                              user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                                             tags=tags))
+                                                             tags=tags, trust=trust))
 
     @app.post("/v1/banks/{bank}/imports/{format}", tags=["memory"],
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
@@ -250,6 +254,25 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     def forget(bank: Writable, body: ForgetRequest) -> ForgetResult:
         return memory.forget(bank, source_id=body.source_id, memory_id=body.memory_id, entity=body.entity,
                              before=body.before, verify=body.verify, user_id=body.user_id)
+
+    # -- the memory quarantine: listing reads, release and dismiss write (as forget does) ------
+    @app.get("/v1/banks/{bank}/quarantine", tags=["quarantine"])
+    def quarantined(bank: Readable, limit: Annotated[int, Query(gt=0)] = 1000) -> list[HeldStatement]:
+        """Statements retain held back, newest first: instruction-like text from a source below the
+        user's own words, kept verbatim in its source but not a fact, each with the reason."""
+        return memory.quarantined(bank, limit=limit)
+
+    @app.post("/v1/banks/{bank}/quarantine/{held_id}/release", tags=["quarantine"])
+    def release(bank: Writable, held_id: str) -> RecalledMemory:
+        """Write the held statement as a fact, at its own trust level; the memory it became."""
+        return memory.release(bank, held_id)
+
+    @app.delete("/v1/banks/{bank}/quarantine/{held_id}", tags=["quarantine"])
+    def dismiss(bank: Writable, held_id: str) -> dict[str, str]:
+        """Stop listing the held statement: it stays only in its verbatim source, never a fact (to erase
+        it, forget its source)."""
+        memory.dismiss(bank, held_id)
+        return {"dismissed": held_id}
 
     # -- inspection --------------------------------------------------------------------------
     @app.get("/v1/banks/{bank}/memories/{memory_id}", tags=["inspection"])

@@ -9,8 +9,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-__all__ = ["MessageIn", "RetainRequest", "RecallRequest", "ReflectRequest", "ForgetRequest", "KeyRequest",
-           "OperationAccepted", "ReembedRequest"]
+__all__ = ["TRUST_HELP", "Trust", "MessageIn", "RetainRequest", "RecallRequest", "ReflectRequest", "ForgetRequest",
+           "KeyRequest", "OperationAccepted", "ReembedRequest"]
+
+
+# how much a source is believed: gieok.engine.quarantine.TRUST_LEVELS (a test pins the two together)
+Trust = Literal["user", "assistant", "document", "web", "tool"]
+TRUST_HELP = ("how much the source is believed: user (the user's own words), assistant, document, web or tool; "
+              "left out, each message goes by its speaker and a document is a document. Instruction-like "
+              "statements below the user's own words are held back (GET /v1/banks/{bank}/quarantine)")
 
 
 class _Body(BaseModel):
@@ -62,6 +69,7 @@ class RetainRequest(_Scoped):
     pinned: bool | None = None
     ttl: float | None = Field(None, gt=0, description="seconds until the facts expire")
     expires_at: str | None = None
+    trust: Trust | None = Field(None, description=TRUST_HELP)
     async_: bool = Field(False, alias="async", description="queue it: 202 with an operation id to poll")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -71,7 +79,8 @@ class RetainRequest(_Scoped):
         messages = [m.model_dump(exclude_none=True) for m in self.messages] if self.messages is not None else None
         return {"messages": messages, "text": self.text, "document_id": self.document_id, "timestamp": self.timestamp,
                 "metadata": self.metadata, "decay_class": self.decay_class, "importance": self.importance,
-                "pinned": self.pinned, "ttl": self.ttl, "expires_at": self.expires_at, **self.scope()}
+                "pinned": self.pinned, "ttl": self.ttl, "expires_at": self.expires_at, "trust": self.trust,
+                **self.scope()}
 
 
 class SessionTurnRequest(_Body):

@@ -314,6 +314,28 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
         return page(request, "jobs.html", caller, bank, "jobs", jobs=memory.jobs(bank, limit=200),
                     audit=memory.audit_log(bank, 200), usage=memory.llm_usage(bank), changed=note)
 
+    # -- the memory quarantine: listing reads, release and dismiss write (as erasing does) ------
+    @router.get("/b/{bank}/quarantine")
+    def quarantine_page(request: Request, bank: str) -> Response:
+        caller = reader(request, bank)
+        return page(request, "quarantine.html", caller, bank, "quarantine", held=memory.quarantined(bank, limit=500),
+                    changed=None)
+
+    @router.post("/b/{bank}/quarantine/{held_id}/{action}")
+    async def change_held(request: Request, bank: str, held_id: str, action: str) -> Response:
+        await posted(request)
+        caller = reader(request, bank, "write")
+        if action == "release":
+            released = await run_in_threadpool(memory.release, bank, held_id)
+            note = renderer_t(request, "held_released").format(held=held_id, memory=released.id)
+        elif action == "dismiss":
+            await run_in_threadpool(memory.dismiss, bank, held_id)
+            note = renderer_t(request, "held_dismissed").format(held=held_id)
+        else:
+            raise InputError(f"a held statement can be released or dismissed, not {action!r}")
+        return page(request, "quarantine.html", caller, bank, "quarantine", held=memory.quarantined(bank, limit=500),
+                    changed=note)
+
     @router.get("/b/{bank}/erase")
     def erase_page(request: Request, bank: str) -> Response:
         caller = reader(request, bank)
