@@ -109,7 +109,7 @@ def main() -> None:
     order = np.random.default_rng(20261205).permutation(len(items))
     folds = [order[k::args.folds] for k in range(args.folds)]
     best: tuple[float, float, np.ndarray] | None = None
-    for l2 in (1e-6, 1e-5, 1e-4):
+    for l2 in (1e-7, 1e-6, 1e-5):
         oof = np.zeros(len(items))
         for k, held in enumerate(folds):
             train = np.concatenate([f for j, f in enumerate(folds) if j != k])

@@ -45,6 +45,13 @@ _ROLE_TOKEN = re.compile(r"<\|[a-z_]+\|>|\[/?(?:inst|sys)\]|<</?sys>>|<\|?(?:sys
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0"
                            r"|color\s*:\s*(?:#fff\b|#ffffff|white)", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
+# Cyrillic and Greek letters drawn like Latin ones ("ѕуѕтем ргомрт"): read as the Latin letter
+_LOOK_ALIKE = str.maketrans("аАвВеЕһНіІјЈкКмМоОрРсСтТуУхХѕЅԁԛԝгαΑβΒεΕηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧ",
+                            "aAbBeEhHiIjJkKmMoOpPcCtTyYxXsSdqwraAbBeEnHiIkKmMvNoOpPtTuYxX")
+_CYRILLIC_GREEK = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
+# digits and signs standing for letters inside a word ("1gn0r3 4ll pr3v10u5"): read as the letters
+_LEET = str.maketrans("013457@$", "oieastas")
+_LEET_WORD = re.compile(r"\b(?=[a-z0-9@$]*[a-z])(?=[a-z0-9@$]*[013457@$])[a-z0-9@$]{3,}\b", re.IGNORECASE)
 
 
 def _decoded_base64(run: str) -> str | None:
@@ -60,7 +67,7 @@ def _decoded_base64(run: str) -> str | None:
 def disguises(text: str) -> list[str]:
     """The ways ``text`` hides words from a reader (each an exact check): invisible characters between
     letters, full-width letters, spaced letters, base64 or %-encoded text, an HTML comment, hidden
-    styling, chat-template role tokens."""
+    styling, chat-template role tokens, Latin words with Cyrillic / Greek look-alikes, digits for letters."""
     found = []
     if _INVISIBLE.search(text):
         found.append("invisible characters")
@@ -79,16 +86,24 @@ def disguises(text: str) -> list[str]:
         found.append("hidden styling")
     if _ROLE_TOKEN.search(folded):
         found.append("chat-template role tokens")
+    drawn_alike = sum(a != b for a, b in zip(folded, folded.translate(_LOOK_ALIKE)))
+    if drawn_alike >= 3 and re.search(r"[a-zA-Z\uac00-\ud7a3]", _CYRILLIC_GREEK.sub("", folded)):
+        found.append("look-alike letters")  # Cyrillic / Greek drawn like Latin, amid Latin or Hangul
+    if len(_LEET_WORD.findall(folded)) >= 2:
+        found.append("digits for letters")
     return found
 
 
 def reveal(text: str) -> str:
     """``text`` as a reader of its hidden parts would see it: NFKC, invisible characters dropped,
-    spaced letters joined, base64 and %-encoded runs decoded beside the original, lower-cased."""
-    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    look-alike Cyrillic / Greek letters read as Latin, spaced letters joined, digits inside words read
+    as letters ("1gn0r3"), base64 and %-encoded runs decoded beside the original, lower-cased."""
+    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_LOOK_ALIKE)
     folded = _SPACED.sub(lambda m: m.group(0).replace(" ", ""), folded)
+    # decoded before digits are read as letters: a base64 run is itself letters and digits
     extra = [d for d in (_decoded_base64(run) for run in _BASE64.findall(folded)) if d]
     extra += [urllib.parse.unquote(run) for run in _PERCENT.findall(folded)]
+    folded = _LEET_WORD.sub(lambda m: m.group(0).lower().translate(_LEET), folded)
     return " ".join([folded, *extra]).lower()
 
 
