@@ -491,6 +491,7 @@ def test_public_api_is_pinned() -> None:
     assert sorted(defense.__all__) == sorted([
         "Action", "AuditEntry", "DEFAULT_POLICY", "REDACTION_ACTIONS", "REDACTION_TYPES", "RedactionPolicy",
         "RedactionResult", "Span", "UNFINGERPRINTED_TYPES", "enforce", "placeholder", "redact",
+        "InstructionJudgment", "instruction_model", "judge", "judged_part", "quoted_part",
     ])
     assert Span(0, 1, "email", "redact").type == "email"
     assert defense.placeholder("jwt") == "[REDACTED:jwt]"

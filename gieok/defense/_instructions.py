@@ -45,6 +45,15 @@ _ROLE_TOKEN = re.compile(r"<\|[a-z_]+\|>|\[/?(?:inst|sys)\]|<</?sys>>|<\|?(?:sys
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0"
                            r"|color\s*:\s*(?:#fff\b|#ffffff|white)", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
+# the override every injection guide starts from ("ignore all previous instructions", "이전 지시는 무시하고"):
+# one feature, whatever words surround it, so a short text that is nothing else still reads as one
+_OVERRIDE = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(?:instructions?|prompts?|guidelines|rules|directives"
+    r"|system message)\b"
+    r"|(?:이전|위의?|앞의?|기존|모든|원래)\s*(?:의\s*)?(?:지시|지침|명령|규칙|프롬프트|설정)[^.。\n]{0,15}(?:무시|잊|취소|폐기)"
+    r"|(?:system|시스템)\s*(?:prompt|프롬프트)[^.。\n]{0,20}(?:reveal|print|show|repeat|output|출력|"
+    r"알려|보여|공개)|(?:reveal|print|show|repeat|output)\b[^.\n]{0,20}\b(?:system prompt|hidden instructions)",
+    re.IGNORECASE)
 # Cyrillic and Greek letters drawn like Latin ones ("ѕуѕтем ргомрт"): read as the Latin letter
 _LOOK_ALIKE = str.maketrans("аАвВеЕһНіІјЈкКмМоОрРсСтТуУхХѕЅԁԛԝгαΑβΒεΕηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧ",
                             "aAbBeEhHiIjJkKmMoOpPcCtTyYxXsSdqwraAbBeEnHiIkKmMvNoOpPtTuYxX")
@@ -109,7 +118,8 @@ def reveal(text: str) -> str:
 
 def features(text: str) -> Counter[str]:
     """The model's features of ``text``: character 2–4-grams and word unigrams and pairs of the revealed
-    text, and one feature per disguise."""
+    text, one feature per disguise, and one for the override phrase itself ("ignore previous
+    instructions", "이전 지시는 무시") — its weight is learned like the others'."""
     shown = reveal(text)
     squeezed = " " + " ".join(shown.split()) + " "
     counts: Counter[str] = Counter()
@@ -119,6 +129,8 @@ def features(text: str) -> Counter[str]:
     counts.update("w" + w for w in words)
     counts.update(f"p{a} {b}" for a, b in zip(words, words[1:]))
     counts.update("d" + d for d in disguises(text))
+    if _OVERRIDE.search(shown):
+        counts["oan override of earlier instructions"] += 1
     return counts
 
 
@@ -172,9 +184,9 @@ def vector(text: str) -> dict[str, float]:
     """The feature values of ``text``: for its n-grams and words 1 + log(count), scaled to unit length
     so a long text weighs no more than a short one; 1 for each disguise, however long the text."""
     counts = features(text)
-    scaled = {name: 1.0 + math.log(count) for name, count in counts.items() if name[0] != "d"}
+    scaled = {name: 1.0 + math.log(count) for name, count in counts.items() if name[0] not in "do"}
     norm = math.sqrt(sum(v * v for v in scaled.values())) or 1.0
-    return {**{name: v / norm for name, v in scaled.items()}, **{name: 1.0 for name in counts if name[0] == "d"}}
+    return {**{name: v / norm for name, v in scaled.items()}, **{name: 1.0 for name in counts if name[0] in "do"}}
 
 
 @lru_cache(maxsize=1)
