@@ -353,3 +353,4 @@ class SlotRow:
     relation: str | None  # for the "family" slot: which relative
     negated: bool  # the statement denies or ends the value
     said_at: float
+    user_id: str | None = None  # whose memory it is (its source's user): two users' "user" are two people

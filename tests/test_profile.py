@@ -8,6 +8,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from pg_server import pg_dsn_factory  # noqa: F401
 
 from gieok import Memory
 from gieok.cli import cli
@@ -146,3 +147,18 @@ def test_a_slot_a_later_change_may_have_made_stale_is_not_pushed_first(mem: Memo
     assert mem.lookup("mv", "city") is not None  # the old home is the slot's value: the rules missed the move
     top = mem.recall("mv", question, limit=2, explain=True).memories
     assert "profile" not in top[0].channels and all("profile" not in m.channels for m in top)
+
+
+def test_two_users_speaking_as_user_are_two_people(store_mem: Memory) -> None:
+    """profile() without a user never merges two customers of one bank (one's birthday beside the
+    other's job): a person is a speaker within one user's memories."""
+    store_mem.retain("shop", [{"id": "a1", "speaker": "user", "timestamp": "2026-05-04T10:00:00+09:00",
+                               "text": "제 생일은 5월 17일이에요. 저 땅콩 알레르기 있어요."}], user_id="cust-1")
+    store_mem.retain("shop", [{"id": "b1", "speaker": "user", "text": "I'm a nurse at St. Mary's.",
+                               "timestamp": "2026-05-05T10:00:00Z"}], user_id="cust-2")
+    profiles = store_mem.profile("shop")
+    by_user = {p.user_id: p for p in profiles}
+    assert set(by_user) == {"cust-1", "cust-2"} and all(p.person == "user" for p in profiles)
+    assert by_user["cust-1"].get("job") is None and by_user["cust-2"].get("birthday") is None
+    assert by_user["cust-2"].get("job").value == "nurse"  # type: ignore[union-attr]
+    assert [p.to_dict()["user_id"] for p in store_mem.profile("shop", user_id="cust-1")] == ["cust-1"]

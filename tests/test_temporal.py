@@ -521,3 +521,22 @@ def test_relative_words_agree_with_the_calendar(now: datetime) -> None:
     month = parse_time_range("3월", now)
     assert month is not None and month[0].month == 3 and month[0] <= now + timedelta(days=7)
     assert month[0] > now - timedelta(days=366 + 7)
+
+
+@pytest.mark.parametrize("text, said, expected", [
+    ("5월 17일이 제 생일이에요", "2026-05-04T10:00:00+09:00", "2026-05-17"),  # the next one, not 2025's
+    ("My birthday is March 3rd, remember it!", "2026-05-04T10:00:00Z", "2027-03-03"),
+    ("엄마 생신이 12월 3일이야", "2026-12-05T10:00:00+09:00", "2027-12-03"),
+    ("2월 29일이 내 생일이야", "2026-03-01T10:00:00+09:00", "2028-02-29"),
+    ("결혼기념일은 2019년 10월 5일이야", "2026-05-04T10:00:00+09:00", "2019-10-05"),  # a year said stays
+    ("5월 17일에 부산 갔어", "2026-05-20T10:00:00+09:00", "2026-05-17"),  # not recurring: as read
+    ("We met on March 3rd.", "2026-05-04T10:00:00Z", "2026-03-03"),
+])
+def test_a_birthday_said_without_its_year_is_its_next_occurrence(text: str, said: str, expected: str) -> None:
+    from gieok.engine._retain_plan import make_fact
+    from gieok.engine._time import to_datetime
+
+    fact = make_fact(text, "user", said, [])
+    assert fact.occurred_start is not None
+    tz = to_datetime(said).tzinfo
+    assert datetime.fromtimestamp(fact.occurred_start, tz).date().isoformat() == expected

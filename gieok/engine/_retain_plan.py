@@ -13,8 +13,10 @@ paragraph boundaries, matched by SHA-256 with the chunks stored for the same ``d
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -168,6 +170,28 @@ def section_context(piece: str, location: Mapping[str, Any] | None) -> str | Non
     return None if piece.startswith(section[-1]) else " › ".join(section)
 
 
+_RECURRING = re.compile(r"생일|생신|기념일|birthday|b-?day|anniversary", re.IGNORECASE)
+_YEAR_SAID = re.compile(r"\d{4}|\d{2,4}\s*년|작년|올해|내년|재작년|last year|this year|next year", re.IGNORECASE)
+
+
+def _next_if_recurring(text: str, mention: Any, now: datetime) -> tuple[datetime, datetime]:
+    """A birthday or an anniversary said without its year ("5월 17일이 제 생일이에요" on 4 May 2026)
+    recurs: its next occurrence from the day it was said (17 May 2026), not the last one the parser
+    reads a bare date as (17 May 2025). A year said, or any other date, is left as read."""
+    start, end = mention.range
+    if not _RECURRING.search(text) or _YEAR_SAID.search(mention.text) or start.date() >= now.date():
+        return start, end
+    length = end - start
+    for years in range(1, 5):  # a 29 February recurs in the next leap year
+        try:
+            moved = start.replace(year=start.year + years)
+        except ValueError:
+            continue
+        if moved.date() >= now.date():
+            return moved, moved + length
+    return start, end
+
+
 def make_fact(text: str, speaker: str | None, when: str | None, message_ids: list[str],
                context: str | None = None, context_vector: bool = True,
                context_terms: tuple[str, ...] | None = None) -> NewFact:
@@ -177,7 +201,8 @@ def make_fact(text: str, speaker: str | None, when: str | None, message_ids: lis
         # "지난주에 부산 갔어" said on 2026-05-12 happened in the week of 2026-05-04
         found = find_time_expressions(text, dt)
         if found:
-            occurred = (found[0].range[0].timestamp(), found[0].range[1].timestamp())
+            start, end = _next_if_recurring(text, found[0], dt)
+            occurred = (start.timestamp(), end.timestamp())
     offset = dt.utcoffset() if dt else None
     return NewFact(
         text=text,

@@ -112,16 +112,18 @@ class Slot:
 
 @dataclass
 class Profile:
-    """Everything one person stated about themselves and their family."""
+    """Everything one person stated about themselves and their family. Two users' memories are two
+    people, even when both speak as "user" (``user_id``: whose memories these are; None for shared ones)."""
 
     person: str
     slots: list[Slot]
+    user_id: str | None = None
 
     def get(self, slot: str, holder: str = SELF) -> Slot | None:
         return next((s for s in self.slots if s.slot == slot and s.holder == holder), None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"person": self.person, "slots": [s.to_dict() for s in self.slots]}
+        return {"person": self.person, "user_id": self.user_id, "slots": [s.to_dict() for s in self.slots]}
 
 
 def _statements(rows: Iterable[SlotRow]) -> list[SlotStatement]:
@@ -148,15 +150,17 @@ def _slot(person: str, holder: str, slot: str, history: list[SlotStatement]) -> 
 
 
 def _profiles(rows: Sequence[SlotRow]) -> list[Profile]:
-    grouped: dict[str, dict[tuple[str, str], list[SlotRow]]] = {}
+    # a person is a speaker within one user's memories: two customers both speaking as "user" in one
+    # bank are never merged into one profile (one's birthday beside the other's job)
+    grouped: dict[tuple[str | None, str], dict[tuple[str, str], list[SlotRow]]] = {}
     for row in rows:
-        grouped.setdefault(row.person, {}).setdefault((row.holder, row.slot), []).append(row)
+        grouped.setdefault((row.user_id, row.person), {}).setdefault((row.holder, row.slot), []).append(row)
     order = {name: i for i, name in enumerate(SLOTS)}
     out = []
-    for person, slots in grouped.items():
+    for (user_id, person), slots in grouped.items():
         built = [_slot(person, holder, slot, _statements(slot_rows)) for (holder, slot), slot_rows in slots.items()]
         built.sort(key=lambda s: (s.holder != SELF, s.holder, order.get(s.slot, len(order))))
-        out.append(Profile(person, built))
+        out.append(Profile(person, built, user_id))
     out.sort(key=lambda p: -len(p.slots))
     return out
 

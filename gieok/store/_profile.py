@@ -42,8 +42,9 @@ class ProfileQueries(StoreQueries):
                 args.append(value)  # type: ignore[arg-type]
         in_scope, scope_args = sources_in_scope(scope, bank_id, "f.source_id")
         rows = self._conn().execute(
-            f"SELECT {', '.join('p.' + c.strip() for c in _COLUMNS.split(','))} FROM profile_slots p "
-            f"JOIN facts f ON f.id = p.fact_id WHERE {' AND '.join(where)}{in_scope} ORDER BY p.said_at, p.fact_id",
+            f"SELECT {', '.join('p.' + c.strip() for c in _COLUMNS.split(','))}, s.user_id FROM profile_slots p "
+            f"JOIN facts f ON f.id = p.fact_id JOIN sources s ON s.id = f.source_id "
+            f"WHERE {' AND '.join(where)}{in_scope} ORDER BY p.said_at, p.fact_id",
             [*args, *scope_args]).fetchall()
-        return [SlotRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), r[5], bool(r[6]), float(r[7]))
-                for r in rows]
+        return [SlotRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), r[5], bool(r[6]), float(r[7]),
+                        None if r[8] is None else str(r[8])) for r in rows]
