@@ -231,7 +231,17 @@ def quoted_part(text: str) -> str | None:
     return "\n".join(parts) if parts else None
 
 
+_CODE = re.compile(r"```.*?(?:```|\Z)|^(?: {4}|\t).*$", re.DOTALL | re.MULTILINE)
+
+
 def judged_part(text: str, trust: str) -> str | None:
     """What of ``text`` from a source of ``trust`` the quarantine judges: all of it below the user's
-    own words, only the quoted part of a user's message, nothing of a user's own words."""
-    return quoted_part(text) if trust == "user" else text
+    own words, only the quoted part of a user's message, nothing of a user's own words, and of the
+    assistant's own messages the prose around its code (the code an assistant writes is full of
+    comments, hidden styles and imperatives that are no instruction to it)."""
+    if trust == "user":
+        return quoted_part(text)
+    if trust == "assistant":
+        prose = _CODE.sub(" ", text)
+        return prose if prose.strip() else None
+    return text

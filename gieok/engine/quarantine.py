@@ -34,10 +34,14 @@ from gieok.engine._time import at_epoch
 from gieok.errors import HeldNotFoundError, InputError
 from gieok.records import FactRow, NewFact
 
-__all__ = ["TRUST_LEVELS", "Held", "HeldStatement", "check_trust", "hold_instructions", "may_replace",
-           "statement_trust", "trust_of", "trust_rank"]
+__all__ = ["ASSISTANT_THRESHOLD", "TRUST_LEVELS", "Held", "HeldStatement", "check_trust", "hold_instructions",
+           "may_replace", "statement_trust", "trust_of", "trust_rank"]
 
 TRUST_LEVELS = ("user", "assistant", "document", "web", "tool")
+# The assistant's own messages are held only when the model is surer: in a technical chat its prose is
+# full of imperatives to the user ("This setup ensures …", "Run it, then …"); on BEAM's ten chats the
+# model's own threshold held 1 % of its facts (benign), this bar 0.2 %.
+ASSISTANT_THRESHOLD = 0.95
 _RANK = {"user": 3, "assistant": 2, "document": 1, "web": 0, "tool": 0}
 _TOOL_SPEAKERS = frozenset({"tool", "function", "tool_result", "function_call"})
 
@@ -104,7 +108,8 @@ def hold_instructions(chunks: Sequence[Any], vectors: list[Any], mentions: list[
         for j, fact in enumerate(chunk.facts):
             fact.trust, part = statement_trust(fact.text, fact.speaker, given)
             judgment = model.judge(part) if part is not None else None
-            if judgment is not None and judgment.probability >= model.threshold:
+            bar = max(model.threshold, ASSISTANT_THRESHOLD) if fact.trust == "assistant" else model.threshold
+            if judgment is not None and judgment.probability >= bar:
                 chunk.held.append(Held(fact, judgment.reason, judgment.probability))
                 moved[(id(chunk), j)] = None
             else:
