@@ -428,6 +428,12 @@ class Memory:
         return _banks.configure_llm(self.engine, bank, provider=provider, model=model, base_url=base_url,
                                     api_key_env=api_key_env, spend_limit_usd=spend_limit_usd, enabled=enabled)
 
+    def configure_decisions(self, bank: str, model: str | None) -> str:
+        """Which decision model answers ``bank``'s judgments (instruction-like text held back, …):
+        ``"learned"`` (the heads shipped in the package, offline), ``"llm"`` (the bank's LLM, metered)
+        or a plugin; None returns the bank to the setting ``decision_model``. Returns the one in use."""
+        return _banks.configure_decisions(self.engine, bank, model)
+
     def llm_usage(self, bank: str) -> dict[str, Any]:
         """LLM calls, tokens and estimated cost of ``bank``, per day and operation, with its ceiling."""
         return _banks.llm_usage(self.engine.bank(bank))

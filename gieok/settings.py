@@ -99,6 +99,10 @@ SETTINGS: tuple[Setting, ...] = (
             "postings one keyword (BM25) search reads in full: past it, common words are scored only in the "
             "facts holding a rarer query word, or in the newest facts (exact whenever provably the same); "
             "0 scores every posting", bounds=(0, 1_000_000_000)),
+    Setting("decision_model", "learned", str,
+            "decision-model provider for the engine's judgments (instruction-like text, …): `learned` (the small "
+            "heads shipped in the package, offline) or `llm` (the bank's LLM, metered; `learned` where a bank has "
+            "none), or a plugin; a bank's own choice (Memory.configure_decisions) comes first"),
     Setting("default_limit", 20, int, "memories returned by recall when neither limit nor max_tokens is given"),
     Setting("max_fact_chars", 600, int, "a message longer than this is split into sentence-group facts"),
     Setting("chunk_chars", 1500, int, "target size of a document chunk, in characters"),

@@ -45,7 +45,7 @@ def _public_methods(cls: type) -> set[str]:
 # The public API, written out: a method added to Memory must be added here (and gets its twin), a
 # method lost from either side fails.
 PUBLIC_METHODS = {
-    "quarantined", "release", "dismiss",
+    "quarantined", "release", "dismiss", "configure_decisions",
     "retain", "recall", "reflect", "banks", "sources", "source", "get", "history", "observations", "forget",
     "verify_erased", "delete_bank", "redaction_policy", "set_redaction_policy", "audit_log", "configure_llm",
     "llm_usage", "add_mental_model", "mental_model", "mental_models", "delete_mental_model", "maintain",

@@ -22,12 +22,20 @@ def register(cli: click.Group) -> None:
 @click.option("--api-key-env", default=None, help="environment variable holding the key (never stored)")
 @click.option("--spend-limit", type=float, default=None, help="ceiling on estimated USD spend for BANK (0 = none)")
 @click.option("--offline/--online", "offline", default=None, help="keep BANK offline even if an LLM is configured")
+@click.option("--decisions", default=None,
+              help="decision model for BANK's judgments: learned (offline, default), llm (BANK's LLM), a plugin; "
+                   "'default' returns to the setting decision_model")
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 @click.pass_context
 def llm(ctx: click.Context, bank: str, provider: str | None, model: str | None, base_url: str | None,
-        api_key_env: str | None, spend_limit: float | None, offline: bool | None, as_json: bool) -> None:
+        api_key_env: str | None, spend_limit: float | None, offline: bool | None, decisions: str | None,
+        as_json: bool) -> None:
     """Configure BANK's LLM (any option given) and show its usage: calls, tokens, estimated cost."""
     mem = open_memory(ctx)
+    if decisions is not None:
+        chosen = mem.configure_decisions(bank, None if decisions == "default" else decisions)
+        if not as_json:
+            click.echo(f"{bank}: decisions by {chosen}")
     if any(v is not None for v in (provider, model, base_url, api_key_env, spend_limit, offline)):
         mem.configure_llm(bank, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
                           spend_limit_usd=spend_limit, enabled=None if offline is None else not offline)

@@ -15,6 +15,7 @@ from gieok.engine.observations import observation_memory
 from gieok.engine.recall import add_locations, add_versions, fact_to_memory
 from gieok.errors import BankNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import parse_memory_id
+from gieok.providers import available as available_providers
 from gieok.records import EntityInfo, RecalledMemory, SourceInfo
 
 __all__ = ["source", "entities", "get_memory", "history", "observations", "set_redaction_policy", "configure_llm",
@@ -97,6 +98,18 @@ def configure_llm(engine: Engine, bank: str, **changes: Any) -> dict[str, Any]:
         ctx.store.set_bank_config(ctx.bank.id, {**config, "llm": llm_config})
     engine.llm_for(ctx.bank)  # fail now, not in a background job, if the provider cannot be built
     return llm_config
+
+
+def configure_decisions(engine: Engine, bank: str, model: str | None) -> str:
+    """Set the bank's decision model (a registered ``decision`` provider: ``learned``, ``llm``, a
+    plugin); None returns it to the setting ``decision_model``. Returns the one the bank now uses."""
+    if model is not None and model not in available_providers("decision"):
+        raise InputError(f"model must be a decision model: one of {', '.join(available_providers('decision'))}")
+    ctx = engine.bank_for_write(bank)
+    with ctx.store.write():
+        config = {k: v for k, v in ctx.store.bank_config(ctx.bank.id).items() if k != "decision_model"}
+        ctx.store.set_bank_config(ctx.bank.id, {**config, **({"decision_model": model} if model else {})})
+    return model or engine.settings.decision_model
 
 
 def llm_usage(ctx: BankContext) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from gieok.engine.llm_calls import MeteredLLM, spend_limit
 from gieok.errors import BankNotFoundError, ClaimLostError, ConfigError, EmbedderMismatchError, InputError
 from gieok.limits import limit
 from gieok.providers import create as create_provider
+from gieok.providers.decisions import DecisionModel, LLMDecisions
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
@@ -119,6 +120,7 @@ class Engine:
         self.embedder_id = spec.model_id if isinstance(spec, Embedder) else str(spec)
         self._embedders: dict[str, Embedder] = {spec.model_id: spec} if isinstance(spec, Embedder) else {}
         self._llms: dict[tuple[str, ...], LLM] = {}
+        self._decisions: dict[str, DecisionModel] = {}
         self._lock = threading.Lock()
         # kept outside the database (moved out of a legacy meta row here): see gieok.engine.fingerprint_key
         self.fingerprint_key = resolve_fingerprint_key(store, settings, fingerprint_key)
@@ -131,6 +133,25 @@ class Engine:
             if model_id not in self._embedders:
                 self._embedders[model_id] = create_provider("embedder", model_id)
             return self._embedders[model_id]
+
+    def decisions_for(self, bank: BankRow | None) -> DecisionModel:
+        """The decision model of ``bank`` (None: a bank not yet written, which has only the settings)."""
+        name = (self.store.bank_config(bank.id).get("decision_model") if bank is not None else None) \
+            or self.settings.decision_model
+        if name == "llm":
+            llm = self.llm_for(bank) if bank is not None else self.llm
+            if llm is None:
+                return self._decision_provider("learned")
+            return LLMDecisions(MeteredLLM(self.store, bank, llm, spend_limit(self.store, bank,
+                                                                              self.settings.llm_spend_limit_usd))
+                                if bank is not None else llm)
+        return self._decision_provider(name)
+
+    def _decision_provider(self, name: str) -> DecisionModel:
+        with self._lock:
+            if name not in self._decisions:
+                self._decisions[name] = create_provider("decision", name)
+            return self._decisions[name]
 
     def llm_for(self, bank: BankRow) -> LLM | None:
         """The bank's LLM: its own configuration, else the Memory's ``llm=``, else the global settings."""
@@ -227,6 +248,11 @@ class BankContext:
     @property
     def spend_limit(self) -> float:
         return spend_limit(self.store, self.bank, self.settings.llm_spend_limit_usd)
+
+    def decisions(self) -> DecisionModel:
+        """The bank's decision model (gieok.providers.decisions): its own choice, else the setting
+        ``decision_model``; ``llm`` is the bank's LLM, metered — the learned heads where it has none."""
+        return self.engine.decisions_for(self.bank)
 
     def extraction_llm(self) -> MeteredLLM | None:
         """The bank's LLM, metered, when LLM extraction is on; None to extract offline."""

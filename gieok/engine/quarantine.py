@@ -28,20 +28,18 @@ from typing import Any
 
 import numpy as np
 
-from gieok.defense import instruction_model, judged_part
+from gieok.defense import judged_part
 from gieok.engine._speakers import is_agent
 from gieok.engine._time import at_epoch
 from gieok.errors import HeldNotFoundError, InputError
+from gieok.providers.decisions import DecisionModel
 from gieok.records import FactRow, NewFact
 
-__all__ = ["ASSISTANT_THRESHOLD", "TRUST_LEVELS", "Held", "HeldStatement", "check_trust", "hold_instructions",
+__all__ = ["TRUST_LEVELS", "Held", "HeldStatement", "check_trust", "hold_instructions",
            "may_replace", "statement_trust", "trust_of", "trust_rank"]
 
 TRUST_LEVELS = ("user", "assistant", "document", "web", "tool")
-# The assistant's own messages are held only when the model is surer: in a technical chat its prose is
-# full of imperatives to the user ("This setup ensures …", "Run it, then …"); on BEAM's ten chats the
-# model's own threshold held 1 % of its facts (benign), this bar 0.2 %.
-ASSISTANT_THRESHOLD = 0.95
+
 _RANK = {"user": 3, "assistant": 2, "document": 1, "web": 0, "tool": 0}
 _TOOL_SPEAKERS = frozenset({"tool", "function", "tool_result", "function_call"})
 
@@ -96,21 +94,19 @@ class Held:
 
 
 def hold_instructions(chunks: Sequence[Any], vectors: list[Any], mentions: list[list[Any]], causal: list[Any],
-                      given: str | None) -> int:
-    """Set every planned fact's trust and move those that read as instructions from a lower-trust
-    source into their chunk's ``held`` list (with their vectors and mentions out of the plan, and
-    causal links through them dropped). Returns how many were held."""
-    model = instruction_model()
+                      given: str | None, decisions: DecisionModel) -> int:
+    """Set every planned fact's trust and move those that ``decisions`` judges instructions, from a
+    lower-trust source, into their chunk's ``held`` list (with their vectors and mentions out of the
+    plan, and causal links through them dropped). Returns how many were held."""
     held_total = 0
     moved: dict[tuple[int, int], int | None] = {}  # (chunk, old position) -> new position, None if held
     for i, chunk in enumerate(chunks):
         keep: list[int] = []
         for j, fact in enumerate(chunk.facts):
             fact.trust, part = statement_trust(fact.text, fact.speaker, given)
-            judgment = model.judge(part) if part is not None else None
-            bar = max(model.threshold, ASSISTANT_THRESHOLD) if fact.trust == "assistant" else model.threshold
-            if judgment is not None and judgment.probability >= bar:
-                chunk.held.append(Held(fact, judgment.reason, judgment.probability))
+            decision = decisions.decide("instruction", text=part, trust=fact.trust) if part is not None else None
+            if decision is not None and decision.yes:
+                chunk.held.append(Held(fact, f"{decision.provider}: {decision.reason}", decision.probability))
                 moved[(id(chunk), j)] = None
             else:
                 moved[(id(chunk), j)] = len(keep)

@@ -227,7 +227,8 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
                              screened.timestamp, redacted.metadata, options, llm, progress, on_total,
                              layout=screened.layout)
     # instruction-like statements from below the user's own words are held back, not remembered
-    hold_instructions(plan.chunks, plan.vectors, plan.mentions, plan.causal, screened.trust)
+    hold_instructions(plan.chunks, plan.vectors, plan.mentions, plan.causal, screened.trust,
+                      engine.decisions_for(row))
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if plan.kind == "conversation":

@@ -17,7 +17,7 @@ from gieok.errors import UnknownProviderError
 
 __all__ = ["register", "create", "available", "KINDS"]
 
-KINDS = ("embedder", "reranker", "llm")
+KINDS = ("embedder", "reranker", "llm", "decision")
 
 _factories: dict[tuple[str, str], Callable[..., Any]] = {}
 _loaded = False
@@ -56,6 +56,9 @@ def _ensure_loaded() -> None:
         from gieok.providers import llms
 
         llms.register_builtins(register)
+        from gieok.providers import decisions
+
+        decisions.register_builtins(register)
         for ep in entry_points(group="gieok.providers"):
             ep.load()(register)
 
