@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine train-filler train-instructions clean
+.PHONY: demo test lint bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine bench-updates train-filler train-instructions clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -80,7 +80,7 @@ bench-scale: $(STAMP)
 bench-documents: $(STAMP)
 	$(BIN)/python bench/documents.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine
+bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine bench-updates
 
 clean:
 	rm -rf $(VENV) build *.egg-info
@@ -96,6 +96,9 @@ train-instructions: $(STAMP)
 
 bench-quarantine: $(STAMP)
 	$(BIN)/python bench/quarantine.py
+
+bench-updates: $(STAMP)
+	$(BIN)/python bench/train_updates.py --embedder e5-small
 
 bench-reembed: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python bench/reembed.py --facts 2000 --to use-multilingual
