@@ -308,3 +308,17 @@ def test_a_recall_link_without_the_box_keeps_shared_memories_and_a_hostile_user_
         assert "<script>alert" not in hostile.text and "<img src=x" not in hostile.text
         assert "Traceback" not in hostile.text
 
+
+def test_the_stylesheet_names_korean_fallback_fonts_and_fetches_nothing(client: TestClient) -> None:
+    css = client.get("/ui/static/gieok.css")
+    assert css.status_code == 200
+    text = css.text
+    sans = re.search(r"--sans:([^;]+);", text)
+    mono = re.search(r"--mono:([^;]+);", text)
+    assert sans and mono
+    for font in ("Pretendard", '"Apple SD Gothic Neo"', '"Malgun Gothic"', '"Noto Sans KR"', '"Noto Sans CJK KR"',
+                 '"Nanum Gothic"'):
+        assert font in sans.group(1), font
+    assert sans.group(1).strip().endswith("sans-serif") and mono.group(1).strip().endswith("monospace")
+    assert "var(--sans)" in text and "var(--mono)" in text
+    assert "@import" not in text and "url(" not in text and "@font-face" not in text  # no web font download
