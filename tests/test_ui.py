@@ -240,3 +240,85 @@ def test_a_held_tool_message_is_erased_from_the_quarantine_page(client: TestClie
     proof = client.post("/ui/b/민지/erase", data={"by": "source_id", "source_id": "t1", "csrf": _csrf(page)})
     assert proof.status_code == 200 and "verdict ok" in proof.text
     assert mem.quarantined("민지") == [] and INJECTED_KO not in client.get("/ui/b/민지/quarantine").text
+
+
+# -- the user filter on recall and reflect: two customers and one shared document in one bank -----
+PEANUT = {"en": "I am allergic to peanuts.", "ko": "나 땅콩 알레르기 있어."}
+SHRIMP = {"en": "I am allergic to shrimp.", "ko": "나 새우 알레르기 있어."}
+NOTICE = {"en": "Allergy notice: every dish lists the allergens it contains.",
+          "ko": "알레르기 안내: 모든 메뉴에 알레르기 성분이 표시되어 있습니다."}
+
+
+def _two_customers(mem: Memory, lang: str) -> None:
+    for user, text in (("u-minji", PEANUT[lang]), ("u-jun", SHRIMP[lang])):
+        mem.retain("clinic", [{"id": f"{user}-1", "speaker": "user", "text": text,
+                               "timestamp": "2026-05-04T09:00:00+09:00"}], document_id=f"chat-{user}", user_id=user)
+    mem.retain("clinic", text=NOTICE[lang], document_id="notice.txt")  # no user: shared
+
+
+def _shown_ids(html: str) -> set[str]:
+    return set(re.findall(r'href="/ui/b/clinic/f/([^"]+)"', html))
+
+
+@pytest.mark.parametrize("lang,query,words", [("en", "what am I allergic to", ("user", "Only the memories of")),
+                                              ("ko", "나 무슨 알레르기 있어", ("사용자", "의 기억만"))])
+def test_recall_and_reflect_filter_by_user(client: TestClient, mem: Memory, lang: str, query: str,
+                                           words: tuple[str, str]) -> None:
+    _two_customers(mem, lang)
+    headers = {"accept-language": lang}
+    assert {m.user_id for m in mem.recall("clinic", query, limit=50).memories} == {"u-minji", "u-jun", None}
+
+    def owners(html: str) -> set[str | None]:  # whose are the memories a page links to (results and steps)
+        return {mem.get("clinic", memory_id).user_id for memory_id in _shown_ids(html)}
+
+    for path in ("recall", "reflect"):
+        blank = client.get(f"/ui/b/clinic/{path}", headers=headers).text
+        assert f'id="{path}-user"' in blank and f'id="{path}-shared" checked' in blank  # shared: the default
+        # the form sends the hidden 0 and, ticked, the box's 1
+        mixed = client.get(f"/ui/b/clinic/{path}", headers=headers,
+                           params=[("q", query), ("user_id", "u-minji"), ("include_shared", "0"),
+                                   ("include_shared", "1")])
+        assert mixed.status_code == 200 and 'name="user_id" value="u-minji"' in mixed.text
+        assert f'id="{path}-shared" checked' in mixed.text and words[1] in mixed.text
+        assert owners(mixed.text) == {"u-minji", None} and SHRIMP[lang] not in mixed.text, path
+        only = client.get(f"/ui/b/clinic/{path}", headers=headers,
+                          params=[("q", query), ("user_id", "u-jun"), ("include_shared", "0")])
+        assert only.status_code == 200 and f'id="{path}-shared">' in only.text  # the box stays unticked
+        assert owners(only.text) == {"u-jun"}, path
+        assert PEANUT[lang] not in only.text and NOTICE[lang] not in only.text
+    recall = client.get("/ui/b/clinic/recall", headers=headers,
+                        params=[("q", query), ("user_id", "u-minji"), ("include_shared", "0"), ("include_shared", "1")])
+    assert PEANUT[lang] in recall.text and NOTICE[lang] in recall.text
+    assert f"{words[0]} u-minji</span>" in recall.text and '<span class="tag shared"' in recall.text
+    if lang == "ko":  # offline, the Korean question is answered (the English one is refused): its quotes say whose
+        reflect = client.get("/ui/b/clinic/reflect", headers=headers, params={"q": query, "user_id": "u-jun"}).text
+        quotes = reflect[reflect.index('id="answer"'):reflect.index('class="steps"')]
+        assert SHRIMP[lang] in quotes and "사용자 u-jun</span>" in quotes and PEANUT[lang] not in quotes
+
+
+def test_a_recall_link_without_the_box_keeps_shared_memories_and_a_hostile_user_is_escaped(
+        client: TestClient, mem: Memory) -> None:
+    _two_customers(mem, "en")
+    linked = client.get("/ui/b/clinic/recall", params={"q": "allergy notice allergens", "user_id": "u-jun"}).text
+    assert NOTICE["en"] in linked and PEANUT["en"] not in linked  # as Memory.recall's default: shared included
+    unowned = client.get("/ui/b/clinic/recall", params=[("q", "allergic"), ("include_shared", "0")])
+    assert unowned.status_code == 200 and PEANUT["en"] in unowned.text  # without a user the box means nothing
+    for path in ("recall", "reflect"):
+        hostile = client.get(f"/ui/b/clinic/{path}", params={"q": "allergic", "user_id": XSS})
+        assert "<script>alert" not in hostile.text and "<img src=x" not in hostile.text
+        assert "Traceback" not in hostile.text
+
+
+def test_the_stylesheet_names_korean_fallback_fonts_and_fetches_nothing(client: TestClient) -> None:
+    css = client.get("/ui/static/gieok.css")
+    assert css.status_code == 200
+    text = css.text
+    sans = re.search(r"--sans:([^;]+);", text)
+    mono = re.search(r"--mono:([^;]+);", text)
+    assert sans and mono
+    for font in ("Pretendard", '"Apple SD Gothic Neo"', '"Malgun Gothic"', '"Noto Sans KR"', '"Noto Sans CJK KR"',
+                 '"Nanum Gothic"'):
+        assert font in sans.group(1), font
+    assert sans.group(1).strip().endswith("sans-serif") and mono.group(1).strip().endswith("monospace")
+    assert "var(--sans)" in text and "var(--mono)" in text
+    assert "@import" not in text and "url(" not in text and "@font-face" not in text  # no web font download

@@ -98,3 +98,25 @@ def test_browse_recall_and_forget_in_a_real_browser(mem: Memory, browser: object
         assert words[2] in d.find_element(By.ID, "verdict").text  # type: ignore[attr-defined]
         _shot(d, f"proof-{language}")
     assert mem.sources("minji") == []
+
+
+def test_the_user_filter_submits_and_the_page_names_korean_fonts(mem: Memory, browser: object) -> None:
+    from selenium.webdriver.common.by import By
+
+    d = browser
+    for user, text in (("u-minji", "나 땅콩 알레르기 있어."), ("u-jun", "나 새우 알레르기 있어.")):
+        mem.retain("clinic", [{"id": f"{user}-1", "speaker": "user", "text": text}], document_id=user, user_id=user)
+    mem.retain("clinic", text="알레르기 안내: 모든 메뉴에 알레르기 성분이 표시되어 있습니다.", document_id="notice.txt")
+    with serving(create_app(mem, mcp=False, worker=False)) as url:
+        d.get(f"{url}/ui/b/clinic/recall?lang=ko")  # type: ignore[attr-defined]
+        font = d.execute_script("return getComputedStyle(document.body).fontFamily")  # type: ignore[attr-defined]
+        assert "Noto Sans CJK KR" in font and "Malgun Gothic" in font
+        d.find_element(By.ID, "recall-q").send_keys("나 무슨 알레르기 있어")  # type: ignore[attr-defined]
+        d.find_element(By.ID, "recall-user").send_keys("u-jun")  # type: ignore[attr-defined]
+        d.find_element(By.ID, "recall-shared").click()  # type: ignore[attr-defined]  (untick: only u-jun's)
+        d.find_element(By.ID, "recall-run").click()  # type: ignore[attr-defined]
+        results = [r.text for r in d.find_elements(By.CSS_SELECTOR, "li.result")]  # type: ignore[attr-defined]
+        assert results and all("새우" in r and "사용자 u-jun" in r for r in results), results
+        assert d.find_element(By.ID, "recall-user").get_attribute("value") == "u-jun"  # type: ignore[attr-defined]
+        assert not d.find_element(By.ID, "recall-shared").is_selected()  # type: ignore[attr-defined]
+        _shot(d, "recall-user-ko")

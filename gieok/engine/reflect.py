@@ -172,13 +172,13 @@ def citation(memory: RecalledMemory) -> str | None:
 
 
 def cited(memory: RecalledMemory, quotes: list[str]) -> dict[str, Any]:
-    """A ``based_on`` entry: the memory, the quotes taken from it, and the messages it rests on (for
+    """A ``based_on`` entry: the memory (and whose it is), the quotes taken from it, and the messages it rests on (for
     a document's memory also its ``location`` and the ``citation`` the answer prints)."""
     entry: dict[str, Any] = {"id": memory.id, "type": memory.type, "text": memory.text, "quotes": quotes,
                              "source_id": memory.source_id, "source_ids": list(memory.source_ids),
                              "speaker": memory.speaker, "mentioned_at": _iso(memory.mentioned_at),
                              "occurred_start": _iso(memory.occurred_start), "occurred_end": _iso(memory.occurred_end),
-                             "trust": memory.trust}
+                             "trust": memory.trust, "user_id": memory.user_id}
     if memory.location is not None:
         entry["location"] = {k: v for k, v in memory.location.items() if k in ("page", "section")}
         entry["citation"] = citation(memory)
@@ -346,7 +346,8 @@ def _model_evidence(ctx: BankContext, memory_id: str) -> dict[str, Any]:
         return cited(get_memory(ctx, memory_id), [])
     except MemoryNotFoundError:  # erased since: the id is all that is left to show
         return {"id": memory_id, "type": "memory", "text": "", "quotes": [], "source_id": None, "source_ids": [],
-                "speaker": None, "mentioned_at": None, "occurred_start": None, "occurred_end": None}
+                "speaker": None, "mentioned_at": None, "occurred_start": None, "occurred_end": None,
+                "user_id": None}
 
 
 def memory_lines(memories: list[RecalledMemory]) -> str:

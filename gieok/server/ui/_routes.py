@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute, APIRouter
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse, Response
 
@@ -51,6 +52,18 @@ def _int(value: str | None, name: str) -> int | None:
     if not text.isdigit() or int(text) <= 0:
         raise InputError(f"{name} must be a whole number above 0, e.g. 500")
     return int(text)
+
+
+def _user_filter(query: QueryParams) -> tuple[dict[str, str], dict[str, Any]]:
+    """The recall/reflect forms' user filter: the fields to fill back in, and the keyword arguments for
+    :meth:`Memory.recall` / :meth:`Memory.reflect`. The form sends a hidden ``include_shared=0`` before
+    the checkbox's ``1``, so an unticked box is told apart from a link that never named it (the
+    library's default, shared memories included). Without a user the box means nothing: it is ignored."""
+    sent = query.getlist("include_shared")
+    include_shared = not sent or "1" in sent
+    user = _optional(query.get("user_id"))
+    fields = {"user_id": query.get("user_id", ""), "include_shared": "1" if include_shared else ""}
+    return fields, {"user_id": user, "include_shared": include_shared or user is None}
 
 
 def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], Principal],
@@ -253,11 +266,14 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
         caller = reader(request, bank)
         q = request.query_params
         form = {k: q.get(k, "") for k in ("q", "now", "as_of", "max_tokens")}
+        users, scope = _user_filter(q)
+        form.update(users)
         result, bars = None, None
         peaks: dict[str, float] = {}
         if _optional(form["q"]):
             result = memory.recall(bank, form["q"], explain=True, now=_optional(form["now"]),
-                                   as_of=_optional(form["as_of"]), max_tokens=_int(form["max_tokens"], "max_tokens"))
+                                   as_of=_optional(form["as_of"]), max_tokens=_int(form["max_tokens"], "max_tokens"),
+                                   **scope)
             for m in result.memories:
                 for name, hit in (m.explanation or {}).get("channels", {}).items():
                     peaks[name] = max(peaks.get(name, 0.0), float(hit["score"]))
@@ -271,9 +287,11 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
         caller = reader(request, bank)
         q = request.query_params
         form = {k: q.get(k, "") for k in ("q", "now")}
+        users, scope = _user_filter(q)
+        form.update(users)
         reflection, evidence = None, []
         if _optional(form["q"]):
-            reflection = memory.reflect(bank, form["q"], now=_optional(form["now"]))
+            reflection = memory.reflect(bank, form["q"], now=_optional(form["now"]), **scope)
             sources: dict[str, Any] = {}
             for cited in reflection.based_on:
                 source_id = cited.get("source_id")
