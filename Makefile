@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine bench-updates train-filler train-instructions clean
+.PHONY: demo test lint docs docs-serve bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine bench-updates train-filler train-instructions clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,13 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+docs: $(STAMP)
+	$(BIN)/python -m gieok._docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check gieok tests bench

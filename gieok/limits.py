@@ -3,8 +3,8 @@
 Every way in (the library, the CLI, HTTP, MCP, workers, the client) reaches the engine through
 :class:`gieok.Memory`, whose methods check their arguments against this table before any work is
 done (:mod:`gieok.engine._edge`), so a value past a limit gets the same typed
-:class:`gieok.errors.InputError` whichever way it came, and nothing is stored. The README's
-configuration section lists the table (a test keeps the two in step).
+:class:`gieok.errors.InputError` whichever way it came, and nothing is stored. The docs'
+configuration page (docs/guide/configuration.md) lists the table (a test keeps the two in step).
 
 Two limits are not refusals: a query longer than ``query_read_chars`` is read up to that many
 characters (the embedder reads about 512 tokens, and every channel's cost grows with the query),

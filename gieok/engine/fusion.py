@@ -8,7 +8,7 @@
   query's cosine min-max scaled over the candidates (e5's cosines of one query span a few
   hundredths, which the other two terms would drown: raw cosines measured LoCoMo R@10 0.115, scaled
   0.509). The channels only nominate candidates; their ranks do not count (setting
-  ``fusion=weighted``; README "Fusion" has both measured against RRF).
+  ``fusion=weighted``; docs/concepts/recall.md has both measured against RRF).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ searched.
   fixed cosine), that is about everyone the question names (who said it, not whom it was said to)
   and covers at least ``SEMANTIC_MIN_COVERAGE`` of its terms is quoted. Both were chosen on a tuning
   split (LoCoMo conv-26, Korean ko-1/ko-2) against false-premise questions and reported on the rest
-  (README "Reflect offline").
+  (docs/benchmarks/reflect.md).
 * **With an LLM** a bounded tool loop (at most ``MAX_STEPS``): the model may ``search_observations``,
   ``recall`` facts, ``expand`` a memory into its source conversation, and finally ``answer``. Only
   memories actually retrieved in the loop may be cited; every quotation is checked verbatim (or
@@ -70,7 +70,7 @@ MODEL_MATCH = 0.8  # share of a mental model's question terms the question must 
 RecallFn = Callable[..., Recall]
 SimilarityStats = Callable[[str], tuple[float, float]]  # question → (mean, std) of its cosine to the bank
 # chosen together on the tuning split (LoCoMo conv-26, Korean ko-1 and ko-2; answerable vs adversarial),
-# reported on the rest: README "Reflect offline"
+# reported on the rest: docs/benchmarks/reflect.md
 SEMANTIC_GATE_Z = 3.0
 SEMANTIC_MIN_COVERAGE = 0.5
 TOP_MIN_COVERAGE = 0.5  # recall's first memory needs half the question's weighted terms
