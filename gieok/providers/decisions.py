@@ -110,7 +110,7 @@ class LearnedDecisions(DecisionModel):
 
 # In a technical chat the assistant's prose is full of imperatives to the user ("This setup ensures …",
 # "Run it, then …"): on BEAM's ten chats the instruction head's own bar held 1 % of the assistant's
-# facts, all benign; this bar 0.2 %.
+# facts, all benign; this bar 0.14 %.
 ASSISTANT_THRESHOLD = 0.95
 
 _SCHEMA_KEYS = ("answer", "probability")
