@@ -30,6 +30,7 @@ from pydantic import TypeAdapter
 from gieok import HeldStatement
 from gieok import errors as _errors
 from gieok._twin import add_async_twins
+from gieok.defense.policy import RedactionPolicy
 from gieok.engine.forget import ForgetResult
 from gieok.engine.profile import Profile, Slot
 from gieok.engine.reflect import Reflection
@@ -342,6 +343,43 @@ class Client:
 
     def create_bank(self, bank: str) -> BankInfo:
         return self._call("PUT", f"/v1/banks/{_q(bank)}", None, BankInfo)  # type: ignore[no-any-return]
+
+    # -- configuration and bookkeeping (gieok.server.configuration) --------------------------
+    def redaction_policy(self, bank: str) -> RedactionPolicy:
+        return RedactionPolicy.from_mapping(self._call("GET", f"/v1/banks/{_q(bank)}/redaction-policy"))
+
+    def set_redaction_policy(self, bank: str, policy: RedactionPolicy | Mapping[str, str] | None) -> RedactionPolicy:
+        given = {"default": policy.default, **policy.overrides} if isinstance(policy, RedactionPolicy) else policy
+        body = {"policy": dict(given) if given is not None else None}
+        return RedactionPolicy.from_mapping(self._call("PUT", f"/v1/banks/{_q(bank)}/redaction-policy", body))
+
+    def audit_log(self, bank: str, limit: int = 1000) -> list[dict[str, Any]]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/audit-log?{urlencode({'limit': limit})}")  # type: ignore[no-any-return]
+
+    def configure_decisions(self, bank: str, model: str | None) -> str:
+        return str(self._call("PUT", f"/v1/banks/{_q(bank)}/decision-model", {"model": model})["decision_model"])
+
+    def llm_usage(self, bank: str) -> dict[str, Any]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/llm-usage")  # type: ignore[no-any-return]
+
+    def jobs(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """A bank's job queue (a read key), or every bank's (``bank=None``: an admin key)."""
+        query = urlencode(_drop_none({"status": status, "limit": limit}))
+        path = f"/v1/banks/{_q(bank)}/jobs" if bank is not None else "/v1/jobs"
+        return self._call("GET", f"{path}?{query}")  # type: ignore[no-any-return]
+
+    def add_mental_model(self, bank: str, name: str, question: str, *, refresh: bool = True) -> dict[str, Any]:
+        body = {"name": name, "question": question, "refresh": refresh}
+        return self._call("POST", f"/v1/banks/{_q(bank)}/mental-models", body)  # type: ignore[no-any-return]
+
+    def mental_model(self, bank: str, name: str) -> dict[str, Any]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/mental-models/{_q(name)}")  # type: ignore[no-any-return]
+
+    def mental_models(self, bank: str) -> list[dict[str, Any]]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/mental-models")  # type: ignore[no-any-return]
+
+    def delete_mental_model(self, bank: str, name: str) -> None:
+        self._call("DELETE", f"/v1/banks/{_q(bank)}/mental-models/{_q(name)}")
 
     # -- files: the body is the file's bytes, the options are query parameters ---------------
     def ingest(self, bank: str, path_or_bytes: FileSource, *, document_id: str | None = None,

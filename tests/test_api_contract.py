@@ -37,6 +37,7 @@ from gieok import (
     RetainResult,
     SourceInfo,
 )
+from gieok.defense.policy import RedactionPolicy
 from gieok.providers import registry
 from gieok.providers.embedders import Embedder
 from gieok.server.app import create_app
@@ -54,7 +55,9 @@ CONTRACT_METHODS = {"retain", "submit_retain", "operation", "cancel_operation", 
                     "forget", "banks", "sources", "source", "get", "history", "observations", "entities", "delete_bank",
                     "reembed", "quarantined", "release", "dismiss", "profile", "lookup", "ingest", "import_chat",
                     "overview", "source_facts", "connections", "entity", "merge_suggestions", "pin", "create_bank",
-                    "should_recall", "session"}
+                    "should_recall", "session", "redaction_policy", "set_redaction_policy", "audit_log",
+                    "configure_decisions", "llm_usage", "jobs", "add_mental_model", "mental_model", "mental_models",
+                    "delete_mental_model"}
 # Memory's methods the client does not offer, each with why. A method added to Memory fails the
 # parity test until it is added to Client (and a route) or written here.
 NOT_REMOTE = {
@@ -63,12 +66,6 @@ NOT_REMOTE = {
     "run_jobs": "the server's workers (in `gieok serve` or `gieok worker`) run the queue, not a caller",
     "maintain": "enqueues and runs decay and consolidation: the server's workers' job",
     "configure_llm": "names a provider and the env var of its API key on the server: `gieok llm` there",
-    # administration with no HTTP route yet (the CLI on the server does it): the next to add
-    "configure_decisions": "no route yet (gieok llm --decisions)",
-    "redaction_policy": "no route yet", "set_redaction_policy": "no route yet", "audit_log": "no route yet",
-    "llm_usage": "no route yet", "jobs": "no route yet (gieok jobs)",
-    "add_mental_model": "no route yet", "mental_model": "no route yet", "mental_models": "no route yet",
-    "delete_mental_model": "no route yet",
 }
 
 
@@ -162,6 +159,26 @@ def test_profile_lookup_and_browsing(api: Any) -> None:
     assert api.overview("pf")["facts"] >= 2 and isinstance(api.merge_suggestions("pf"), list)
     assert isinstance(api.create_bank("빈 은행"), BankInfo) and "빈 은행" in {b.name for b in api.banks()}
     assert api.should_recall("고마워!") is False and api.should_recall("내 알레르기가 뭐였지?") is True
+
+
+def test_configuration_mental_models_and_jobs(api: Any) -> None:
+    api.retain("지훈", messages=CHAT, document_id="chat-1")
+    policy = api.set_redaction_policy("지훈", {"default": "redact", "email": "allow"})
+    assert isinstance(policy, RedactionPolicy) and policy.overrides["email"] == "allow"
+    assert api.redaction_policy("지훈").overrides == {"email": "allow"}
+    api.retain("지훈", text="연락처: jihoon@example.com, 주민번호 900101-1234568", document_id="contact")
+    audit = api.audit_log("지훈")
+    assert audit and all("900101" not in str(entry) for entry in audit)
+    assert api.set_redaction_policy("지훈", None).overrides == {}
+    assert api.configure_decisions("지훈", "learned") == "learned"
+    assert isinstance(api.llm_usage("지훈"), dict)
+    assert {job["kind"] for job in api.jobs("지훈")} >= {"consolidate"}
+    assert isinstance(api.jobs(status="failed"), list)
+    model = api.add_mental_model("지훈", "travel", "지훈은 어디로 출장 가?", refresh=False)
+    assert model["name"] == "travel" and model["question"] == "지훈은 어디로 출장 가?"
+    assert [m["name"] for m in api.mental_models("지훈")] == ["travel"]
+    assert api.mental_model("지훈", "travel")["name"] == "travel"
+    assert api.delete_mental_model("지훈", "travel") is None and api.mental_models("지훈") == []
 
 
 def test_files_ingest_and_import(api: Any, tmp_path: Any) -> None:

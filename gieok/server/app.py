@@ -37,6 +37,7 @@ from gieok.records import (
     RetainResult,
     SourceInfo,
 )
+from gieok.server.configuration import add_configuration_routes
 from gieok.server.errors import CatchUnexpected, install_error_handlers
 from gieok.server.limits import BodyLimit
 from gieok.server.metrics import Metrics
@@ -400,6 +401,7 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
         who.require(None, "admin")
         return _keys.revoke_key(memory.engine, key_id)
 
+    add_configuration_routes(app, memory, caller)
     if ui:
         from gieok.server.ui import mount_ui  # Jinja2 is needed only here
 

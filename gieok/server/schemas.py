@@ -15,7 +15,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 from gieok.errors import InputError
 
 __all__ = ["TRUST_HELP", "Trust", "MessageIn", "RetainRequest", "RecallRequest", "ReflectRequest", "ForgetRequest",
-           "KeyRequest", "OperationAccepted", "ReembedRequest", "PinRequest", "FactOverrides", "json_object"]
+           "KeyRequest", "OperationAccepted", "ReembedRequest", "PinRequest", "FactOverrides", "json_object",
+           "MentalModelRequest", "PolicyRequest", "DecisionsRequest"]
 
 
 # how much a source is believed: gieok.engine.quarantine.TRUST_LEVELS (a test pins the two together)
@@ -166,6 +167,21 @@ def json_object(value: str | None, what: str) -> dict[str, Any] | None:
     if not isinstance(parsed, dict):
         raise InputError(f'{what} must be a JSON object, e.g. {{"team": "sales"}}')
     return parsed
+
+
+class MentalModelRequest(_Body):
+    name: str = Field(description="the model's name, e.g. 'food preferences'")
+    question: str = Field(description="the standing question, e.g. '이 사용자의 음식 선호는?'")
+    refresh: bool = Field(True, description="answer it now (runs the bank's queued jobs in this request)")
+
+
+class PolicyRequest(_Body):
+    policy: dict[str, Literal["allow", "redact", "block"]] | None = Field(
+        description='e.g. {"default": "redact", "email": "allow", "kr_rrn": "block"}; null resets it')
+
+
+class DecisionsRequest(_Body):
+    model: str | None = Field(description="learned, llm or a plugin; null: the setting decision_model")
 
 
 class ReembedRequest(_Body):
