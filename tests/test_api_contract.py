@@ -311,3 +311,19 @@ def test_the_quarantine_holds_releases_and_dismisses(api: Any) -> None:
     api.retain("지훈", messages=CHAT)
     trusts = {m.source_id: m.trust for m in api.recall("지훈", "알레르기 oat milk", limit=20).memories}
     assert trusts.get("injected-1") == "web" and trusts.get("conversation-c1") == "user" and "injected-0" not in trusts
+
+
+def test_the_async_client_is_the_twin(db_path: str, fake_embedder: object, tmp_path: Any) -> None:
+    import asyncio
+
+    async def use(url: str) -> None:
+        async with AsyncClient(url) as client:
+            said = [{"role": "user", "content": "저 새우 알레르기 있어요."},
+                    {"role": "user", "content": "I work as a nurse."}]
+            assert (await client.retain("비동기", messages=said)).facts_added == 2
+            assert (await client.lookup("비동기", "job")).value == "nurse"  # type: ignore[union-attr]
+            assert (await client.ingest("비동기", b"Shifts start at 7am.", document_id="shifts.txt")).facts_added == 1
+            assert [m["name"] for m in await client.mental_models("비동기")] == []
+
+    with Memory(db_path, embedder="fake") as mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url:
+        asyncio.run(use(url))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 
 from gieok.cli import cli
 
@@ -211,3 +212,18 @@ def test_the_embedder_as_a_setting(tmp_path: Path, fake_embedder) -> None:
     assert same.exit_code == 0, same.output
     clash = runner.invoke(cli, ["--db", db, "--embedder", "hash", "--set", "embedder=fake", "banks"])
     assert clash.exit_code == 2 and "two embedders" in clash.output and "Traceback" not in clash.output
+
+
+def test_database_before_or_after_the_command(request, fake_embedder, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    dsn = request.getfixturevalue("pg_dsn_factory")()
+    runner = CliRunner()
+    note = tmp_path / "note.txt"
+    note.write_text("민지는 판교에서 일해. Minji works in Pangyo.", encoding="utf-8")
+    for args in (["retain", "pg", str(note), "--database", dsn, "--embedder", "fake"],
+                 ["--database", dsn, "--embedder", "fake", "banks", "--json"],
+                 ["banks", "--json", "--embedder", "fake", "--database", dsn]):
+        result = runner.invoke(cli, args, env={"GIEOK_DB": None, "GIEOK_DATABASE": None})
+        assert result.exit_code == 0, result.output + str(result.exception)
+    assert [b["name"] for b in json.loads(result.output)] == ["pg"]
+    assert not (tmp_path / "gieok.db").exists()  # PostgreSQL held it, not a SQLite file
