@@ -15,10 +15,12 @@ raised (``BankNotFoundError``, ``InputError``, ...), with the server's message. 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote, urlencode
 
@@ -28,14 +30,29 @@ from pydantic import TypeAdapter
 from gieok import HeldStatement
 from gieok import errors as _errors
 from gieok._twin import add_async_twins
+from gieok.defense.policy import RedactionPolicy
 from gieok.engine.forget import ForgetResult
+from gieok.engine.profile import Profile, Slot
 from gieok.engine.reflect import Reflection
-from gieok.records import BankInfo, EntityInfo, Message, Operation, Recall, RecalledMemory, RetainResult, SourceInfo
+from gieok.extract.recall_gate import GateDecision, recall_gate
+from gieok.records import (
+    BankInfo,
+    EntityInfo,
+    ImportResult,
+    IngestResult,
+    Message,
+    Operation,
+    Recall,
+    RecalledMemory,
+    RetainResult,
+    SourceInfo,
+)
 
 __all__ = ["AsyncClient", "AsyncClientSession", "Client", "ClientSession"]
 
 T = TypeVar("T")
 TimeLike = str | datetime | date
+FileSource = str | os.PathLike[str] | bytes | bytearray | memoryview  # as gieok.engine.ingest.Source
 _STATUS_ERRORS: dict[int, type[_errors.GieokError]] = {
     401: _errors.KeyRequiredError, 403: _errors.PermissionDeniedError, 404: _errors.NotFoundError,
     409: _errors.EmbedderMismatchError, 413: _errors.InputError, 422: _errors.InputError,
@@ -78,7 +95,7 @@ def _messages(messages: Sequence[Mapping[str, Any] | Message] | None) -> list[di
     for m in messages:
         item = {"id": m.id, "speaker": m.speaker, "text": m.text, "timestamp": m.timestamp} \
             if isinstance(m, Message) else dict(m)
-        out.append({k: _time(v) if k == "timestamp" else v for k, v in item.items() if v is not None})
+        out.append({k: _time(v) if k in ("timestamp", "created_at") else v for k, v in item.items() if v is not None})
     return out
 
 
@@ -124,6 +141,21 @@ def _get_path(name: str, bank: str | None = None, item: str | None = None) -> tu
     return template.format(bank=_q(bank or ""), id=_q(item or "")), kind
 
 
+def _file(source: FileSource) -> tuple[bytes, str | None]:
+    """A file's bytes and name (None for bytes given as they are); the server checks their size."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), None
+    if not isinstance(source, (str, os.PathLike)):
+        raise _errors.InputError(f"give a file path or bytes, not {type(source).__name__}")
+    path = Path(source)
+    try:
+        return path.read_bytes(), path.name
+    except FileNotFoundError:
+        raise _errors.FileFormatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise _errors.FileFormatError(f"{path}: is a folder; give a file") from None
+
+
 def _headers(api_key: str | None) -> dict[str, str]:
     key = api_key if api_key is not None else os.environ.get("GIEOK_API_KEY")
     return {"Authorization": f"Bearer {key}"} if key else {}
@@ -146,9 +178,13 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, method: str, path: str, body: Any = None, kind: Any = None) -> Any:
+    def _call(self, method: str, path: str, body: Any = None, kind: Any = None, *, content: bytes | None = None,
+              headers: dict[str, str] | None = None) -> Any:
         try:
-            response = self._http.request(method, path, json=body)
+            if content is not None:
+                response = self._http.request(method, path, content=content, headers=headers)
+            else:
+                response = self._http.request(method, path, json=body)
         except httpx.TransportError as exc:
             raise _errors.GieokError(f"cannot reach the gieok server at {self.url}: {exc} "
                                      "(is `gieok serve` running there?)") from None
@@ -268,6 +304,116 @@ class Client:
 
     def delete_bank(self, bank: str) -> dict[str, int]:
         return self._call("DELETE", f"/v1/banks/{_q(bank)}")  # type: ignore[no-any-return]
+
+    def overview(self, bank: str, *, now: TimeLike | None = None) -> dict[str, Any]:
+        query = urlencode(_drop_none({"now": _time(now)}))
+        return self._call("GET", f"/v1/banks/{_q(bank)}/overview" + (f"?{query}" if query else ""))  # type: ignore[no-any-return]
+
+    def source_facts(self, bank: str, source_id: str) -> dict[str, list[RecalledMemory]]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/sources/{_q(source_id)}/facts", None,  # type: ignore[no-any-return]
+                          dict[str, list[RecalledMemory]])
+
+    def connections(self, bank: str, memory_id: str) -> dict[str, Any]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/memories/{_q(memory_id)}/connections")  # type: ignore[no-any-return]
+
+    def entity(self, bank: str, name: str, *, limit: int = 200) -> dict[str, Any]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/entities/{_q(name)}?{urlencode({'limit': limit})}")  # type: ignore[no-any-return]
+
+    def merge_suggestions(self, bank: str, *, limit: int = 20) -> list[dict[str, Any]]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/entities/merge-suggestions?"  # type: ignore[no-any-return]
+                          f"{urlencode({'limit': limit})}")
+
+    def profile(self, bank: str, person: str | None = None, *, user_id: str | None = None) -> list[Profile]:
+        query = urlencode(_drop_none({"person": person, "user_id": user_id}))
+        return self._call("GET", f"/v1/banks/{_q(bank)}/profile?{query}", None, list[Profile])  # type: ignore[no-any-return]
+
+    def lookup(self, bank: str, slot: str, entity: str | None = None, *, user_id: str | None = None) -> Slot | None:
+        query = urlencode(_drop_none({"entity": entity, "user_id": user_id}))
+        return self._call("GET", f"/v1/banks/{_q(bank)}/profile/{_q(slot)}?{query}",  # type: ignore[no-any-return]
+                          None, Slot | None)
+
+    def should_recall(self, text: str, *, explain: bool = False) -> bool | GateDecision:
+        """Answered here, without the server: the gate reads only ``text`` (:meth:`gieok.Memory.should_recall`)."""
+        decision = recall_gate(text)
+        return decision if explain else decision.recall
+
+    def pin(self, bank: str, memory_id: str, *, pinned: bool = True) -> RecalledMemory:
+        return self._call("POST", f"/v1/banks/{_q(bank)}/memories/{_q(memory_id)}/pin",  # type: ignore[no-any-return]
+                          {"pinned": pinned}, RecalledMemory)
+
+    def create_bank(self, bank: str) -> BankInfo:
+        return self._call("PUT", f"/v1/banks/{_q(bank)}", None, BankInfo)  # type: ignore[no-any-return]
+
+    # -- configuration and bookkeeping (gieok.server.configuration) --------------------------
+    def redaction_policy(self, bank: str) -> RedactionPolicy:
+        return RedactionPolicy.from_mapping(self._call("GET", f"/v1/banks/{_q(bank)}/redaction-policy"))
+
+    def set_redaction_policy(self, bank: str, policy: RedactionPolicy | Mapping[str, str] | None) -> RedactionPolicy:
+        given = {"default": policy.default, **policy.overrides} if isinstance(policy, RedactionPolicy) else policy
+        body = {"policy": dict(given) if given is not None else None}
+        return RedactionPolicy.from_mapping(self._call("PUT", f"/v1/banks/{_q(bank)}/redaction-policy", body))
+
+    def audit_log(self, bank: str, limit: int = 1000) -> list[dict[str, Any]]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/audit-log?{urlencode({'limit': limit})}")  # type: ignore[no-any-return]
+
+    def configure_decisions(self, bank: str, model: str | None) -> str:
+        return str(self._call("PUT", f"/v1/banks/{_q(bank)}/decision-model", {"model": model})["decision_model"])
+
+    def llm_usage(self, bank: str) -> dict[str, Any]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/llm-usage")  # type: ignore[no-any-return]
+
+    def jobs(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """A bank's job queue (a read key), or every bank's (``bank=None``: an admin key)."""
+        query = urlencode(_drop_none({"status": status, "limit": limit}))
+        path = f"/v1/banks/{_q(bank)}/jobs" if bank is not None else "/v1/jobs"
+        return self._call("GET", f"{path}?{query}")  # type: ignore[no-any-return]
+
+    def add_mental_model(self, bank: str, name: str, question: str, *, refresh: bool = True) -> dict[str, Any]:
+        body = {"name": name, "question": question, "refresh": refresh}
+        return self._call("POST", f"/v1/banks/{_q(bank)}/mental-models", body)  # type: ignore[no-any-return]
+
+    def mental_model(self, bank: str, name: str) -> dict[str, Any]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/mental-models/{_q(name)}")  # type: ignore[no-any-return]
+
+    def mental_models(self, bank: str) -> list[dict[str, Any]]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/mental-models")  # type: ignore[no-any-return]
+
+    def delete_mental_model(self, bank: str, name: str) -> None:
+        self._call("DELETE", f"/v1/banks/{_q(bank)}/mental-models/{_q(name)}")
+
+    # -- files: the body is the file's bytes, the options are query parameters ---------------
+    def ingest(self, bank: str, path_or_bytes: FileSource, *, document_id: str | None = None,
+               media_type: str | None = None, timestamp: TimeLike | None = None,
+               metadata: Mapping[str, Any] | None = None, decay_class: str | None = None,
+               importance: float | None = None, pinned: bool | None = None, user_id: str | None = None,
+               agent_id: str | None = None, session_id: str | None = None, tags: Sequence[str] | None = None,
+               trust: str | None = None) -> IngestResult:
+        """:meth:`gieok.Memory.ingest` on the server: a path is read here and its bytes uploaded (its
+        name the default ``document_id``, as in the library)."""
+        data, file_name = _file(path_or_bytes)
+        query = {"document_id": document_id or file_name, "timestamp": _time(timestamp),
+                 "metadata": json.dumps(dict(metadata), ensure_ascii=False) if metadata is not None else None,
+                 "decay_class": decay_class, "importance": importance, "pinned": pinned, "user_id": user_id,
+                 "agent_id": agent_id, "session_id": session_id, "tags": list(tags) if tags else None,
+                 "trust": trust}
+        return self._upload(f"/v1/banks/{_q(bank)}/documents", data, query, media_type, IngestResult)  # type: ignore[no-any-return]
+
+    def import_chat(self, bank: str, path_or_bytes: FileSource, format: str, *, name: str | None = None,
+                    skip_bad: bool = False, timezone: str = "Asia/Seoul", decay_class: str | None = None,
+                    importance: float | None = None, pinned: bool | None = None, user_id: str | None = None,
+                    agent_id: str | None = None, tags: Sequence[str] | None = None) -> ImportResult:
+        """:meth:`gieok.Memory.import_chat` on the server (a path is read here, its name the default ``name``)."""
+        data, file_name = _file(path_or_bytes)
+        query = {"name": name or file_name, "skip_bad": skip_bad, "timezone": timezone, "decay_class": decay_class,
+                 "importance": importance, "pinned": pinned, "user_id": user_id, "agent_id": agent_id,
+                 "tags": list(tags) if tags else None}
+        return self._upload(f"/v1/banks/{_q(bank)}/imports/{_q(format)}", data, query, None,  # type: ignore[no-any-return]
+                            ImportResult)
+
+    def _upload(self, path: str, data: bytes, query: dict[str, Any], media_type: str | None, kind: Any) -> Any:
+        params = urlencode(_drop_none(query), doseq=True)  # tags repeat: ?tags=a&tags=b
+        headers = {"Content-Type": media_type or "application/octet-stream"}
+        return self._call("POST", f"{path}?{params}", kind=kind, content=data, headers=headers)
 
     # -- working memory ---------------------------------------------------------------------------
     def session(self, bank: str, session_id: str, *, max_tokens: int = 3000, keep_recent: int = 6,

@@ -24,6 +24,8 @@ from gieok import (
     ForgetResult,
     HeldNotFoundError,
     HeldStatement,
+    ImportResult,
+    IngestResult,
     InputError,
     Memory,
     MemoryNotFoundError,
@@ -35,6 +37,7 @@ from gieok import (
     RetainResult,
     SourceInfo,
 )
+from gieok.defense.policy import RedactionPolicy
 from gieok.providers import registry
 from gieok.providers.embedders import Embedder
 from gieok.server.app import create_app
@@ -50,7 +53,20 @@ CHAT = [
 ]
 CONTRACT_METHODS = {"retain", "submit_retain", "operation", "cancel_operation", "retry_operation", "recall", "reflect",
                     "forget", "banks", "sources", "source", "get", "history", "observations", "entities", "delete_bank",
-                    "reembed", "quarantined", "release", "dismiss"}
+                    "reembed", "quarantined", "release", "dismiss", "profile", "lookup", "ingest", "import_chat",
+                    "overview", "source_facts", "connections", "entity", "merge_suggestions", "pin", "create_bank",
+                    "should_recall", "session", "redaction_policy", "set_redaction_policy", "audit_log",
+                    "configure_decisions", "llm_usage", "jobs", "add_mental_model", "mental_model", "mental_models",
+                    "delete_mental_model"}
+# Memory's methods the client does not offer, each with why. A method added to Memory fails the
+# parity test until it is added to Client (and a route) or written here.
+NOT_REMOTE = {
+    "close": "the client's own close() closes its connections, not the server's database",
+    "verify_erased": "scans the database file itself (deep=True reads its free pages): run it on the server",
+    "run_jobs": "the server's workers (in `gieok serve` or `gieok worker`) run the queue, not a caller",
+    "maintain": "enqueues and runs decay and consolidation: the server's workers' job",
+    "configure_llm": "names a provider and the env var of its API key on the server: `gieok llm` there",
+}
 
 
 @pytest.fixture(params=["memory", "client-sqlite", "client-postgres"])
@@ -86,8 +102,99 @@ def test_the_client_offers_memorys_calls_with_the_same_signatures() -> None:
     for name in CONTRACT_METHODS:
         ours, theirs = inspect.signature(getattr(Client, name)), inspect.signature(getattr(Memory, name))
         assert list(ours.parameters) == [p for p in theirs.parameters if p not in ("progress", "on_total")], name
+        if name == "session":  # a ClientSession, whose calls are Session's over HTTP
+            continue
         assert get_type_hints(getattr(Client, name))["return"] == get_type_hints(getattr(Memory, name))["return"], name
         assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
+
+
+def _public(cls: type) -> set[str]:
+    return {n for n, v in vars(cls).items() if not n.startswith("_") and callable(v)}
+
+
+def test_the_client_offers_every_memory_method_that_makes_sense_remotely() -> None:
+    assert _public(Client) == (_public(Memory) - set(NOT_REMOTE)) | {"close"}
+    assert _public(AsyncClient) == _public(Client)  # the twin
+    assert set(NOT_REMOTE) <= _public(Memory)  # no stale excuse
+    assert CONTRACT_METHODS == _public(Client) - {"close"}
+
+
+def test_openai_messages_go_in_as_they_are(api: Any) -> None:
+    chat = [{"role": "user", "content": "나 땅콩 알레르기 있어.", "id": "o1",
+             "created_at": "2026-06-01T09:00:00+09:00"},
+            {"role": "assistant", "content": "Noted: no peanuts.", "name": "helper"},
+            {"role": "user", "name": "Jihoon", "content": "My sister Hana lives in Toronto."}]
+    result = api.retain("지훈", messages=chat, document_id="openai")
+    assert isinstance(result, RetainResult) and result.facts_added >= 2
+    said = api.source("지훈", "openai").messages
+    assert [(m.id, m.speaker, m.text) for m in said[:1]] == [("o1", "user", chat[0]["content"])]
+    assert said[0].timestamp is not None and said[0].timestamp.startswith("2026-06-01")
+    assert [m.speaker for m in said[1:]] == ["assistant", "Jihoon"]  # a name never turns an assistant into a user
+    op = api.submit_retain("지훈", messages=[{"role": "user", "content": "I moved to Busan last week."}],
+                           document_id="queued")
+    assert _finish(api, op).status == "done"
+    assert "Busan" in api.recall("지훈", "where did I move?").memories[0].text
+    with pytest.raises(InputError, match="text"):
+        api.retain("지훈", messages=[{"role": "user"}])
+
+
+def test_profile_lookup_and_browsing(api: Any) -> None:
+    api.retain("pf", messages=[
+        {"id": "a", "speaker": "지호", "text": "저 새우 알레르기 있어요.", "timestamp": "2026-01-05T10:00:00+09:00"},
+        {"id": "b", "speaker": "지호", "text": "I work as a data engineer.", "timestamp": "2026-01-06T10:00:00+09:00"},
+        {"id": "c", "speaker": "지호", "text": "My manager Sora Park works in Pangyo."}], document_id="pf-chat")
+    people = api.profile("pf")
+    assert people[0].person == "지호" and {s.slot for s in people[0].slots} >= {"allergy", "job"}
+    job = api.lookup("pf", "job")
+    assert job is not None and job.value == "data engineer" and job.history[0].said_at.year == 2026
+    assert api.lookup("pf", "birthday") is None
+    with pytest.raises(InputError, match="birthday"):
+        api.lookup("pf", "shoes")
+    by_message = api.source_facts("pf", "pf-chat")
+    assert set(by_message) == {"a", "b", "c"} and isinstance(by_message["a"][0], RecalledMemory)
+    fact = by_message["b"][0]
+    assert api.pin("pf", fact.id).pinned and not api.pin("pf", fact.id, pinned=False).pinned
+    assert isinstance(api.connections("pf", fact.id), dict)
+    assert "Sora Park" in str(api.entity("pf", "Sora Park"))
+    assert api.overview("pf")["facts"] >= 2 and isinstance(api.merge_suggestions("pf"), list)
+    assert isinstance(api.create_bank("빈 은행"), BankInfo) and "빈 은행" in {b.name for b in api.banks()}
+    assert api.should_recall("고마워!") is False and api.should_recall("내 알레르기가 뭐였지?") is True
+
+
+def test_configuration_mental_models_and_jobs(api: Any) -> None:
+    api.retain("지훈", messages=CHAT, document_id="chat-1")
+    policy = api.set_redaction_policy("지훈", {"default": "redact", "email": "allow"})
+    assert isinstance(policy, RedactionPolicy) and policy.overrides["email"] == "allow"
+    assert api.redaction_policy("지훈").overrides == {"email": "allow"}
+    api.retain("지훈", text="연락처: jihoon@example.com, 주민번호 900101-1234568", document_id="contact")
+    audit = api.audit_log("지훈")
+    assert audit and all("900101" not in str(entry) for entry in audit)
+    assert api.set_redaction_policy("지훈", None).overrides == {}
+    assert api.configure_decisions("지훈", "learned") == "learned"
+    assert isinstance(api.llm_usage("지훈"), dict)
+    assert {job["kind"] for job in api.jobs("지훈")} >= {"consolidate"}
+    assert isinstance(api.jobs(status="failed"), list)
+    model = api.add_mental_model("지훈", "travel", "지훈은 어디로 출장 가?", refresh=False)
+    assert model["name"] == "travel" and model["question"] == "지훈은 어디로 출장 가?"
+    assert [m["name"] for m in api.mental_models("지훈")] == ["travel"]
+    assert api.mental_model("지훈", "travel")["name"] == "travel"
+    assert api.delete_mental_model("지훈", "travel") is None and api.mental_models("지훈") == []
+
+
+def test_files_ingest_and_import(api: Any, tmp_path: Any) -> None:
+    page = tmp_path / "refund.md"
+    page.write_text("# 환불 정책\n\n구매 후 14일 안에 환불할 수 있어요.\n\nRefunds take five business days.\n",
+                    encoding="utf-8")
+    ingested = api.ingest("docs", page, user_id="u-1", importance=0.9, metadata={"team": "지원"})
+    assert isinstance(ingested, IngestResult) and ingested.source_id == "refund.md" and ingested.facts_added >= 1
+    assert ingested.media_type == "text/markdown"
+    assert api.source("docs", "refund.md").metadata["team"] == "지원"
+    again = api.ingest("docs", b"plain words about the office in Pangyo.", document_id="note.txt")
+    assert again.source_id == "note.txt" and again.facts_added == 1
+    lines = b'{"role": "user", "content": "I adopted a cat named Nabi."}\n{"role": "assistant", "content": "Nice!"}\n'
+    imported = api.import_chat("chats", lines, "jsonl", name="export", tags=["import"])
+    assert isinstance(imported, ImportResult) and imported.conversations == 1 and imported.messages == 2
+    assert "Nabi" in api.recall("chats", "what is my cat's name?", tags=["import"]).memories[0].text
 
 
 def test_retain_and_recall_give_the_same_records(api: Any) -> None:
@@ -204,3 +311,19 @@ def test_the_quarantine_holds_releases_and_dismisses(api: Any) -> None:
     api.retain("지훈", messages=CHAT)
     trusts = {m.source_id: m.trust for m in api.recall("지훈", "알레르기 oat milk", limit=20).memories}
     assert trusts.get("injected-1") == "web" and trusts.get("conversation-c1") == "user" and "injected-0" not in trusts
+
+
+def test_the_async_client_is_the_twin(db_path: str, fake_embedder: object, tmp_path: Any) -> None:
+    import asyncio
+
+    async def use(url: str) -> None:
+        async with AsyncClient(url) as client:
+            said = [{"role": "user", "content": "저 새우 알레르기 있어요."},
+                    {"role": "user", "content": "I work as a nurse."}]
+            assert (await client.retain("비동기", messages=said)).facts_added == 2
+            assert (await client.lookup("비동기", "job")).value == "nurse"  # type: ignore[union-attr]
+            assert (await client.ingest("비동기", b"Shifts start at 7am.", document_id="shifts.txt")).facts_added == 1
+            assert [m["name"] for m in await client.mental_models("비동기")] == []
+
+    with Memory(db_path, embedder="fake") as mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url:
+        asyncio.run(use(url))

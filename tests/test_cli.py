@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 
 from gieok.cli import cli
 
@@ -170,3 +171,59 @@ def test_session_add_and_show(run) -> None:
     text = run("session", "show", "b", "chat-1", "--query", "ㅋㅋ 고마워").output
     assert "recall skipped" in text and "[user]" in text
     run("session", "add", "b", "chat-1", "hi 안녕", "--role", "narrator", code=2)
+
+
+def test_global_options_go_before_or_after_any_command(tmp_path: Path, fake_embedder, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # where a default gieok.db would appear, were an option lost
+    runner = CliRunner()
+    db = str(tmp_path / "after.db")
+
+    def invoke(*args: str, code: int = 0):
+        result = runner.invoke(cli, list(args), env={"GIEOK_DB": None, "GIEOK_DATABASE": None})
+        assert result.exit_code == code, result.output + str(result.exception)
+        return result
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(MESSAGES, ensure_ascii=False), encoding="utf-8")
+    invoke("retain", "minji", str(chat), "--db", db, "--embedder", "fake", "--json")
+    before = json.loads(invoke("--db", db, "--embedder", "fake", "banks", "--json").output)
+    after = json.loads(invoke("banks", "--json", "--db", db, "--embedder", "fake").output)
+    assert [b["name"] for b in before] == [b["name"] for b in after] == ["minji"]
+    assert "consolidate" in invoke("jobs", "--db", db, "--set", "embedder=fake").output  # the retain's job
+    assert invoke("jobs", "--db", db).output == invoke("--db", db, "jobs").output
+    # groups and their commands take them on either side too
+    invoke("session", "add", "minji", "s-1", "내일 부산 가", "--db", db, "--embedder", "fake")
+    shown = invoke("session", "--db", db, "show", "minji", "s-1", "--embedder", "fake").output
+    assert "부산" in shown
+    assert "no keys" in invoke("keys", "list", "--db", db).output
+    assert not (tmp_path / "gieok.db").exists()
+    # a command's own option keeps its meaning: reembed --embedder names the target
+    assert "--embedder ID" in invoke("reembed", "--help").output
+
+
+def test_the_embedder_as_a_setting(tmp_path: Path, fake_embedder) -> None:
+    runner = CliRunner()
+    db = str(tmp_path / "set.db")
+    note = tmp_path / "note.txt"
+    note.write_text("I live in Seoul. 나는 서울에 살아.", encoding="utf-8")
+    ok = runner.invoke(cli, ["--db", db, "--set", "embedder=fake", "retain", "en", str(note)])
+    assert ok.exit_code == 0, ok.output + str(ok.exception)
+    same = runner.invoke(cli, ["--db", db, "--embedder", "fake", "banks", "--set", "embedder=fake"])
+    assert same.exit_code == 0, same.output
+    clash = runner.invoke(cli, ["--db", db, "--embedder", "hash", "--set", "embedder=fake", "banks"])
+    assert clash.exit_code == 2 and "two embedders" in clash.output and "Traceback" not in clash.output
+
+
+def test_database_before_or_after_the_command(request, fake_embedder, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    dsn = request.getfixturevalue("pg_dsn_factory")()
+    runner = CliRunner()
+    note = tmp_path / "note.txt"
+    note.write_text("민지는 판교에서 일해. Minji works in Pangyo.", encoding="utf-8")
+    for args in (["retain", "pg", str(note), "--database", dsn, "--embedder", "fake"],
+                 ["--database", dsn, "--embedder", "fake", "banks", "--json"],
+                 ["banks", "--json", "--embedder", "fake", "--database", dsn]):
+        result = runner.invoke(cli, args, env={"GIEOK_DB": None, "GIEOK_DATABASE": None})
+        assert result.exit_code == 0, result.output + str(result.exception)
+    assert [b["name"] for b in json.loads(result.output)] == ["pg"]
+    assert not (tmp_path / "gieok.db").exists()  # PostgreSQL held it, not a SQLite file

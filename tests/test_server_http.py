@@ -235,3 +235,24 @@ def test_profile_and_lookup_over_http(server: tuple[str, Memory]) -> None:
         assert job["value"] == "data engineer" and job["memory_ids"]
         assert http.get("/v1/banks/pf/profile/birthday").json() is None
         assert "birthday" in _problem(http.get("/v1/banks/pf/profile/shoes"), 422)["detail"]
+
+
+def test_openai_messages_over_http_and_a_schema_that_says_so(server: tuple[str, Memory]) -> None:
+    url, mem = server
+    chat = [{"role": "user", "content": "나 땅콩 알레르기 있어.", "created_at": "2026-05-04T09:00:00+09:00"},
+            {"role": "assistant", "content": "Got it, no peanuts.", "id": 7}]
+    with httpx.Client(base_url=url, timeout=60) as http:
+        retained = http.post("/v1/banks/oa/retain", json={"messages": chat, "document_id": "oa"})
+        assert retained.status_code == 200, retained.text
+        assert [(m.speaker, m.text) for m in mem.source("oa", "oa").messages] == \
+            [("user", chat[0]["content"]), ("assistant", chat[1]["content"])]
+        queued = http.post("/v1/banks/oa/retain", json={"messages": chat[:1], "document_id": "q", "async": True})
+        assert wait_for_operation(http, queued.json()["operation_id"])["status"] == "done"
+        typo = _problem(http.post("/v1/banks/oa/retain", json={"messages": [{"role": "user", "contnet": "hi"}]}), 422)
+        assert "contnet" in typo["detail"] or "text" in typo["detail"]
+        silent = http.post("/v1/banks/oa/retain", json={"messages": [{"role": "user"}]})
+        assert "text" in _problem(silent, 422)["detail"]
+        message = http.get("/openapi.json").json()["components"]["schemas"]["MessageIn"]
+        assert {"speaker", "text", "role", "content", "name", "created_at"} <= set(message["properties"])
+        assert message["anyOf"] == [{"required": ["text"]}, {"required": ["content"]}]
+        assert message["additionalProperties"] is False

@@ -48,6 +48,24 @@ ROUTES: dict[tuple[str, str], tuple[str, Any]] = {
     ("GET", "/v1/banks/{bank}/profile"): ("read", None),
     ("GET", "/v1/banks/{bank}/profile/{slot}"): ("read", None),
     ("GET", "/v1/banks/{bank}/observations"): ("read", None),
+    ("PUT", "/v1/banks/{bank}"): ("write", None),
+    ("GET", "/v1/banks/{bank}/overview"): ("read", None),
+    ("GET", "/v1/banks/{bank}/sources/{source_id}/facts"): ("read", None),
+    ("GET", "/v1/banks/{bank}/memories/{memory_id}/connections"): ("read", None),
+    ("POST", "/v1/banks/{bank}/memories/{memory_id}/pin"): ("write", {"pinned": True}),
+    ("GET", "/v1/banks/{bank}/entities/{name}"): ("read", None),
+    ("GET", "/v1/banks/{bank}/mental-models"): ("read", None),
+    ("GET", "/v1/banks/{bank}/mental-models/{name}"): ("read", None),
+    ("POST", "/v1/banks/{bank}/mental-models"): ("write", {"name": "비밀", "question": "비밀 표식은?",
+                                                            "refresh": False}),
+    ("DELETE", "/v1/banks/{bank}/mental-models/{name}"): ("write", None),
+    ("GET", "/v1/banks/{bank}/redaction-policy"): ("admin", None),
+    ("PUT", "/v1/banks/{bank}/redaction-policy"): ("admin", {"policy": {"email": "allow"}}),
+    ("GET", "/v1/banks/{bank}/audit-log"): ("admin", None),
+    ("PUT", "/v1/banks/{bank}/decision-model"): ("admin", {"model": "learned"}),
+    ("GET", "/v1/banks/{bank}/llm-usage"): ("read", None),
+    ("GET", "/v1/banks/{bank}/jobs"): ("read", None),
+    ("GET", "/v1/jobs"): ("admin", None),
     ("GET", "/v1/banks/{bank}/quarantine"): ("read", None),
     ("POST", "/v1/banks/{bank}/quarantine/{held_id}/release"): ("write", None),
     ("DELETE", "/v1/banks/{bank}/quarantine/{held_id}"): ("write", None),
@@ -100,7 +118,7 @@ def _key(world: dict[str, Any], role: str, banks: tuple[str, ...]) -> str:
 def _path(world: dict[str, Any], template: str, bank: str) -> str:
     return template.format(bank=bank, memory_id=world["facts"].get(bank, "f-1"), source_id="s1", session_id="chat-1",
                            operation_id=world["ops"].get(bank, "op-1"), key_id=999999, format="jsonl",
-                           slot="birthday", held_id=world["held"].get(bank, "q-1"))
+                           slot="birthday", held_id=world["held"].get(bank, "q-1"), name="비밀")
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

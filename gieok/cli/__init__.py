@@ -25,7 +25,7 @@ from typing import Any
 
 import click
 
-from gieok.cli._common import GlobalOptions
+from gieok.cli._common import GlobalOptions, accept_global_options, parse_sets
 from gieok.errors import GieokError
 
 __all__ = ["COMMAND_MODULES", "cli", "main", "register_commands"]
@@ -47,7 +47,13 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 class GieokGroup(click.Group):
-    """The root group: a typed gieok error from any command below it is one line and exit code 2."""
+    """The root group: a typed gieok error from any command below it is one line and exit code 2, and
+    every command below it takes the group's options after its name too (:func:`accept_global_options`,
+    applied when the command is looked up, so commands registered late get them as well)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        return accept_global_options(command) if command is not None else None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -59,26 +65,21 @@ class GieokGroup(click.Group):
             sys.exit(2)
 
 
-def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
-    out = {}
-    for item in values:
-        if "=" not in item:
-            raise click.BadParameter(f"{item!r}: use --set name=value", param_hint="--set")
-        name, value = item.split("=", 1)
-        out[name.strip()] = value
-    return out
-
-
 @click.group(cls=GieokGroup)
 @click.option("--db", envvar="GIEOK_DB", default="gieok.db", show_default=True, help="the SQLite file ($GIEOK_DB)")
+@click.option("--database", envvar="GIEOK_DATABASE", default=None,
+              help="a PostgreSQL URL instead of the SQLite file ($GIEOK_DATABASE)")
 @click.option("--embedder", default=None, help="embedder for new banks ($GIEOK_EMBEDDER; default e5-small)")
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="any setting (see README)")
 @click.version_option(package_name="gieok")
 @click.pass_context
-def cli(ctx: click.Context, db: str, embedder: str | None, settings: tuple[str, ...]) -> None:
-    """gieok (기억): long-term memory for AI agents, on one SQLite file."""
+def cli(ctx: click.Context, db: str, database: str | None, embedder: str | None, settings: tuple[str, ...]) -> None:
+    """gieok (기억): long-term memory for AI agents, on one SQLite file.
+
+    The options above also go after any command: `gieok jobs --db x.db` is `gieok --db x.db jobs`."""
     db_given = ctx.get_parameter_source("db") != click.core.ParameterSource.DEFAULT
-    ctx.obj = GlobalOptions(db=db, db_given=db_given, embedder=embedder, settings=_parse_sets(settings))
+    ctx.obj = GlobalOptions(db=db, db_given=db_given, embedder=embedder, settings=parse_sets(settings),
+                            database=database)
 
 
 def register_commands(group: click.Group, modules: Iterable[str] = COMMAND_MODULES) -> None:

@@ -8,7 +8,7 @@ import the package back.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,8 +17,8 @@ import click
 from gieok.errors import ScopeError
 from gieok.memory import Memory
 
-__all__ = ["TRUST_LEVELS", "GlobalOptions", "echo_json", "global_options", "open_memory", "store_options",
-           "trust_option"]
+__all__ = ["TRUST_LEVELS", "GlobalOptions", "accept_global_options", "echo_json", "global_options", "open_memory",
+           "parse_sets", "trust_option"]
 
 # Memory's trust levels (gieok.engine.quarantine.TRUST_LEVELS; a test pins the two together), offered
 # as a choice so a typo fails before any file is read
@@ -33,42 +33,79 @@ class GlobalOptions:
     db_given: bool  # --db or $GIEOK_DB named the file (the demo uses a throw-away one otherwise)
     embedder: str | None
     settings: dict[str, Any] = field(default_factory=dict)  # --set name=value, checked by Memory
+    database: str | None = None  # a PostgreSQL URL instead of the SQLite file
+
+
+def parse_sets(values: Sequence[str]) -> dict[str, str]:
+    """``--set name=value`` options as a dict (Memory checks the names and values)."""
+    out = {}
+    for item in values:
+        if "=" not in item:
+            raise click.BadParameter(f"{item!r}: use --set name=value", param_hint="--set")
+        name, value = item.split("=", 1)
+        out[name.strip()] = value
+    return out
+
+
+# The root group's options, offered again after any command (``gieok jobs --db x`` as well as
+# ``gieok --db x jobs``): each given after the command lands in ctx.meta, which click shares with
+# every context of the call, and global_options() lays it over the root's value.
+_AFTER_COMMAND: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("--db", {"help": "the SQLite file ($GIEOK_DB; also before the command)"}),
+    ("--database", {"help": "a PostgreSQL URL instead of the SQLite file ($GIEOK_DATABASE)"}),
+    ("--embedder", {"help": "embedder for new banks (also before the command)"}),
+    ("--set", {"multiple": True, "metavar": "NAME=VALUE", "help": "any setting (also before the command)"}),
+)
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    if value is not None and value != ():
+        key = f"gieok.{param.name}"
+        ctx.meta[key] = (*ctx.meta.get(key, ()), *value) if param.multiple else value
+
+
+def accept_global_options(command: click.Command) -> click.Command:
+    """Let ``command`` (and every command of a group, recursively) take the root group's options after
+    its name. An option a command defines itself keeps its meaning there (``gieok reembed --embedder``
+    names the target); the global one then goes before the command. Idempotent."""
+    taken = {opt for param in command.params for opt in param.opts}
+    for flag, extra in _AFTER_COMMAND:
+        if flag not in taken:
+            command.params.append(click.Option([flag, f"gieok_after_{flag[2:]}"], default=None, expose_value=False,
+                                               callback=_remember, **extra))
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            accept_global_options(sub)
+    return command
 
 
 def global_options(ctx: click.Context) -> GlobalOptions:
-    options = ctx.find_object(GlobalOptions)
-    if options is None:  # a command invoked without the root group: a programming error
+    """The root group's options with those given after the command laid over them; an embedder named
+    twice (``--embedder`` and ``--set embedder=``) differently is a usage error."""
+    root = ctx.find_object(GlobalOptions)
+    if root is None:  # a command invoked without the root group: a programming error
         raise RuntimeError("gieok command invoked outside the gieok group (no GlobalOptions on the context)")
-    return options
-
-
-def store_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--db PATH`` / ``--database postgresql://…`` on a command (``gieok serve --db x.db``), over the
-    root group's ``--db``. The command receives neither: :func:`open_memory` reads them."""
-    def remember(name: str) -> Callable[[click.Context, click.Parameter, Any], None]:
-        def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> None:
-            if value is not None:
-                ctx.meta[f"gieok.{name}"] = value
-        return callback
-
-    command = click.option("--database", default=None, envvar="GIEOK_DATABASE", expose_value=False,
-                           callback=remember("database"),
-                           help="a PostgreSQL URL instead of the SQLite file ($GIEOK_DATABASE)")(command)
-    return click.option("--db", default=None, expose_value=False, callback=remember("db"),
-                        help="the SQLite file (overrides the global --db)")(command)
+    meta = ctx.meta
+    settings = {**root.settings, **parse_sets(meta.get("gieok.gieok_after_set", ()))}
+    embedder = meta.get("gieok.gieok_after_embedder", root.embedder)
+    named = settings.pop("embedder", None)
+    if named is not None and embedder is not None and named != embedder:
+        raise click.UsageError(f"two embedders given: --embedder {embedder} and --set embedder={named}; keep one")
+    db = meta.get("gieok.gieok_after_db")
+    return GlobalOptions(db=db or root.db, db_given=root.db_given or db is not None, embedder=embedder or named,
+                         settings=settings, database=meta.get("gieok.gieok_after_database", root.database))
 
 
 def open_memory(ctx: click.Context) -> Memory:
-    """The Memory the options name (a command's --db / --database, else the global --db), closed when
-    the command's context closes."""
+    """The Memory the global options name (before or after the command): ``--database`` a PostgreSQL
+    store, else the SQLite file ``--db``; closed when the command's context closes."""
     options = global_options(ctx)
-    database = ctx.meta.get("gieok.database")
-    if database:
+    if options.database:
         from gieok.store.postgres import PostgresStore  # psycopg is needed only here
 
-        mem = Memory(store=PostgresStore(str(database)), embedder=options.embedder, **options.settings)
+        mem = Memory(store=PostgresStore(options.database), embedder=options.embedder, **options.settings)
     else:
-        mem = Memory(ctx.meta.get("gieok.db", options.db), embedder=options.embedder, **options.settings)
+        mem = Memory(options.db, embedder=options.embedder, **options.settings)
     ctx.call_on_close(mem.close)
     return mem
 

@@ -94,7 +94,8 @@ def is_system(speaker: str | None) -> bool:
 def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[Message]:
     """Validate caller messages; raise InvalidMessageError naming the bad one before anything is stored."""
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise InvalidMessageError("messages must be a list of {'id', 'speaker', 'text', 'timestamp'} objects")
+        raise InvalidMessageError("messages must be a list of {'id', 'speaker', 'text', 'timestamp'} objects "
+                                  "(or OpenAI's {'role', 'content'})")
     out: list[Message] = []
     seen: set[str] = set()
     for i, raw in enumerate(messages):
@@ -105,13 +106,13 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
         text = raw.get("text", raw.get("content"))
         if not isinstance(text, str) or not text.strip():
             raise InvalidMessageError(
-                f"message #{i} has no text: give it a non-empty 'text'")
-        speaker = raw.get("speaker", raw.get("role")) or "user"
+                f"message #{i} has no text: give it a non-empty 'text' (or 'content')")
+        speaker = raw.get("speaker") or _chat_speaker(raw)
         if not isinstance(speaker, str):
             raise InvalidMessageError(f"message #{i}: 'speaker' must be a string")
         _check_encodable(text, f"message #{i} text")
         _check_encodable(speaker, f"message #{i} speaker", "name_chars")
-        timestamp = raw.get("timestamp")
+        timestamp = raw.get("timestamp") if raw.get("timestamp") is not None else raw.get("created_at")
         if timestamp is not None:
             try:
                 timestamp = to_datetime(timestamp, f"timestamp of message #{i}").isoformat()
@@ -134,6 +135,15 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | Message]) -> list[
     if not out:
         raise InvalidMessageError("messages is empty: give at least one message")
     return out
+
+
+def _chat_speaker(raw: Mapping[str, Any]) -> Any:
+    """The speaker of an OpenAI-format message (``role``, ``name``): a user's ``name`` names them, but an
+    assistant or tool message stays its role whatever its name, so a name cannot raise its trust."""
+    role, name = raw.get("role"), raw.get("name")
+    if isinstance(name, str) and name.strip() and (role is None or str(role).strip().lower() == "user"):
+        return name
+    return role or "user"
 
 
 def _check_encodable(value: str, what: str, limit_name: str | None = None) -> None:

@@ -37,20 +37,24 @@ from gieok.records import (
     RetainResult,
     SourceInfo,
 )
+from gieok.server.configuration import add_configuration_routes
 from gieok.server.errors import CatchUnexpected, install_error_handlers
 from gieok.server.limits import BodyLimit
 from gieok.server.metrics import Metrics
 from gieok.server.schemas import (
     TRUST_HELP,
+    FactOverrides,
     ForgetRequest,
     KeyRequest,
     OperationAccepted,
+    PinRequest,
     RecallRequest,
     ReembedRequest,
     ReflectRequest,
     RetainRequest,
     SessionTurnRequest,
     Trust,
+    json_object,
 )
 from gieok.server.worker import Worker
 
@@ -58,6 +62,7 @@ __all__ = ["create_app"]
 
 log = logging.getLogger("gieok.server")
 _KEYS_CHECK_SECONDS = 2.0
+_NO_OVERRIDES = FactOverrides()
 
 
 class _Gate:
@@ -195,24 +200,30 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     async def ingest_document(bank: Writable, request: Request, document_id: str | None = None,
                               user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
                               tags: Annotated[list[str] | None, Query()] = None,
-                              trust: Annotated[Trust | None, Query(description=TRUST_HELP)] = None) -> IngestResult:
+                              trust: Annotated[Trust | None, Query(description=TRUST_HELP)] = None,
+                              timestamp: str | None = None,
+                              metadata: Annotated[str | None, Query(description="a JSON object")] = None,
+                              lifecycle: Annotated[FactOverrides, Depends()] = _NO_OVERRIDES) -> IngestResult:
         """The request body is the file (PDF, DOCX, HTML, Markdown, text); its Content-Type, or else the
         extension of ``document_id`` and the bytes themselves, say which format it is. ``user_id``,
         ``agent_id``, ``session_id`` and ``tags`` (repeated: ``?tags=a&tags=b``) are its scope; ``trust``
-        (default ``document``) how much it is believed."""
+        (default ``document``) how much it is believed; ``timestamp``, ``metadata`` (a JSON object),
+        ``decay_class``, ``importance`` and ``pinned`` as in retain."""
         data = await request.body()
         content_type = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         media_type = None if content_type in ("", "application/octet-stream") else content_type
         return await run_in_threadpool(lambda: memory.ingest(bank, data, document_id=document_id, media_type=media_type,
                                                              user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                                             tags=tags, trust=trust))
+                                                             tags=tags, trust=trust, timestamp=timestamp,
+                                                             metadata=json_object(metadata, "metadata"),
+                                                             **lifecycle.call()))
 
     @app.post("/v1/banks/{bank}/imports/{format}", tags=["memory"],
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
     async def import_chat(bank: Writable, format: str, request: Request, name: str = "upload",
                           skip_bad: bool = False, timezone: str = "Asia/Seoul", user_id: str | None = None,
-                          agent_id: str | None = None,
-                          tags: Annotated[list[str] | None, Query()] = None) -> ImportResult:
+                          agent_id: str | None = None, tags: Annotated[list[str] | None, Query()] = None,
+                          lifecycle: Annotated[FactOverrides, Depends()] = _NO_OVERRIDES) -> ImportResult:
         """The request body is a chat export: ``format`` kakaotalk (the app's .txt), chatgpt
         (conversations.json) or jsonl (OpenAI messages). ``name`` (the file's) names a KakaoTalk or JSONL
         conversation, so importing the same export again adds only what is new. Bad lines: 422, with
@@ -221,7 +232,7 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
         data = await request.body()
         return await run_in_threadpool(lambda: memory.import_chat(bank, data, format, skip_bad=skip_bad,
                                                                   timezone=timezone, name=name, user_id=user_id,
-                                                                  agent_id=agent_id, tags=tags))
+                                                                  agent_id=agent_id, tags=tags, **lifecycle.call()))
 
     @app.post("/v1/banks/{bank}/recall", tags=["memory"])
     def recall(bank: Readable, body: RecallRequest) -> Recall:
@@ -317,6 +328,36 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     def observations(bank: Readable) -> list[RecalledMemory]:
         return memory.observations(bank)
 
+    @app.get("/v1/banks/{bank}/overview", tags=["inspection"])
+    def overview(bank: Readable, now: str | None = None) -> dict[str, Any]:
+        """The bank at a glance: counts, facts per week and decay class, the jobs queued."""
+        return memory.overview(bank, now=now)
+
+    @app.get("/v1/banks/{bank}/sources/{source_id}/facts", tags=["inspection"])
+    def source_facts(bank: Readable, source_id: str) -> dict[str, list[RecalledMemory]]:
+        """The facts a source produced, keyed by the id of the message each came from."""
+        return memory.source_facts(bank, source_id)
+
+    @app.get("/v1/banks/{bank}/memories/{memory_id}/connections", tags=["inspection"])
+    def connections(bank: Readable, memory_id: str) -> dict[str, Any]:
+        """A fact's entities and its links to other facts."""
+        return memory.connections(bank, memory_id)
+
+    @app.get("/v1/banks/{bank}/entities/{name}", tags=["inspection"])
+    def entity(bank: Readable, name: str, limit: Annotated[int, Query(gt=0)] = 200) -> dict[str, Any]:
+        """One entity by name or alias, its latest facts and its neighbourhood."""
+        return memory.entity(bank, name, limit=limit)
+
+    @app.post("/v1/banks/{bank}/memories/{memory_id}/pin", tags=["memory"])
+    def pin(bank: Writable, memory_id: str, body: PinRequest) -> RecalledMemory:
+        """Pin a fact (it never fades), or unpin it with ``{"pinned": false}``."""
+        return memory.pin(bank, memory_id, pinned=body.pinned)
+
+    @app.put("/v1/banks/{bank}", tags=["banks"])
+    def create_bank(bank: Writable) -> BankInfo:
+        """Create an empty bank (retain creates one too); an existing bank is returned as it is."""
+        return memory.create_bank(bank)
+
     @app.get("/v1/operations/{operation_id}", tags=["memory"])
     def operation(operation_id: str, who: Caller) -> Operation:
         op = memory.operation(operation_id)
@@ -360,6 +401,7 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
         who.require(None, "admin")
         return _keys.revoke_key(memory.engine, key_id)
 
+    add_configuration_routes(app, memory, caller)
     if ui:
         from gieok.server.ui import mount_ui  # Jinja2 is needed only here
 

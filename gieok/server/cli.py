@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from gieok.cli._common import echo_json, open_memory, store_options
+from gieok.cli._common import echo_json, open_memory
 from gieok.engine import keys as _keys
 
 __all__ = ["register", "is_loopback"]
@@ -49,7 +49,6 @@ def _server_modules() -> Any:
 
 
 @click.command()
-@store_options
 @click.option("--host", default="127.0.0.1", show_default=True, help="interface to listen on")
 @click.option("--port", default=8765, show_default=True, type=int)
 @click.option("--insecure-no-auth", is_flag=True,
@@ -85,7 +84,6 @@ def serve(ctx: click.Context, host: str, port: int, insecure_no_auth: bool, no_w
 
 
 @click.command()
-@store_options
 @click.option("--bank", default=None, help="the one bank the tools use (they then take no bank argument)")
 @click.pass_context
 def mcp(ctx: click.Context, bank: str | None) -> None:
@@ -105,7 +103,6 @@ def keys() -> None:
 
 
 @keys.command("create")
-@store_options
 @click.option("--bank", "banks", multiple=True, help="a bank the key may use (repeat for more; admin: all banks)")
 @click.option("--role", type=click.Choice(list(_keys.ROLES)), default="write", show_default=True,
               help="read: recall, reflect, inspect; write: also retain and forget; admin: every bank, keys")
@@ -124,7 +121,6 @@ def create(ctx: click.Context, banks: tuple[str, ...], role: str, name: str | No
 
 
 @keys.command("list")
-@store_options
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def list_keys(ctx: click.Context, as_json: bool) -> None:
@@ -143,7 +139,6 @@ def list_keys(ctx: click.Context, as_json: bool) -> None:
 
 
 @keys.command("revoke")
-@store_options
 @click.argument("key_id", type=int)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context

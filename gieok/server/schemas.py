@@ -5,12 +5,18 @@ Unknown fields are refused (a typo such as ``"max_token"`` must not silently do 
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from fastapi import Query
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from gieok.errors import InputError
 
 __all__ = ["TRUST_HELP", "Trust", "MessageIn", "RetainRequest", "RecallRequest", "ReflectRequest", "ForgetRequest",
-           "KeyRequest", "OperationAccepted", "ReembedRequest"]
+           "KeyRequest", "OperationAccepted", "ReembedRequest", "PinRequest", "FactOverrides", "json_object",
+           "MentalModelRequest", "PolicyRequest", "DecisionsRequest"]
 
 
 # how much a source is believed: gieok.engine.quarantine.TRUST_LEVELS (a test pins the two together)
@@ -33,11 +39,31 @@ def _message_id(value: Any) -> Any:
 
 
 class MessageIn(_Body):
+    """A message in either shape Memory.retain reads: gieok's ``{"speaker", "text", "timestamp"}`` or
+    OpenAI's chat format ``{"role", "content", "name", "created_at"}`` (so a client's chat history goes in
+    as it is). ``text`` or ``content`` is required; the library resolves the rest
+    (:func:`gieok.engine._retain_plan.normalize_messages`)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [{"required": ["text"]},
+                                                                          {"required": ["content"]}]})
+
     id: Annotated[str | int | None, BeforeValidator(_message_id)] = Field(
         None, description="your id for the message, a string or an integer (forget(source_id=...) accepts it)")
-    speaker: str | None = Field(None, description="who said it; default 'user'")
-    text: str = Field(description="what was said, verbatim")
+    speaker: str | None = Field(None, description="who said it; default the role, else 'user'")
+    text: str | None = Field(None, description="what was said, verbatim (or give content)")
     timestamp: str | None = Field(None, description="ISO 8601, e.g. 2026-05-04T09:00:00+09:00")
+    role: str | None = Field(None, description="OpenAI format: user, assistant, system or tool (the speaker "
+                                               "when none is given)")
+    content: str | None = Field(None, description="OpenAI format: what was said (text's other name)")
+    name: str | None = Field(None, description="OpenAI format: the user's name, their speaker name "
+                                               "(with role user only; an assistant or tool stays one)")
+    created_at: str | None = Field(None, description="timestamp's other name")
+
+    @model_validator(mode="after")
+    def _said_something(self) -> MessageIn:
+        if self.text is None and self.content is None:
+            raise ValueError('a message needs "text" (or "content", in OpenAI\'s chat format)')
+        return self
 
 
 class _Scoped(_Body):
@@ -112,6 +138,50 @@ class ForgetRequest(_Body):
     before: str | None = None
     user_id: str | None = Field(None, description="erase every source retained for this user")
     verify: bool = False
+
+
+class PinRequest(_Body):
+    pinned: bool = Field(True, description="false: unpin (the fact decays as a stable fact)")
+
+
+@dataclass(frozen=True)
+class FactOverrides:
+    """The lifecycle overrides of an upload route, as query parameters (the body is the file)."""
+
+    decay_class: Literal["pinned", "stable", "transient"] | None = None
+    importance: Annotated[float | None, Query(ge=0.0, le=1.0)] = None
+    pinned: bool | None = None
+
+    def call(self) -> dict[str, Any]:
+        return {"decay_class": self.decay_class, "importance": self.importance, "pinned": self.pinned}
+
+
+def json_object(value: str | None, what: str) -> dict[str, Any] | None:
+    """A query parameter holding a JSON object, or an InputError saying what to send."""
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise InputError(f'{what} must be a JSON object, e.g. {{"team": "sales"}}')
+    return parsed
+
+
+class MentalModelRequest(_Body):
+    name: str = Field(description="the model's name, e.g. 'food preferences'")
+    question: str = Field(description="the standing question, e.g. '이 사용자의 음식 선호는?'")
+    refresh: bool = Field(True, description="answer it now (runs the bank's queued jobs in this request)")
+
+
+class PolicyRequest(_Body):
+    policy: dict[str, Literal["allow", "redact", "block"]] | None = Field(
+        description='e.g. {"default": "redact", "email": "allow", "kr_rrn": "block"}; null resets it')
+
+
+class DecisionsRequest(_Body):
+    model: str | None = Field(description="learned, llm or a plugin; null: the setting decision_model")
 
 
 class ReembedRequest(_Body):

@@ -14,7 +14,7 @@ from types import FrameType
 
 import click
 
-from gieok.cli._common import open_memory, store_options
+from gieok.cli._common import open_memory
 from gieok.engine.jobs import warm_up
 from gieok.workers.pool import WorkerPool
 
@@ -29,7 +29,6 @@ def register(cli: click.Group) -> None:
 
 
 @click.command()
-@store_options
 @click.option("--concurrency", default=1, show_default=True, type=click.IntRange(1, 64),
               help="jobs run at once in this process (threads; each embeds with GIEOK_THREADS cores)")
 @click.option("--banks", default=None, metavar="PATTERN",
