@@ -223,3 +223,18 @@ def test_http_import_of_a_kakaotalk_export_and_a_bad_one(mem: Memory) -> None:
         unknown = client.post("/v1/banks/tom/imports/whatsapp", content=b"x")
         assert unknown.status_code == 422 and "kakaotalk" in unknown.json()["detail"]
     assert [b.name for b in mem.banks()] == ["민지"]
+
+
+def test_a_named_assistant_keeps_the_assistants_trust(mem: Memory, tmp_path: Path) -> None:
+    """An OpenAI export's ``name`` names a person only on the user's side: an assistant called "Hana"
+    is still the assistant (its trust level is not the user's), a named user is that user."""
+    lines = [{"role": "user", "name": "민지", "content": "저 다음 달에 판교로 이사 가요."},
+             {"role": "assistant", "name": "Hana", "content": "Noted: you move to Pangyo next month."}]
+    path = tmp_path / "named.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), encoding="utf-8")
+    mem.import_chat("named", path, "jsonl")
+    by_text = {m.text: m for m in mem.recall("named", "판교 이사 Pangyo move", limit=5).memories}
+    assert by_text["저 다음 달에 판교로 이사 가요."].speaker == "민지"
+    assert by_text["저 다음 달에 판교로 이사 가요."].trust == "user"
+    assistant = by_text["Noted: you move to Pangyo next month."]
+    assert assistant.speaker == "assistant" and assistant.trust == "assistant"

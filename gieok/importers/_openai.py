@@ -139,12 +139,14 @@ def _jsonl_message(obj: Any, ids: StableIds) -> dict[str, Any] | None:
     stamp = obj.get("timestamp")
     if stamp is not None and not isinstance(stamp, str):
         stamp = _epoch(stamp)
-    speaker = str(obj.get("name") or role)
+    # a name is a person's only on the user's side: an assistant named "Hana" is still the assistant,
+    # and its trust level is the assistant's (gieok.engine.quarantine), not the user's
+    speaker = str(obj.get("name") or role) if role == "user" else role
     given = obj.get("id")
     if given is not None and (isinstance(given, bool) or not isinstance(given, (str, int))):
         raise UnreadableLineError(f"an id is a {type(given).__name__}, not a string or an integer")
     message: dict[str, Any] = {"id": str(given or ids.next(stamp or "", speaker, text)), "role": role, "text": text}
-    if obj.get("name"):
+    if obj.get("name") and role == "user":
         message["speaker"] = speaker
     if stamp:
         message["timestamp"] = stamp
