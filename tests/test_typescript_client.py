@@ -18,11 +18,11 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from server_harness import serving
 
 from gieok import Memory
 from gieok.engine import keys
 from gieok.server.app import create_app
-from tests.server_harness import serving
 
 CLIENT = Path(__file__).resolve().parent.parent / "clients" / "typescript"
 # read at import: the autouse fixture clears every GIEOK_* variable before a test runs
