@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gieok import lifecycle
+from gieok import Memory, lifecycle
 from gieok.errors import InputError
 from gieok.lifecycle import (
     ARCHIVE_BELOW,
@@ -643,3 +643,22 @@ def test_a_one_syllable_contrast_side_does_not_match_inside_another_word() -> No
     new = "아 그게 이사 날짜가 바뀌었어. 5월 말이 아니라 6월 7일로 미뤄졌어."
     assert detect_update(old, new) is None
     assert detect_update("이사는 5월 31일이야", "5월 31일이 아니라 6월 7일로 미뤄졌어.") is not None
+
+
+@pytest.mark.parametrize("document, said", [
+    ("# Water\n\nWater service will be interrupted on 12 May from 9 am to 3 pm in Mapo-gu. Residents of Mapo-gu "
+     "should store water the day before; the Mapo-gu office answers questions at 02-3153-8114.",
+     "Mapo-gu is where I live, and I hate these water outages."),
+    ("# 단수 안내\n\n마포구 전 지역은 5월 12일 오전 9시부터 오후 3시까지 단수됩니다. "
+     "마포구 주민께서는 전날 물을 받아 두시기 바랍니다. 문의는 마포구청 02-3153-8114로 해 주세요.",
+     "마포구 사는데 단수 또 한대, 진짜 짜증나."),
+])
+def test_consolidation_never_copies_a_documents_passage(mem: Memory, document: str, said: str) -> None:
+    mem.retain("b", text=document, document_id="notice.md", timestamp="2026-05-04T09:00:00+09:00")
+    mem.retain("b", [{"id": "c1", "speaker": "user", "text": said, "timestamp": "2026-05-04T10:00:00+09:00"}])
+    mem.run_jobs("b")
+    observations = mem.observations("b")
+    assert observations, "the conversation's statement is consolidated"
+    passage = document.split("\n\n", 1)[1][:60]
+    assert all(passage not in o.text for o in observations)
+    assert all(mem.get("b", fact_id).source_id != "notice.md" for o in observations for fact_id in o.based_on)

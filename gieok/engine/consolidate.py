@@ -1,6 +1,8 @@
 """Consolidation: many facts into a few observations that stay current. Runs as the ``consolidate`` job.
 
-Facts not yet consolidated are taken oldest said first and grouped by topic: each named entity
+Facts not yet consolidated are taken oldest said first and grouped by topic (offline, what people
+said: a document's passages are reference text, recalled and cited as they are, never copied into
+an observation): each named entity
 they mention, or — for a statement about the speaker themself ("나 삼성 다녀") — the speaker — and by
 user (the facts' ``user_id``, see :mod:`gieok.engine.scopes`): one user's facts never join another's
 observation, nor a shared one. Per topic and user the existing observation is updated rather than a
@@ -71,7 +73,13 @@ def _topics(ctx: JobContext, facts: Sequence[FactRow]) -> dict[Topic, list[int]]
     entities = store.entities_of_facts([f.id for f in facts])
     names = store.entity_names(sorted({e for es in entities.values() for e in es}))
     out: dict[Topic, list[int]] = {}
+    offline = ctx.llm is None
     for fact in facts:
+        if offline and fact.speaker is None:
+            # offline, an observation is its facts' own words: a document's passage, reference text
+            # cited by its page and section, would be copied whole, once per name it holds, without
+            # its citation (an LLM writes a short statement from it instead)
+            continue
         user = fact.scope.user_id
         keys: list[Topic] = [(e, names[e], user) for e in entities.get(fact.id, []) if e in names]
         if not keys and fact.speaker and fact.speaker.lower() not in AGENT_SPEAKERS:
