@@ -339,3 +339,15 @@ def test_facts_said_in_passing(text: str, slot: str, value: str) -> None:
                                   "Maybe we're moving to Denver.", "민수는 연남동에 원룸 구했대."])
 def test_said_in_passing_about_others_or_unsure_gives_nothing(text: str) -> None:
     assert [v for v in extract_slots(text) if v.holder == "self"] == []
+
+
+@pytest.mark.parametrize("text, holder, slot, value", [
+    ("내 사촌 Jess는 간호사야.", "cousin", "job", "간호사"),
+    ("My cousin Jess is a nurse.", "cousin", "job", "nurse"),
+    ("우리 삼촌은 부산에 살아", "uncle", "city", "부산"),
+    ("My uncle lives in Busan.", "uncle", "city", "Busan"),
+])
+def test_the_wider_family_is_not_the_speaker(text: str, holder: str, slot: str, value: str) -> None:
+    found = [v for v in extract_slots(text) if v.slot == slot]
+    assert [(v.holder, v.value) for v in found] == [(holder, value)]
+    assert not any(v.holder == "self" and v.slot == slot for v in extract_slots(text))

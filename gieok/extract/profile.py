@@ -91,6 +91,14 @@ RELATIONS: dict[str, str] = {
     "여자친구": "girlfriend", "여친": "girlfriend", "girlfriend": "girlfriend",
     "애인": "partner", "partner": "partner", "fiance": "partner", "fiancé": "partner", "fiancee": "partner",
     "fiancée": "partner",
+    # the wider family: without them "내 사촌 Jess는 간호사야" gave the speaker Jess's job
+    "사촌": "cousin", "cousin": "cousin",
+    "삼촌": "uncle", "외삼촌": "uncle", "큰아버지": "uncle", "작은아버지": "uncle", "uncle": "uncle",
+    "이모": "aunt", "고모": "aunt", "aunt": "aunt", "auntie": "aunt",
+    "조카": "nephew or niece", "nephew": "nephew or niece", "niece": "nephew or niece",
+    "손자": "grandchild", "손녀": "grandchild", "grandson": "grandchild", "granddaughter": "grandchild",
+    "시어머니": "mother-in-law", "장모님": "mother-in-law", "장모": "mother-in-law", "mother-in-law": "mother-in-law",
+    "시아버지": "father-in-law", "장인어른": "father-in-law", "장인": "father-in-law", "father-in-law": "father-in-law",
 }
 
 
