@@ -14,8 +14,9 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["PAGES", "blocks", "render", "render_pages", "main"]
+__all__ = ["PAGES", "blocks", "main", "openapi_schema", "render", "render_pages"]
 
 # block name -> the page (relative to the repository root) that holds it
 PAGES: dict[str, str] = {
@@ -61,14 +62,21 @@ def redaction_table() -> str:
     return "\n".join(rows)
 
 
-def http_routes_table() -> str:
-    """Every route of the server's OpenAPI schema: method, path, tag and summary."""
+def openapi_schema() -> dict[str, Any]:
+    """The server's OpenAPI schema: every route of the API (the web UI and MCP are not part of it).
+    The docs' route table and the TypeScript client's types (clients/typescript/schema.py) read it."""
     from gieok.memory import Memory
     from gieok.server.app import create_app
 
     # the schema depends only on the routes, so a throw-away database serves; no worker, no MCP
     with tempfile.TemporaryDirectory() as folder, Memory(str(Path(folder) / "schema.db")) as memory:
-        schema = create_app(memory, worker=False, mcp=False, ui=False).openapi()
+        schema: dict[str, Any] = create_app(memory, worker=False, mcp=False, ui=False).openapi()
+    return schema
+
+
+def http_routes_table() -> str:
+    """Every route of the server's OpenAPI schema: method, path, tag and summary."""
+    schema = openapi_schema()
     rows = ["| method | path | tag | what it does |", "|---|---|---|---|"]
     for path, operations in schema["paths"].items():
         for method, operation in operations.items():

@@ -9,23 +9,15 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from gieok._docs import openapi_schema
+
+__all__ = ["SCHEMA_FILE", "main", "openapi_schema", "render"]
+
 HERE = Path(__file__).resolve().parent
 SCHEMA_FILE = HERE / "openapi.json"
-
-
-def openapi_schema() -> dict[str, Any]:
-    """The schema of every route the server offers (the web UI and MCP are not part of the API)."""
-    from gieok.memory import Memory
-    from gieok.server.app import create_app
-
-    # the schema depends only on the routes, so a throw-away database serves; no worker, no MCP
-    with tempfile.TemporaryDirectory() as folder, Memory(str(Path(folder) / "schema.db")) as memory:
-        schema: dict[str, Any] = create_app(memory, worker=False, mcp=False, ui=False).openapi()
-    return schema
 
 
 def render(schema: dict[str, Any]) -> str:

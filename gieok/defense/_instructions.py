@@ -156,17 +156,15 @@ class InstructionModel:
     bias: float
     threshold: float
 
-    def probability(self, text: str) -> float:
-        return self.judge(text).probability
-
     def judge(self, text: str) -> InstructionJudgment:
-        contributions = {name: self.weights.get(name, 0.0) * value for name, value in vector(text).items()}
+        values = vector(text)  # its "d" features are the disguises, found once
+        contributions = {name: self.weights.get(name, 0.0) * value for name, value in values.items()}
         z = self.bias + sum(contributions.values())
         probability = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
         # the word pairs that weighed most towards "instruction" (single words and n-grams say less)
         cues = [name[1:] for name, value in sorted(contributions.items(), key=lambda kv: -kv[1])
                 if value > 0 and name[0] == "p"][:3]
-        return InstructionJudgment(probability, tuple(disguises(text)), tuple(cues))
+        return InstructionJudgment(probability, tuple(name[1:] for name in values if name[0] == "d"), tuple(cues))
 
     def to_json(self) -> str:
         return json.dumps({"bias": round(self.bias, 6), "threshold": round(self.threshold, 6),

@@ -149,9 +149,10 @@ def _chat_speaker(raw: Mapping[str, Any]) -> Any:
 def _check_encodable(value: str, what: str, limit_name: str | None = None) -> None:
     """``value`` storable (and within the limit named, :mod:`gieok.limits`), else InvalidMessageError."""
     try:
-        check_encodable(value, what)
-        if limit_name is not None:
-            check_length(value, what, limit_name)
+        if limit_name is None:
+            check_encodable(value, what)
+        else:
+            check_length(value, what, limit_name)  # storable too: check_length checks that first
     except InputError as exc:
         raise InvalidMessageError(str(exc)) from None
 
