@@ -98,6 +98,7 @@ def main() -> None:
     parser.add_argument("--embedder", default="e5-small")
     parser.add_argument("--db", default=None, help="keep the gieok database here (default: a temp file)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--misses", action="store_true", help="print each lookup that was wrong, with what it found")
     parser.add_argument("--samples", default=None,
                         help="comma-separated conversation ids (the README reports ko-p4..6 and en-p4..6, held out)")
     args = parser.parse_args()
@@ -123,6 +124,11 @@ def main() -> None:
                 asked = slot_question(q["q"])
                 parsed = mem.lookup(conv["id"], asked.slot, asked.relation) if asked is not None else None
                 rows = {"lookup": _right(looked, q), "from the question": _right(parsed, q)}
+                if args.misses and not rows["lookup"]:
+                    found = [(s.value, s.negated) for s in looked.history] if looked else None
+                    console.print(f"[red]miss[/red] {conv['id']} {q['slot']}/{_entity(q) or 'self'} "
+                                  f"{q.get('asks', 'current')}: {q['q']!r} want {q['answer']!r} got {found}",
+                                  soft_wrap=True)
                 if _answers(q):
                     evidence = set(q["evidence"])
                     for name, memory in (("with profile", mem), ("without profile", plain)):

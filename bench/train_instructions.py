@@ -22,6 +22,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _sparse import Sparse, design, fit  # noqa: E402
+
 from gieok.defense._instructions import InstructionModel, judged_part, vector  # noqa: E402
 
 DATA = sorted((ROOT / "bench" / "data").glob("quarantine_train*.jsonl"))
@@ -40,55 +42,6 @@ def examples(path: Path) -> list[tuple[str, int, str]]:
             if part is not None:
                 out.append((part, int(item["label"] == "injection"), item["lang"]))
     return out
-
-
-class Sparse:
-    """A texts x features matrix as (row, column, value) triples: most of its cells are zero."""
-
-    def __init__(self, rows: np.ndarray, columns: np.ndarray, values: np.ndarray, shape: tuple[int, int]) -> None:
-        self.rows, self.columns, self.values, self.shape = rows, columns, values, shape
-
-    def dot(self, w: np.ndarray) -> np.ndarray:
-        return np.bincount(self.rows, weights=self.values * w[self.columns], minlength=self.shape[0])
-
-    def tdot(self, g: np.ndarray) -> np.ndarray:
-        return np.bincount(self.columns, weights=self.values * g[self.rows], minlength=self.shape[1])
-
-
-def design(vectors: list[dict[str, float]], vocabulary: dict[str, int] | None = None) -> tuple[Sparse, dict[str, int]]:
-    if vocabulary is None:
-        seen: dict[str, int] = {}
-        for v in vectors:
-            for name in v:
-                seen[name] = seen.get(name, 0) + 1
-        vocabulary = {name: i for i, name in enumerate(sorted(n for n, c in seen.items() if c >= 2))}
-    rows, columns, values = [], [], []
-    for row, v in enumerate(vectors):
-        for name, value in v.items():
-            column = vocabulary.get(name)
-            if column is not None:
-                rows.append(row)
-                columns.append(column)
-                values.append(value)
-    return Sparse(np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64), np.array(values),
-                  (len(vectors), len(vocabulary))), vocabulary
-
-
-def fit(x: Sparse, y: np.ndarray, l2: float, steps: int = 1500) -> tuple[np.ndarray, float]:
-    """L2 logistic regression, classes weighted to balance, by gradient descent with momentum."""
-    w, b = np.zeros(x.shape[1]), 0.0
-    vw, vb = np.zeros_like(w), 0.0
-    weight = np.where(y == 1, 0.5 / max(y.mean(), 1e-9), 0.5 / max(1 - y.mean(), 1e-9))
-    rate = 2.0
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-(x.dot(w) + b)))
-        g = weight * (p - y)
-        gw = x.tdot(g) / len(y) + l2 * w
-        gb = float(g.mean())
-        vw = 0.9 * vw - rate * gw
-        vb = 0.9 * vb - rate * gb
-        w, b = w + vw, b + vb
-    return w, b
 
 
 def predict(x: Sparse, w: np.ndarray, b: float) -> np.ndarray:

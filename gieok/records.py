@@ -126,6 +126,7 @@ class NewFact:
     expires_at: float | None = None
     tokens: int = 0
     trust: str = "user"  # how much its source is believed (gieok.engine.quarantine.TRUST_LEVELS)
+    replies_to: str | None = None  # a short reply: the other party's message it answers ("생일이 언제세요?")
 
 
 @dataclass(frozen=True)

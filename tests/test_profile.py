@@ -5,6 +5,7 @@ the CLI and HTTP adapters show them. Korean and English."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -14,6 +15,9 @@ from gieok import Memory
 from gieok.cli import cli
 from gieok.errors import InputError
 from gieok.extract.profile_query import slot_question
+from gieok.extract.slot_model import SlotValue
+from gieok.providers import registry
+from gieok.providers.decisions import DecisionModel
 
 KO = [
     ("k1", "서연", "제 생일은 6월 23일이에요.", "2025-01-05T10:00:00+09:00"),
@@ -134,19 +138,52 @@ def test_a_users_profile_and_profile_channel_read_only_that_users_memories(mem: 
         assert top[0].source_ids == [f"{user}-a"] and "profile" in top[0].channels
 
 
+class _ReadsOnlyTheOldHome(DecisionModel):
+    """A decision model that reads the old home and misses the news of the move."""
+
+    name = "old-home"
+    tasks = frozenset()
+
+    def read_profile(self, text: str, context: str = "") -> list[SlotValue]:
+        for home in ("망원동", "Park Slope"):
+            at = text.find(home)
+            if at >= 0:
+                return [SlotValue("self", "city", home, start=at, end=at + len(home))]
+        return []
+
+
+@pytest.fixture
+def old_home() -> Iterator[None]:
+    registry.register("decision", "old-home", _ReadsOnlyTheOldHome, replace=True)
+    yield
+    registry.unregister("decision", "old-home")
+
+
 @pytest.mark.parametrize(("old", "new", "question"), [
     ("나 망원동 살아.", "드디어 이사했어! 이제 판교야.", "나 어디 살아?"),
     ("I live in Park Slope.", "We moved! We're in Jersey City now, near Hamilton Park.", "What city is my home in?"),
 ])
-def test_a_slot_a_later_change_may_have_made_stale_is_not_pushed_first(mem: Memory, old: str, new: str,
-                                                                       question: str) -> None:
-    """The slot rules read the old home but not the news of the move: the profile channel stays out
-    rather than rank the old home first."""
+def test_a_slot_a_later_change_may_have_made_stale_is_not_pushed_first(mem: Memory, old_home: None, old: str,
+                                                                       new: str, question: str) -> None:
+    """A decision model that read the old home but not the news of the move: the profile channel stays
+    out rather than rank the old home first."""
+    mem.configure_decisions("mv", "old-home")
     _retain(mem, "mv", [("a", "지우", old, "2025-01-05T10:00:00+09:00"),
                         ("b", "지우", new, "2025-06-05T10:00:00+09:00")])
-    assert mem.lookup("mv", "city") is not None  # the old home is the slot's value: the rules missed the move
+    assert mem.lookup("mv", "city") is not None  # the old home is the slot's value: the model missed the move
     top = mem.recall("mv", question, limit=2, explain=True).memories
     assert "profile" not in top[0].channels and all("profile" not in m.channels for m in top)
+
+
+@pytest.mark.parametrize(("old", "new", "home"), [
+    ("나 망원동 살아.", "드디어 이사했어! 이제 판교 살아.", "판교"),
+    ("I live in Park Slope.", "We moved! We're in Jersey City now, near Hamilton Park.", "Jersey City"),
+])
+def test_the_learned_model_reads_the_move(mem: Memory, old: str, new: str, home: str) -> None:
+    _retain(mem, "mv", [("a", "지우", old, "2025-01-05T10:00:00+09:00"),
+                        ("b", "지우", new, "2025-06-05T10:00:00+09:00")])
+    city = mem.lookup("mv", "city")
+    assert city is not None and city.value == home and mem.get("mv", city.memory_ids[-1]).source_ids == ["b"]
 
 
 def test_two_users_speaking_as_user_are_two_people(store_mem: Memory) -> None:

@@ -375,8 +375,12 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
                 context_terms = keyword_terms(context)
         # a system prompt instructs the assistant; it is kept in the source, it is not a memory
         for a, b in ([] if is_system(m.speaker) else facts_from_text(m.text, settings.max_fact_chars)):
-            chunk.facts.append(options.apply(make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
-                                                        settings.context_vectors, context_terms)))
+            fact = options.apply(make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
+                                           settings.context_vectors, context_terms))
+            # a bare answer ("12월 3일이요") states a profile value only with the question it answers
+            asked = context is not None and previous is not None and ends_asking(previous.text)
+            fact.replies_to = previous.text if asked and previous is not None else None
+            chunk.facts.append(fact)
         previous = m
         planned.append(chunk)
     causal = _llm_facts(llm, planned, options) if llm is not None else []

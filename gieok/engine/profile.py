@@ -1,9 +1,11 @@
 """Profile slots: typed facts about a person, with their current value and history, found in O(1).
 
-At retain (before the write lock) every fact a person (not an agent) said is read by the deterministic slot extractor
-(:mod:`gieok.extract.profile`: name, nickname, birthday, allergy, diet, health, job, employer, city,
-family members, preferences — Korean and English); each value found is a ``profile_slots`` row that
-points at its fact, so it carries the fact's provenance and goes with it when the fact is erased.
+At retain (before the write lock) every fact a person (not an agent) said is read by the bank's
+decision model (``DecisionModel.read_profile``; offline the learned slot model,
+:mod:`gieok.extract.slot_model`: name, nickname, birthday, allergy, diet, health, job, employer, city,
+family members, preferences — Korean and English, a bare answer read with the question it answers);
+each value found is a ``profile_slots`` row that points at its fact, so it carries the fact's
+provenance and goes with it when the fact is erased.
 
 Which value is current is decided when the rows are read, in the order they were said:
 
@@ -28,10 +30,11 @@ from gieok.engine._speakers import is_agent
 from gieok.engine._time import from_epoch
 from gieok.engine.context import BankContext
 from gieok.errors import InputError
-from gieok.extract.profile import MULTI_VALUED, RELATIONS, SLOTS, SlotValue, extract_slots
 from gieok.extract.profile_query import SlotQuestion, slot_question
+from gieok.extract.slot_model import MULTI_VALUED, RELATIONS, SLOTS, SlotValue
 from gieok.ids import fact_memory_id as memory_id
 from gieok.ids import fact_number
+from gieok.providers.decisions import DecisionModel
 from gieok.records import NewFact, ScopeFilter, SlotRow
 
 __all__ = ["Profile", "Slot", "SlotStatement", "check_slot", "lookup", "plan_slots", "profile", "profile_ranking",
@@ -40,12 +43,12 @@ __all__ = ["Profile", "Slot", "SlotStatement", "check_slot", "lookup", "plan_slo
 SELF = "self"
 
 
-def plan_slots(facts: Sequence[NewFact]) -> list[list[SlotValue]]:
-    """The slot values each fact states, read before the write lock: only the user's own words fill a
-    slot (an agent's facts, a document's, a forwarded message's state nothing about the person —
-    gieok.engine.quarantine)."""
-    return [extract_slots(f.text) if f.speaker and not is_agent(f.speaker) and f.trust == "user" else []
-            for f in facts]
+def plan_slots(facts: Sequence[NewFact], decisions: DecisionModel) -> list[list[SlotValue]]:
+    """The slot values each fact states, read by the bank's decision model before the write lock: only
+    the user's own words fill a slot (an agent's facts, a document's, a forwarded message's state
+    nothing about the person — gieok.engine.quarantine)."""
+    return [decisions.read_profile(f.text, f.replies_to or "")
+            if f.speaker and not is_agent(f.speaker) and f.trust == "user" else [] for f in facts]
 
 
 def profile_rows(fact_ids: Sequence[int], facts: Sequence[NewFact], slots: Sequence[Sequence[SlotValue]],

@@ -232,7 +232,7 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if plan.kind == "conversation":
-        plan.slots = plan_slots([f for chunk in plan.chunks for f in chunk.facts])
+        plan.slots = plan_slots([f for chunk in plan.chunks for f in chunk.facts], engine.decisions_for(row))
     if engine.settings.supersede:
         plan.verdicts = _prejudge(engine.store, row, plan, screened.scope)
     # 4. write, as one transaction

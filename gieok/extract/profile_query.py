@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gieok.extract.profile import RELATIONS
+from gieok.extract.slot_model import RELATIONS
 
 __all__ = ["SlotQuestion", "mentions_slot", "slot_question"]
 
