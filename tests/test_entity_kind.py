@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 import pytest
 
+from gieok import Memory
 from gieok.entities import extract_mentions, kind_model, span_at
 from gieok.providers import registry
+from gieok.providers.decisions import Decision, DecisionModel, Task
 
 
 def judged(text: str, span: str) -> str:
@@ -71,3 +75,47 @@ def test_extraction_asks_the_judge_it_is_given() -> None:
     found = extract_mentions("We flew from Google to Jeju, 제주도 좋더라.", kind_of=judge)
     assert [(m.name, m.kind) for m in found] == [("Jeju", "place"), ("제주도", "place")]
     assert "Google" in asked
+
+
+class Gazetteer(DecisionModel):
+    """A plugin that calls every name a place except those it was told name nothing; records its questions."""
+
+    name = "gazetteer"
+
+    def __init__(self, nothing: frozenset[str]) -> None:
+        self.nothing = nothing
+        self.asked: list[str] = []
+
+    def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
+        if task.name != "entity_kind":
+            return Decision(task.name, "no", 0.99, self.name)
+        self.asked.append(inputs["mention"])
+        answer = "none" if inputs["mention"] in self.nothing else "place"
+        return Decision(task.name, answer, 0.95, self.name)
+
+
+@pytest.fixture
+def gazetteer() -> Iterator[Gazetteer]:
+    model = Gazetteer(frozenset({"Jordan", "민지"}))
+    registry.register("decision", "gazetteer", lambda: model, replace=True)
+    yield model
+    registry.unregister("decision", "gazetteer")
+
+
+def test_retain_takes_kinds_from_the_banks_decision_model(mem: Memory, gazetteer: Gazetteer) -> None:
+    mem.configure_decisions("atlas", "gazetteer")
+    mem.retain("atlas", text="Yesterday I met Jordan and Caroline at the museum. 민지랑 정자동에서 밥 먹었어.",
+               document_id="note")
+    known = {e.name: e.kind for e in mem.entities("atlas")}
+    assert known == {"Caroline": "place", "정자동": "place"}  # Jordan and 민지 judged none: no entity
+    assert {"Jordan", "Caroline", "민지", "정자동"} <= set(gazetteer.asked)
+
+
+def test_offline_retain_lists_places_as_places(mem: Memory) -> None:
+    korean = "성남시 정자동으로 이사했어요. 고객님 배송지를 마포구로 바꿔드렸습니다."
+    mem.retain("shop", text=korean, document_id="chat")
+    mem.retain("shop", text="She got an offer from Google. I talked to Dr. Kim on Friday.", document_id="chat-en")
+    kinds = {e.name: e.kind for e in mem.entities("shop")}
+    assert kinds["성남시"] == kinds["정자동"] == kinds["마포구"] == "place"
+    assert kinds["Google"] == "org" and kinds["Kim"] == "person"
+    assert "고객님" not in kinds and "고객" not in kinds and kinds.get("배송지") != "person"
