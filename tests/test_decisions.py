@@ -19,9 +19,11 @@ PLAIN = ["택배는 내일 오후에 도착합니다. 부재 시 경비실에 �
 
 
 class Contrarian(DecisionModel):
-    """A plugin that calls everything an instruction, and records what it was asked."""
+    """A plugin that calls everything an instruction, and records what it was asked; it answers only
+    that task (the others go to the built-in learned model)."""
 
     name = "contrarian"
+    tasks = frozenset({"instruction"})
 
     def __init__(self) -> None:
         self.asked: list[Mapping[str, str]] = []
@@ -67,7 +69,7 @@ def test_the_llm_model_asks_for_structured_output_and_checks_it() -> None:
         model.decide("instruction", text=PLANTED_EN, trust="web")
     with pytest.raises(ConfigError, match="needs an LLM"):
         LLMDecisions(None)
-    assert set(TASKS) == {"instruction"}
+    assert set(TASKS) == {"instruction", "entity_kind"}
 
 
 def test_a_bank_chooses_its_decision_model(mem: Memory, contrarian: Contrarian) -> None:
@@ -115,3 +117,12 @@ def test_the_cli_sets_a_banks_decision_model(db_path: str, fake_embedder: object
     assert result.exit_code == 0 and "decisions by learned" in result.output
     result = runner.invoke(cli, [*base, "llm", "b", "--decisions", "oracle"])
     assert result.exit_code != 0 and "model must be a decision model" in result.output
+
+
+def test_a_plugin_answers_its_own_tasks_and_leaves_the_rest_to_the_learned_model(contrarian: Contrarian) -> None:
+    for text, mention in (("배송지를 마포구로 바꿔주세요", "마포구"), ("We met at Google yesterday", "Google")):
+        decision = contrarian.decide("entity_kind", text=text, mention=mention, start=str(text.index(mention)))
+        assert decision.provider == "learned" and decision.answer in TASKS["entity_kind"].options
+    assert contrarian.asked == []  # never asked a task it does not answer
+    found = contrarian.read_profile("저 땅콩 알레르기 있어요")  # profiles too: the learned model reads them
+    assert [(v.slot, v.value) for v in found] == [("allergy", "땅콩")]

@@ -30,6 +30,7 @@ from gieok.errors import ExtractionError, InputError, InvalidMessageError, LLMEr
 from gieok.extract import SourceItem, chunk_document, extract_facts, facts_from_text
 from gieok.extract.filler_model import filler_model, names_something, short_enough
 from gieok.lifecycle import classify_memory
+from gieok.providers.decisions import DecisionModel
 from gieok.providers.embedders import Embedder
 from gieok.records import Message, NewFact
 from gieok.settings import Settings
@@ -345,7 +346,8 @@ class Plan:
 
 def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedder: Embedder,
                   messages: list[Message], source_id: str, options: FactOptions, llm: Any,
-                  progress: Progress = None, on_total: Callable[[int], None] | None = None) -> Plan:
+                  progress: Progress = None, on_total: Callable[[int], None] | None = None,
+                  decisions: DecisionModel | None = None) -> Plan:
     existing = store.existing_messages(bank.id, [m.id for m in messages]) if bank is not None else {}
     planned: list[PlannedChunk] = []
     changed: set[str] = set()
@@ -386,7 +388,8 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
     causal = _llm_facts(llm, planned, options) if llm is not None else []
     speakers = sorted({m.speaker for m in messages})
     plan = _finish(Plan("conversation", source_id, planned, [], [], causal, messages=messages, changed=changed,
-                        existing=existing, skipped=skipped), store, bank, embedder, speakers, progress, on_total)
+                        existing=existing, skipped=skipped), store, bank, embedder, speakers, progress, on_total,
+                   decisions)
     return plan
 
 
@@ -398,7 +401,7 @@ Layout = Sequence[tuple[str, Mapping[str, Any]]]
 def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedder: Embedder, text: str,
                   document_id: str, timestamp: str | None, metadata: dict[str, Any], options: FactOptions,
                   llm: Any, progress: Progress = None, on_total: Callable[[int], None] | None = None,
-                  layout: Layout | None = None) -> Plan:
+                  layout: Layout | None = None, decisions: DecisionModel | None = None) -> Plan:
     options = replace(options, document=True)
     row = store.get_source_row(bank.id, document_id) if bank is not None else None
     if row is not None and row[1] != "document":
@@ -430,7 +433,7 @@ def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedd
         meta["timestamp"] = timestamp
     plan = Plan("document", document_id, planned, [], [], causal, removed_chunks=[c.id for c in stored.values()],
                 text=text, metadata=meta)
-    return _finish(plan, store, bank, embedder, [], progress, on_total)
+    return _finish(plan, store, bank, embedder, [], progress, on_total, decisions)
 
 
 def _drop_filler(plan: Plan, embedder_id: str) -> None:
@@ -458,13 +461,15 @@ def _drop_filler(plan: Plan, embedder_id: str) -> None:
 
 
 def _finish(plan: Plan, store: Store, bank: BankRow | None, embedder: Embedder, speakers: list[str],
-            progress: Progress, on_total: Callable[[int], None] | None) -> Plan:
-    """Embed the plan's facts and find their entity mentions: the slow work, done before the lock."""
+            progress: Progress, on_total: Callable[[int], None] | None,
+            decisions: DecisionModel | None = None) -> Plan:
+    """Embed the plan's facts and find their entity mentions (of the kinds ``decisions`` judges): the
+    slow work, done before the lock."""
     if on_total:
         on_total(_embed_count(plan.chunks))
     plan.vectors = _embed_all(embedder, plan.chunks, progress)
     if plan.kind == "conversation" and not plan.causal:
         _drop_filler(plan, embedder.model_id)
-    found = iter(find_mentions(store, bank, [f for c in plan.chunks for f in c.facts], speakers))
+    found = iter(find_mentions(store, bank, [f for c in plan.chunks for f in c.facts], speakers, decisions))
     plan.mentions = [[next(found) for _ in c.facts] for c in plan.chunks]
     return plan

@@ -36,7 +36,7 @@ def release(ctx: BankContext, held: str) -> str:
         make_fact(row.text, row.speaker, row.said_at, [row.message_id] if row.message_id else [], None, False))
     fact.trust = row.trust
     vectors = ctx.embedder.embed([fact.embed_text], "document")
-    mentions = find_mentions(store, bank, [fact], [row.speaker] if row.speaker else [])
+    mentions = find_mentions(store, bank, [fact], [row.speaker] if row.speaker else [], ctx.decisions())
     entities = plan_entities(store, bank, [fact], mentions)
     with store.write():
         store.lock_bank(bank.id)

@@ -22,11 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gieok.entities import Mention, extract_mentions, fact_contexts
+from gieok.entities import KindOf, Mention, extract_mentions, fact_contexts
+from gieok.providers.decisions import DecisionModel
 from gieok.records import NewFact, ScopeFilter
 from gieok.store.protocol import BankRow, Store
 
-__all__ = ["FactMentions", "find_mentions", "link_new_facts", "TEMPORAL_NEIGHBOURS", "SEMANTIC_NEIGHBOURS"]
+__all__ = ["FactMentions", "find_mentions", "kind_judge", "link_new_facts", "TEMPORAL_NEIGHBOURS",
+           "SEMANTIC_NEIGHBOURS"]
 
 TEMPORAL_NEIGHBOURS = 2
 TEMPORAL_WINDOW = 6 * 3600.0
@@ -43,15 +45,30 @@ class FactMentions:
     contexts: list[frozenset[str]]
 
 
+def kind_judge(decisions: DecisionModel | None) -> KindOf | None:
+    """What kind each mention names, asked of the bank's decision model (task ``entity_kind``);
+    None: the extractor's own learned head, without the detour through a provider."""
+    if decisions is None:
+        return None
+
+    def kind_of(text: str, start: int, end: int) -> tuple[str, float]:
+        decision = decisions.decide("entity_kind", text=text, mention=text[start:end], start=str(start))
+        return decision.answer, decision.probability
+
+    return kind_of
+
+
 def find_mentions(store: Store, bank: BankRow | None, facts: Sequence[NewFact],
-                  speakers: Sequence[str]) -> list[FactMentions]:
-    """Every new fact's mentions, aligned with ``facts``. Names the bank already knows are found even
-    where the extractor alone would not trust them (a sentence-initial "Caroline", a name Kiwi splits
-    into common nouns), and so is a name found earlier in the same call."""
+                  speakers: Sequence[str], decisions: DecisionModel | None = None) -> list[FactMentions]:
+    """Every new fact's mentions, aligned with ``facts``, each of the kind ``decisions`` (the bank's
+    decision model) judges. Names the bank already knows are found even where the extractor alone
+    would not trust them (a sentence-initial "Caroline", a name Kiwi splits into common nouns), and
+    so is a name found earlier in the same call."""
     known = [*speakers, *(store.recent_entity_names(bank.id, RECENT_ENTITY_NAMES) if bank is not None else [])]
+    kind_of = kind_judge(decisions)
     out = []
     for fact in facts:
-        mentions = extract_mentions(fact.text, fact.speaker, known=known)
+        mentions = extract_mentions(fact.text, fact.speaker, known=known, kind_of=kind_of)
         out.append(FactMentions(mentions, fact_contexts(mentions, fact.text) if mentions else []))
         known += [m.name for m in mentions if m.name not in known]
     return out

@@ -219,16 +219,16 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     if row is None and engine.settings.llm_extraction and (engine.llm is not None or engine.settings.llm):
         row = engine.bank_for_write(bank).bank  # the LLM's spend is metered against the bank as it goes
     llm = engine.context(row).extraction_llm() if row is not None else None
+    decisions = engine.decisions_for(row)
     if screened.kind == "conversation":
         plan = plan_messages(engine.store, row, engine.settings, embedder, redacted.messages, source_id, options,
-                             llm, progress, on_total)
+                             llm, progress, on_total, decisions=decisions)
     else:
         plan = plan_document(engine.store, row, engine.settings, embedder, redacted.text or "", source_id,
                              screened.timestamp, redacted.metadata, options, llm, progress, on_total,
-                             layout=screened.layout)
+                             layout=screened.layout, decisions=decisions)
     # instruction-like statements from below the user's own words are held back, not remembered
-    hold_instructions(plan.chunks, plan.vectors, plan.mentions, plan.causal, screened.trust,
-                      engine.decisions_for(row))
+    hold_instructions(plan.chunks, plan.vectors, plan.mentions, plan.causal, screened.trust, decisions)
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if plan.kind == "conversation":

@@ -7,7 +7,10 @@ The engine calls this component once per retained fact; the component never touc
    팀장; 서준이한테 → 서준), capitalised English spans with the sentence-start problem handled
    (Caroline's → Caroline; "Yesterday" is no entity), plus every occurrence of a caller-known name.
    Pronouns and conversation roles (나, 저, 우리, I, we, user, assistant) are hubs, never entities
-   (``is_hub_name``).
+   (``is_hub_name``). Each mention's kind (person, place, org, thing) is judged by a learned head
+   (``kind_model``; the engine asks the bank's decision model, task ``entity_kind``); a span it
+   judges ``none`` — a word that names nothing, 배송지, 고객님 — is no mention unless the caller knows
+   the name.
 2. **Context.** ``fact_contexts(mentions, text)`` gives each mention the keys of its neighbours in
    the fact: the other names and domain cues (#work, #family, #school, #friend).
 3. **Fetch.** The engine indexes each entity under ``entity_keys(canonical, aliases)`` and fetches,
@@ -44,7 +47,8 @@ this package only refuses to create hub entities.
 """
 
 from gieok.entities._context import context_cues, cooccurrence_key, fact_contexts, title_domain
-from gieok.entities._extract import extract_mentions
+from gieok.entities._extract import KindOf, extract_mentions, learned_kind
+from gieok.entities._kind_model import KIND_OPTIONS, KindJudgment, KindModel, kind_model, span_at
 from gieok.entities._korean_names import KoreanName, split_korean_name
 from gieok.entities._normalize import (
     SURNAME_KEY_PREFIX,
@@ -77,11 +81,15 @@ from gieok.entities._types import (
 __all__ = [
     "DEFAULT_WEIGHTS",
     "ENTITY_KINDS",
+    "KIND_OPTIONS",
     "SURNAME_KEY_PREFIX",
     "CandidateEntity",
     "CandidateScore",
     "EntityKind",
     "EntityResolver",
+    "KindJudgment",
+    "KindModel",
+    "KindOf",
     "KoreanName",
     "Mention",
     "Resolution",
@@ -96,11 +104,14 @@ __all__ = [
     "fact_contexts",
     "is_hub_name",
     "is_merge",
+    "kind_model",
+    "learned_kind",
     "name_similarity",
     "normalize_name",
     "normalize_title",
     "preferred_canonical",
     "resolve",
+    "span_at",
     "split_korean_name",
     "title_domain",
 ]

@@ -7,24 +7,41 @@ wins, since the caller vouched for it):
 2. capitalised Latin spans (``_extract_english``);
 3. names the caller already knows (bank entities, explicit entities, speakers), found wherever they
    occur — case-insensitively for Latin names, at word starts for Hangul names.
+
+Each span's kind (person, place, org, thing — or ``none``, a word that names nothing: 배송지,
+고객님) is judged by ``kind_of`` (the engine asks the bank's decision model; the default is the
+learned head of ``_kind_model``). A ``none`` span is dropped, unless the caller knows the name: a
+known name stays, of kind ``unknown``, and resolution keeps its entity's kind. A kind judged
+below the head's ``kind_bar`` (chosen out of fold for precision) is left ``unknown``. Exact parts stay
+code: the speaker is a person, and so is a name that carries a title or role (김 팀장님, Dr. Kim).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import lru_cache
 
 from gieok.entities._extract_english import english_mentions
 from gieok.entities._extract_korean import korean_mentions
+from gieok.entities._kind_model import kind_model
 from gieok.entities._korean_names import is_hangul_syllable, is_surname
 from gieok.entities._lexicon import KOREAN_HONORIFICS, KOREAN_TITLES
 from gieok.entities._normalize import is_hub_name, name_words, normalize_name
-from gieok.entities._types import Mention
+from gieok.entities._types import EntityKind, Mention
 from gieok.text.korean import has_hangul
 
 _REDACTION_MARK = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
+
+# (text, start, end of the mention as written) -> ("person" / "place" / "org" / "thing" / "none", probability)
+KindOf = Callable[[str, int, int], tuple[str, float]]
+
+
+def learned_kind(text: str, start: int, end: int) -> tuple[str, float]:
+    """The shipped head's kind for ``text[start:end]`` (what extraction uses without a decision model)."""
+    judgment = kind_model().judge(text, start, end)
+    return judgment.kind, judgment.probability
 
 
 def extract_mentions(
@@ -33,6 +50,7 @@ def extract_mentions(
     known: Iterable[str] = (),
     *,
     include_speaker: bool = False,
+    kind_of: KindOf | None = None,
 ) -> list[Mention]:
     """Entity mentions of ``text``, in order of appearance.
 
@@ -40,7 +58,8 @@ def extract_mentions(
     ones, explicit entities of the retain call) and the conversation's speakers — that is also what
     lets a sentence-initial English name ("Caroline went home.") count. ``speaker`` is treated as a
     known name; with ``include_speaker=True`` it is also returned first as a person mention with
-    offsets -1 (hub speakers such as "user" or "assistant" never are).
+    offsets -1 (hub speakers such as "user" or "assistant" never are). ``kind_of`` judges each
+    span's kind (default: :func:`learned_kind`); see the module docstring.
     """
     text = _REDACTION_MARK.sub(lambda m: " " * len(m.group()), text)  # "[REDACTED:phone]" names no one
     known_names = [k.strip() for k in known if k and k.strip() and not is_hub_name(k)]
@@ -61,31 +80,51 @@ def extract_mentions(
     )
     found += [(m, False) for m in english_mentions(text, known_lower)]
 
-    mentions = _without_overlaps(found)
-    if speaker_name:
-        speaker_key = normalize_name(speaker_name)
-        mentions = [
-            replace(m, kind="person") if m.kind == "unknown" and normalize_name(m.name) == speaker_key else m
-            for m in mentions
-        ]
+    speaker_key = normalize_name(speaker_name) if speaker_name else None
+    mentions = _judged(text, _without_overlaps(found), kind_of or learned_kind, speaker_key)
     if include_speaker and speaker_name:
         mentions.insert(0, Mention(speaker_name, speaker_name, "person", -1, -1))
     return mentions
 
 
-def _without_overlaps(found: list[tuple[Mention, bool]]) -> list[Mention]:
+def _without_overlaps(found: list[tuple[Mention, bool]]) -> list[tuple[Mention, bool]]:
     ranked = sorted(found, key=lambda item: (-(item[0].end - item[0].start), not item[1], item[0].start))
-    # What the extractors inferred for a span (kind, title) also applies when a known name wins it.
+    # The title an extractor read for a span also applies when a known name wins it.
     inferred = {(m.start, m.end): m for m, is_known in found if not is_known}
-    kept: list[Mention] = []
+    kept: list[tuple[Mention, bool]] = []
     for mention, is_known in ranked:
-        if all(mention.end <= other.start or mention.start >= other.end for other in kept):
+        if all(mention.end <= other.start or mention.start >= other.end for other, _ in kept):
             twin = inferred.get((mention.start, mention.end))
-            if is_known and twin is not None and mention.kind == "unknown":
-                mention = replace(mention, kind=twin.kind, title=twin.title)
-            kept.append(mention)
-    kept.sort(key=lambda m: m.start)
+            if is_known and twin is not None and mention.title is None:
+                mention = replace(mention, title=twin.title)
+            kept.append((mention, is_known))
+    kept.sort(key=lambda item: item[0].start)
     return kept
+
+
+def _judged(text: str, found: list[tuple[Mention, bool]], kind_of: KindOf, speaker_key: str | None) -> list[Mention]:
+    """Each mention with its judged kind; a non-name dropped unless the caller knows it."""
+    out: list[Mention] = []
+    for mention, is_known in found:
+        # exact: the speaker is a person, and so is a name the extractor found a title or role on
+        # (김 팀장님, Dr. Kim, my cousin Minsu) — titles come from the lexicon and attach only to names
+        if mention.title is not None or (speaker_key is not None and normalize_name(mention.name) == speaker_key):
+            out.append(replace(mention, kind="person"))
+            continue
+        # the judge reads the mention as written, title and honorific included (김 팀장님, Dr. Kim)
+        kind, probability = kind_of(text, mention.start, mention.end)
+        if kind == "none" and not is_known:
+            continue
+        # an unsure kind is left unknown: a wrong one would keep the name from its entity (_resolve)
+        out.append(replace(mention, kind=_entity_kind(kind) if probability >= kind_model().kind_bar else "unknown"))
+    return out
+
+
+_KINDS: dict[str, EntityKind] = {"person": "person", "place": "place", "org": "org", "thing": "thing"}
+
+
+def _entity_kind(kind: str) -> EntityKind:
+    return _KINDS.get(kind, "unknown")
 
 
 @lru_cache(maxsize=64)

@@ -23,13 +23,11 @@ from gieok.entities._lexicon import (
     ENGLISH_COMMON_STARTERS,
     ENGLISH_CONNECTORS,
     ENGLISH_NEVER_NAMES,
-    ENGLISH_ORG_WORDS,
-    ENGLISH_PLACE_WORDS,
     ENGLISH_PREFIX_ROLES,
     ENGLISH_TITLES,
 )
 from gieok.entities._normalize import is_hub_name
-from gieok.entities._types import EntityKind, Mention
+from gieok.entities._types import Mention
 from gieok.text.korean import has_hangul
 
 _LETTER = "A-Za-zÀ-ÖØ-öø-ÿ"
@@ -171,7 +169,7 @@ def _span_mention(
     return Mention(
         surface=text[span[0].start : span[-1].end],
         name=name,
-        kind=_english_kind(name_tokens, title),
+        kind="unknown",  # judged by extract_mentions
         start=span[0].start,
         end=span[-1].end,
         title=title,
@@ -184,11 +182,10 @@ def _with_prefix_role(text: str, before: _Token, mention: Mention) -> Mention:
         return mention
     if text[before.end : mention.start] != " ":
         return mention
-    kind: EntityKind = "person" if mention.kind == "unknown" else mention.kind
     return Mention(
         surface=text[before.start : mention.end],
         name=mention.name,
-        kind=kind,
+        kind=mention.kind,
         start=before.start,
         end=mention.end,
         title=before.lower,
@@ -200,14 +197,3 @@ def _sentence_start(text: str, position: int) -> bool:
     while index >= 0 and text[index] in _OPENERS:
         index -= 1
     return index < 0 or text[index] in _SENTENCE_END or text[index] == "\r"
-
-
-def _english_kind(tokens: list[_Token], title: str | None) -> EntityKind:
-    if title is not None:
-        return "person"
-    words = [t.lower for t in tokens]
-    if any(w in ENGLISH_ORG_WORDS for w in words):
-        return "org"
-    if words[0] in ENGLISH_PLACE_WORDS or words[-1] in ENGLISH_PLACE_WORDS:
-        return "place"
-    return "unknown"

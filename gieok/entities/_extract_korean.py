@@ -9,8 +9,8 @@ an NNP plus a known continuation (카카오 + 뱅크). Around that core:
 * before it, a role noun (사촌 민수, 팀장 김민지) becomes the title when no title follows;
 * a bare surname is kept only with a title (김 팀장님): on its own 김 is as likely to be seaweed.
 
-The kind is a best-effort guess from those cues (titles and person particles → person), from name
-endings (역, 산 → place; 전자, 은행 → org) and from the surname + given-name shape.
+The kind is not decided here: ``extract_mentions`` asks the learned head (``_kind_model``), which
+reads these same cues — the title, the honorific, the particle after the name — among others.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from gieok.entities._korean_names import (
     is_hangul_syllable,
-    looks_like_full_name,
     split_korean_name,
     strip_hypocoristic,
 )
@@ -30,25 +29,17 @@ from gieok.entities._lexicon import (
     KOREAN_COMPOUND_SURNAMES,
     KOREAN_HONORIFICS,
     KOREAN_NAME_CONTINUATIONS,
-    KOREAN_ORG_SUFFIXES,
-    KOREAN_PLACE_SUFFIXES,
     KOREAN_PREFIX_ROLES,
     KOREAN_RELATIONAL_TITLES,
     KOREAN_TITLES,
     KOREAN_TITLES_NEEDING_HONORIFIC,
-    KOREAN_WEAK_PLACE_SUFFIXES,
 )
 from gieok.entities._normalize import is_hub_name
-from gieok.entities._types import EntityKind, Mention
+from gieok.entities._types import Mention
 from gieok.text.korean import analyze
 
 Token = tuple[str, str, str, int, int]  # (form, tag, lemma, start, end) as gieok.text.korean gives
 
-_PERSON_PARTICLES = frozenset({"에게", "한테", "께", "께서", "더러", "에게서", "한테서"})
-# Locative particles: people take 에게/한테 instead, so 제주도에 is a place even though 제주도 has the
-# shape of a surname + given name.
-_PLACE_PARTICLES = frozenset({"에서", "에", "으로", "에서부터"})
-_VOCATIVES = frozenset({"아", "야"})
 _WHITESPACE = re.compile(r"[ \t]?")
 
 
@@ -122,24 +113,19 @@ def build_korean_mention(text: str, tokens: tuple[Token, ...], span: NameSpan) -
     starts = [t[3] for t in tokens]
     core = text[span.start : span.end]
     name = strip_hypocoristic(core)
-    person_cue = name != core
     surface_end = span.end
     after = bisect.bisect_left(starts, span.end)
     if _hypocoristic_inside_token(text, tokens, span.end):
-        person_cue = True
         surface_end = tokens[after - 1][4]
     if after < len(tokens) and tokens[after][3] == surface_end and tokens[after][:2] == ("이", "XSN"):
-        person_cue = True
         surface_end = tokens[after][4]
         after += 1
 
     title: str | None = None
-    honorific = False
     title_index = _attached_index(text, tokens, after, surface_end)
     if title_index is not None:
         form, tag = tokens[title_index][0], tokens[title_index][1]
         if form in KOREAN_HONORIFICS and tag in ("NNB", "XSN", "NNG"):
-            honorific = True
             surface_end = tokens[title_index][4]
             after = title_index + 1
         elif form in KOREAN_TITLES and form not in KOREAN_RELATIONAL_TITLES and tag.startswith("NN"):
@@ -159,11 +145,6 @@ def build_korean_mention(text: str, tokens: tuple[Token, ...], span: NameSpan) -
                 title = form
                 surface_start = start
 
-    particle = tokens[after] if after < len(tokens) and tokens[after][3] == surface_end else None
-    if particle is not None and (particle[1] == "JKV" or (particle[0] in _VOCATIVES and particle[1].startswith("J"))):
-        person_cue = True
-    if particle is not None and particle[1] == "XSN" and particle[0] == "네":
-        person_cue = True
 
     parts = split_korean_name(name)
     if parts is None or is_hub_name(name):
@@ -173,15 +154,10 @@ def build_korean_mention(text: str, tokens: tuple[Token, ...], span: NameSpan) -
             return None
     elif len(name) < 2:
         return None
-    kind = _korean_kind(
-        name,
-        person_cue=person_cue or honorific or title is not None or parts.surname_only,
-        particle=particle[0] if particle is not None and particle[1].startswith("J") else None,
-    )
     return Mention(
         surface=text[surface_start:surface_end],
         name=name,
-        kind=kind,
+        kind="unknown",  # judged by extract_mentions
         start=surface_start,
         end=surface_end,
         title=title,
@@ -225,20 +201,3 @@ def _hypocoristic_inside_token(text: str, tokens: tuple[Token, ...], position: i
         if start < position < end:
             return text[position:end] == "이"
     return False
-
-
-def _korean_kind(name: str, *, person_cue: bool, particle: str | None) -> EntityKind:
-    if person_cue or (particle is not None and particle in _PERSON_PARTICLES):
-        return "person"
-    if name.endswith(KOREAN_ORG_SUFFIXES) and len(name) > 2:
-        return "org"
-    if name.endswith(KOREAN_PLACE_SUFFIXES) and len(name) > 1:
-        return "place"
-    if particle is not None and particle in _PLACE_PARTICLES:
-        return "place"
-    if looks_like_full_name(name):
-        return "person"
-    if name.endswith(KOREAN_WEAK_PLACE_SUFFIXES) and len(name) > 2:
-        return "place"
-    return "unknown"
-

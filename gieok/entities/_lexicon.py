@@ -93,14 +93,12 @@ CUE_WORDS: dict[str, str] = {
     "homework": "#school", "exam": "#school", "campus": "#school",
 }
 
-# Korean name endings that say "place" or "organisation" (checked on the last syllables).
+# Korean name endings of places and organisations: their surname + given-name shape (한라산, 서울역)
+# must not index them under a person's keys (``_normalize``). Their kind is the learned head's.
 KOREAN_PLACE_SUFFIXES: tuple[str, ...] = (
     "공원", "해변", "호수", "공항", "터미널", "시장", "거리", "마을", "호텔", "카페", "병원",
     "역", "산", "섬", "궁",
 )
-# Single-syllable place endings that are also common at the end of given names (홍길동, 김민구):
-# trusted only when the name does not look like surname + given name.
-KOREAN_WEAK_PLACE_SUFFIXES: tuple[str, ...] = ("도", "시", "군", "구", "동", "읍", "면", "강", "사")
 KOREAN_ORG_SUFFIXES: tuple[str, ...] = (
     "전자", "그룹", "은행", "뱅크", "증권", "보험", "대학교", "대학", "고등학교", "중학교",
     "초등학교", "학교", "학원", "재단", "협회", "연구소", "연구원", "청", "부", "공사", "방송",
@@ -168,13 +166,3 @@ ENGLISH_PREFIX_ROLES: dict[str, str | None] = {
 
 # Small connectors allowed inside an English multiword name ("Bank of America").
 ENGLISH_CONNECTORS: frozenset[str] = frozenset({"of", "de", "da", "van", "von", "der", "la", "du", "&"})
-
-ENGLISH_PLACE_WORDS: frozenset[str] = frozenset(
-    """mount mt lake river street st road rd avenue ave park city island beach station airport
-    room hall bridge valley bay tower square museum hotel cafe restaurant mountain hill county
-    state province village district building center centre""".split()
-)
-ENGLISH_ORG_WORDS: frozenset[str] = frozenset(
-    """inc corp corporation company co ltd llc university college school bank group foundation
-    institute association agency hospital club team labs studio studios press times""".split()
-)
