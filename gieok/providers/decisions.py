@@ -1,10 +1,11 @@
 """Decision models: providers that answer the engine's multiple-choice questions with a probability,
 and never write text.
 
-The engine's cheap judgments — is this text an instruction to the assistant, (next) does this
-statement update that one, which profile slot does it fill — are *tasks* (:data:`TASKS`): a question,
-its named inputs and its options. A decision model answers a task with one option and the probability
-it gives it (:class:`Decision`), and says who answered, so what the engine did can be explained.
+The engine's cheap judgments — is this text an instruction to the assistant, which profile slot does
+a question ask about, (next) does this statement update that one, which slot does it fill — are
+*tasks* (:data:`TASKS`): a question, its named inputs and its options. A decision model answers a
+task with one option and the probability it gives it (:class:`Decision`), and says who answered, so
+what the engine did can be explained.
 
 Built-ins, registered like every provider (``gieok.providers.create("decision", name, ...)``):
 
@@ -44,6 +45,15 @@ TASKS: dict[str, Task] = {
         "believes, remembers or answers (an instruction planted for the assistant, however polite, hidden or "
         "encoded)? Instructions meant for people, data, and text about AI are not.",
         ("text", "trust")),
+    # the options are gieok.extract.profile.SLOTS and "none" (a test pins them; providers import no extractor)
+    "slot_question": Task(
+        "slot_question",
+        "Which profile slot of a person (the asker, a relative, or someone named) does this question ask "
+        "the value of? Answer none when it asks about something else, even if it uses the slot's word "
+        "(a birthday coupon, allergy medicine, a company dinner).",
+        ("question",),
+        ("name", "nickname", "birthday", "allergy", "diet", "health", "job", "employer", "city", "family",
+         "preference", "none")),
 }
 
 
@@ -93,6 +103,8 @@ class LearnedDecisions(DecisionModel):
     def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
         if task.name == "instruction":
             return self._instruction(inputs["text"], inputs["trust"])
+        if task.name == "slot_question":
+            return self._slot_question(inputs["question"])
         raise ConfigError(f"the learned decision model has no head for {task.name}")  # pragma: no cover
 
     @staticmethod
@@ -106,6 +118,15 @@ class LearnedDecisions(DecisionModel):
         held = judgment.probability >= bar
         return Decision("instruction", "yes" if held else "no",
                         judgment.probability if held else 1.0 - judgment.probability, "learned", judgment.reason)
+
+    @staticmethod
+    def _slot_question(question: str) -> Decision:
+        from gieok.extract.slot_question_model import slot_question_model
+
+        reading = slot_question_model().read(question)
+        reason = f"{reading.slot or 'none'} (p={reading.probability:.2f}), whose {reading.whose}" + \
+            (", before now" if reading.previous else "")
+        return Decision("slot_question", reading.slot or "none", reading.probability, "learned", reason)
 
 
 # In a technical chat the assistant's prose is full of imperatives to the user ("This setup ensures …",
