@@ -43,6 +43,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z'’\-]*")
 # what a question about the past says ("나 전에 어디 살았지?", "where did I work before?")
 _PAST_MARKER = re.compile(r"전에|예전|원래|처음에|이전|옛날|그 ?전|었었|였었|before|used to|previous|\bformer|"
                           r"originally|\bold\b|at first|\bwas\b|\bdid\b", re.IGNORECASE)
+_KO_WH = frozenset("뭐 무엇 언제 어디 누구 어느 어떤 무슨 몇 얼마".split())
 _CONTENT_TAGS = ("NN", "NP", "NR", "VV", "VA", "XR", "SL", "MA", "MM", "VX")
 _EN_RELATION = re.compile(r"\b(" + "|".join(sorted((re.escape(w) for w in RELATIONS if not has_hangul(w)),
                                                    key=len, reverse=True)) + r")(?:'s|’s|s)?\b", re.IGNORECASE)
@@ -139,6 +140,8 @@ def _korean_features(text: str, out: dict[str, float]) -> None:
             out[f"e:{tag}:{form}"] = 1.0
     for first, second in zip(lemmas, lemmas[1:], strict=False):
         out[f"mb:{first} {second}"] = 1.0
+        if second in _KO_WH:  # what is asked about: 알레르기 in "알레르기 뭐였지?", not in "알레르기 약 뭐였지?"
+            out[f"asked:{first}"] = 1.0
 
 
 def _whose_features(text: str, out: dict[str, float]) -> None:
