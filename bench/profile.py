@@ -17,7 +17,8 @@ Per question:
   value (for a question about the past: an earlier value) matches the reference answer or one of its
   aliases, or, for a slot never stated, when nothing is returned;
 * **from the question** — the same, but the slot and person read from the question text the way the
-  profile recall channel reads them (``gieok.extract.profile_query``);
+  profile recall channel reads them (``gieok.extract.profile_query``: the slot, and the relative or
+  the person the question names);
 * **R@1 / R@5** — ``Memory.recall(bank, question)``: the best memory (top five) comes from an evidence
   message, with the profile channel and without it (``channels`` minus ``profile``), over the
   questions that have an answer.
@@ -122,7 +123,7 @@ def main() -> None:
                 buckets = ("all", conv["language"], q["slot"], q.get("asks", "current"))
                 looked = mem.lookup(conv["id"], q["slot"], _entity(q))
                 asked = slot_question(q["q"])
-                parsed = mem.lookup(conv["id"], asked.slot, asked.relation) if asked is not None else None
+                parsed = None if asked is None else mem.lookup(conv["id"], asked.slot, asked.person or asked.relation)
                 rows = {"lookup": _right(looked, q), "from the question": _right(parsed, q)}
                 if args.misses and not rows["lookup"]:
                     found = [(s.value, s.negated) for s in looked.history] if looked else None

@@ -129,7 +129,8 @@ def test_the_wheel_and_the_sdist_hold_every_file_of_the_package(installed: Insta
         top = sdist.getnames()[0].split("/")[0]
         in_sdist = {n.split("/", 1)[1] for n in sdist.getnames() if n.startswith(f"{top}/gieok/")}
     for name in ("gieok/py.typed", "gieok/data/instructions.json", "gieok/data/filler_e5-small.json",
-                 "gieok/data/demo.json", "gieok/data/slots.npz", "gieok/server/ui/templates/base.html",
+                 "gieok/data/demo.json", "gieok/data/slots.npz", "gieok/data/slot_questions.npz",
+                 "gieok/server/ui/templates/base.html",
                  "gieok/server/ui/static/gieok.css", "gieok/server/ui/static/gieok.js"):
         assert name in in_wheel and name in in_sdist, name
     source = _package_files()

@@ -405,7 +405,9 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
                                           [facts[i] for i in candidates if i in facts], scope=only)
     if "temporal" in channels and time_range is not None:
         rankings["temporal"] = temporal_channel(store, bank, time_range[0], time_range[1], pool, only)
-    asked = slot_question(query) if "profile" in channels else None  # a question about a profile slot
+    # a question about a profile slot, read by the learned head whatever the bank's decision model:
+    # recall never calls an LLM
+    asked = slot_question(query) if "profile" in channels else None
     if asked is not None:
         slot_facts = profile_ranking(ctx, query, asked, only)
         if slot_facts and not asked.previous and _slot_may_be_stale(store, bank, asked.slot, slot_facts, rankings):

@@ -1,20 +1,26 @@
 """Which profile slot a question asks about: "내 생일 언제야?" → birthday, "What's my sister's name?"
-→ the sister's name, "나 전에 어디 살았지?" → city, before now.
+→ the sister's name, "나 전에 어디 살았지?" → city, before now; "생일 쿠폰 언제 나와요?" → none.
 
-A deterministic reading of a question, Korean and English: a slot by its cue words (생일 /
-birthday, 알레르기 / allergic, 직업 / job, 어디 살아 / live, …, the first slot whose cue the
-question holds, in the order below), the relative it is about by a relation word (언니, 엄마,
-my sister), and whether it asks about the past (전에, 원래, 처음에, before, used to). Who else it
-may name is left to the caller, which knows the people of the bank. A question with no slot cue is
-None: the profile channel then adds nothing.
+The reading is learned (:mod:`gieok.extract.slot_question_model`): the slot, whose it is (the
+person themselves, a relative by a kinship word of :data:`gieok.extract.slot_model.RELATIONS`, or a
+person named in the question) and whether it asks for an earlier value. A caller with a bank passes
+the bank's decision model (``BankContext.decisions()``), which then chooses the slot — the learned
+head by default, the bank's LLM where the bank asks for one; whose and before-now are the head's. A
+question that asks about no slot is None: the profile channel then adds nothing.
+
+:func:`mentions_slot` reads statements, not questions: whether a text uses a slot's cue word.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gieok.extract.slot_model import RELATIONS
+from gieok.extract.slot_question_model import slot_question_model
+
+if TYPE_CHECKING:
+    from gieok.providers.decisions import DecisionModel
 
 __all__ = ["SlotQuestion", "mentions_slot", "slot_question"]
 
@@ -24,9 +30,25 @@ class SlotQuestion:
     slot: str
     relation: str | None  # the relative asked about ("sister"); None: the person themselves or a named one
     previous: bool  # asks for an earlier value ("where did I live before?")
+    person: str | None = None  # the person the question names ("지민 씨는 어디 살아?" → 지민), if any
+    probability: float = 1.0  # of the slot, as the model that chose it gives it
 
 
-# (slot, cue pattern): the first that matches wins, so the narrower cues come first
+def slot_question(question: str, decisions: DecisionModel | None = None) -> SlotQuestion | None:
+    """The slot ``question`` asks about, or None; ``decisions`` (a bank's decision model) chooses the
+    slot when given (see the module docstring)."""
+    reading = slot_question_model().read(question)
+    slot, probability = reading.slot, reading.probability
+    if decisions is not None:
+        decision = decisions.decide("slot_question", question=question)
+        slot = None if decision.answer == "none" else decision.answer
+        probability = decision.probability
+    if slot is None:
+        return None
+    return SlotQuestion(slot, reading.relation, reading.previous, reading.person, probability)
+
+
+# a slot's cue words, for statements ("We moved!" speaks of the city): the first that matches wins
 _CUES: tuple[tuple[str, str], ...] = (
     ("nickname", r"별명|닉네임|애칭|뭐라고 불|nickname|\bcall(?:s|ed)? me\b|\bgo by\b"),
     ("birthday", r"생일|생신|태어난|birthday|\bbday\b|\bborn\b"),
@@ -42,28 +64,7 @@ _CUES: tuple[tuple[str, str], ...] = (
     ("preference", r"좋아하|좋아해|최애|즐겨|favou?rite|\blike[sd]?\b|\blove[sd]?\b|\benjoy"),
     ("name", r"이름|성함|\bname\b|\bcalled\b"),
 )
-_COMPILED = tuple((slot, re.compile(cue, re.IGNORECASE)) for slot, cue in _CUES)
-_CUE_OF = dict(_COMPILED)
-# strong past cues only: "how old", "my first day", "지난번에 말한" ask about the present as often
-_PAST = re.compile(r"(?<![0-9일주달년]\s)(?<![0-9일주달년])전에|예전|원래|처음에|이전|옛날|그 전|before|used to|"
-                   r"previous|originally|\bformer|at first", re.IGNORECASE)
-# the person themselves: a relation word after 내 / 제 / 우리 / my is whose relative it is
-_RELATION_WORD = re.compile(r"(?:(?:내|제|우리|저희)\s*)?(" + "|".join(
-    sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True)) + r")(?:'s|s)?(?![가-힣a-z])",
-    re.IGNORECASE)
-
-
-def slot_question(question: str) -> SlotQuestion | None:
-    """The slot ``question`` asks about, or None (see the module docstring)."""
-    text = " ".join(question.split())
-    slot = next((name for name, cue in _COMPILED if cue.search(text)), None)
-    if slot is None:
-        return None
-    match = _RELATION_WORD.search(text)
-    relation = RELATIONS.get(match.group(1).lower()) if match else None
-    return SlotQuestion(slot, relation, bool(_PAST.search(text)))
-
-
+_CUE_OF = {slot: re.compile(cue, re.IGNORECASE) for slot, cue in _CUES}
 _RELATED = {"job": ("job", "employer"), "employer": ("employer", "job")}
 
 

@@ -2,10 +2,11 @@
 and never write text.
 
 The engine's cheap judgments — is this text an instruction to the assistant, what kind of thing a
-name is (``entity_kind``), (next) does this statement update that one, which profile slot does it
-fill — are *tasks* (:data:`TASKS`): a question,
-its named inputs and its options. A decision model answers a task with one option and the probability
-it gives it (:class:`Decision`), and says who answered, so what the engine did can be explained.
+name is (``entity_kind``), which profile slot a question asks about (``slot_question``), which
+profile values a message states (:meth:`DecisionModel.read_profile`), (next) does this statement
+update that one — are *tasks* (:data:`TASKS`): a question, its named inputs and its options. A
+decision model answers a task with one option and the probability it gives it (:class:`Decision`),
+and says who answered, so what the engine did can be explained.
 
 Built-ins, registered like every provider (``gieok.providers.create("decision", name, ...)``):
 
@@ -55,6 +56,15 @@ TASKS: dict[str, Task] = {
         "organisation (company, school, team, institution), a thing (product, app, food, pet, work, event), or "
         "none (not a name: a common word, a role or form of address, a time)?",
         ("text", "mention", "start"), ("person", "place", "org", "thing", "none")),
+    # the options are gieok.extract.slot_model.SLOTS and "none" (a test pins them; providers import no extractor)
+    "slot_question": Task(
+        "slot_question",
+        "Which profile slot of a person (the asker, a relative, or someone named) does this question ask "
+        "the value of? Answer none when it asks about something else, even if it uses the slot's word "
+        "(a birthday coupon, allergy medicine, a company dinner).",
+        ("question",),
+        ("name", "nickname", "birthday", "allergy", "diet", "health", "job", "employer", "city", "family",
+         "preference", "none")),
 }
 
 
@@ -117,6 +127,8 @@ class LearnedDecisions(DecisionModel):
             return self._instruction(inputs["text"], inputs["trust"])
         if task.name == "entity_kind":
             return self._entity_kind(inputs["text"], inputs["mention"], inputs["start"])
+        if task.name == "slot_question":
+            return self._slot_question(inputs["question"])
         raise ConfigError(f"the learned decision model has no head for {task.name}")  # pragma: no cover
 
     def read_profile(self, text: str, context: str = "") -> list[SlotValue]:
@@ -147,6 +159,15 @@ class LearnedDecisions(DecisionModel):
         judgment = kind_model().judge(text, *span_at(text, mention, offset))
         return Decision("entity_kind", judgment.kind, judgment.probability, "learned",
                         f"{mention}: {judgment.kind} (p={judgment.probability:.2f})")
+
+    @staticmethod
+    def _slot_question(question: str) -> Decision:
+        from gieok.extract.slot_question_model import slot_question_model
+
+        reading = slot_question_model().read(question)
+        reason = f"{reading.slot or 'none'} (p={reading.probability:.2f}), whose {reading.whose}" + \
+            (", before now" if reading.previous else "")
+        return Decision("slot_question", reading.slot or "none", reading.probability, "learned", reason)
 
 
 @lru_cache(maxsize=1)
