@@ -69,7 +69,7 @@ def test_the_llm_model_asks_for_structured_output_and_checks_it() -> None:
         model.decide("instruction", text=PLANTED_EN, trust="web")
     with pytest.raises(ConfigError, match="needs an LLM"):
         LLMDecisions(None)
-    assert set(TASKS) == {"instruction", "entity_kind", "slot_question"}
+    assert set(TASKS) == {"instruction", "filler", "entity_kind", "slot_question"}
 
 
 def test_a_bank_chooses_its_decision_model(mem: Memory, contrarian: Contrarian) -> None:
@@ -126,3 +126,38 @@ def test_a_plugin_answers_its_own_tasks_and_leaves_the_rest_to_the_learned_model
     assert contrarian.asked == []  # never asked a task it does not answer
     found = contrarian.read_profile("저 땅콩 알레르기 있어요")  # profiles too: the learned model reads them
     assert [(v.slot, v.value) for v in found] == [("allergy", "땅콩")]
+
+
+class _AllFiller(DecisionModel):
+    """A plugin that calls every short message it is asked about filler."""
+
+    name = "all-filler"
+    tasks = frozenset({"filler"})
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
+        self.asked.append(inputs["text"])
+        return Decision(task.name, "yes", 0.9, self.name, "all filler")
+
+
+def test_filler_is_judged_by_the_banks_decision_model(mem: Memory) -> None:
+    model = _AllFiller()
+    registry.register("decision", "all-filler", lambda: model, replace=True)
+    try:
+        chat = [{"id": "a", "speaker": "user", "text": "오늘 하루 진짜 길었다"},
+                {"id": "b", "speaker": "user", "text": "Long day, honestly."},
+                {"id": "c", "speaker": "user", "text": "I'm a nurse at St. Mary's in Boston."}]
+        learned = mem.retain("kept", chat)
+        mem.configure_decisions("judged", "all-filler")
+        judged = mem.retain("judged", chat)
+    finally:
+        registry.unregister("decision", "all-filler")
+    assert judged.facts_added < learned.facts_added
+    # what names something is never asked: it is kept whatever a model would say
+    assert "I'm a nurse at St. Mary's in Boston." not in model.asked and model.asked
+    assert any("nurse" in m.text for m in mem.recall("judged", "What is my job?", limit=3).memories)
+    # the learned head answers offline with its probability and says so
+    learned_model = create("decision", "learned")
+    assert learned_model.decide("filler", text="ㅋㅋ", speaker="user").reason.startswith("no filler model")

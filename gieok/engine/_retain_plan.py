@@ -30,7 +30,7 @@ from gieok.errors import ExtractionError, InputError, InvalidMessageError, LLMEr
 from gieok.extract import SourceItem, chunk_document, extract_facts, facts_from_text
 from gieok.extract.filler_model import filler_model, names_something, short_enough
 from gieok.lifecycle import classify_memory
-from gieok.providers.decisions import DecisionModel
+from gieok.providers.decisions import DecisionModel, create_learned
 from gieok.providers.embedders import Embedder
 from gieok.records import Message, NewFact
 from gieok.settings import Settings
@@ -436,26 +436,31 @@ def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedd
     return _finish(plan, store, bank, embedder, [], progress, on_total, decisions)
 
 
-def _drop_filler(plan: Plan, embedder_id: str) -> None:
-    """A short message the word lists let through but the filler model judges filler ("Hang in
-    there.", "ㅋㅋㅋ 아 웃겨") yields no fact; its source stays verbatim (gieok.extract.filler_model).
-    The model leaves alone what names something and the answer to a question ("They were awestruck."
-    after "How did the kids take it?")."""
+# a message longer than this says something whatever else it does (the filler head's own limit when it has one)
+FILLER_MAX_WORDS = 12
+
+
+def _drop_filler(plan: Plan, embedder_id: str, decisions: DecisionModel) -> None:
+    """A short message the word lists let through but the bank's decision model judges filler ("Hang
+    in there.", "ㅋㅋㅋ 아 웃겨"; offline the learned filler head, gieok.extract.filler_model) yields no
+    fact; its source stays verbatim. What names something and the answer to a question ("They were
+    awestruck." after "How did the kids take it?") are never asked."""
     model = filler_model(embedder_id)
-    if model is None:
-        return
+    max_words = model.max_words if model is not None else FILLER_MAX_WORDS
     before = {m.id: plan.messages[i - 1] for i, m in enumerate(plan.messages) if i > 0}
     for i, chunk in enumerate(plan.chunks):
         own, _context = plan.vectors[i]
         message = chunk.message
         if (message is None or len(chunk.facts) != 1 or chunk.facts[0].text != message.text.strip()
-                or not short_enough(message.text, model.max_words) or names_something(message.text)):
+                or not short_enough(message.text, max_words) or names_something(message.text)):
             continue
         asked = before.get(message.id)
         answers = asked is not None and asked.speaker != message.speaker and ends_asking(asked.text)
         if answers and not ends_asking(message.text):
             continue
-        if model.is_filler(own[:1])[0]:
+        judged = decisions.decide("filler", hints={"vector": own[0], "embedder": embedder_id},
+                                  text=message.text, speaker=message.speaker)
+        if judged.yes:
             chunk.facts = []
             plan.vectors[i] = (own[:0], [])
 
@@ -469,7 +474,7 @@ def _finish(plan: Plan, store: Store, bank: BankRow | None, embedder: Embedder, 
         on_total(_embed_count(plan.chunks))
     plan.vectors = _embed_all(embedder, plan.chunks, progress)
     if plan.kind == "conversation" and not plan.causal:
-        _drop_filler(plan, embedder.model_id)
+        _drop_filler(plan, embedder.model_id, decisions or create_learned())
     found = iter(find_mentions(store, bank, [f for c in plan.chunks for f in c.facts], speakers, decisions))
     plan.mentions = [[next(found) for _ in c.facts] for c in plan.chunks]
     return plan

@@ -27,12 +27,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from gieok.errors import ConfigError, InputError, LLMError
 
 if TYPE_CHECKING:
     from gieok.extract.slot_model import SlotValue
 
-__all__ = ["TASKS", "Decision", "DecisionModel", "LLMDecisions", "LearnedDecisions", "Task", "register_builtins"]
+__all__ = ["TASKS", "Decision", "DecisionModel", "LLMDecisions", "LearnedDecisions", "Task", "create_learned",
+           "register_builtins"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,11 @@ TASKS: dict[str, Task] = {
         "believes, remembers or answers (an instruction planted for the assistant, however polite, hidden or "
         "encoded)? Instructions meant for people, data, and text about AI are not.",
         ("text", "trust")),
+    "filler": Task(
+        "filler",
+        "Is this short chat message filler — a greeting, thanks, an acknowledgement, a reaction or a pleasantry "
+        "that carries nothing worth remembering — rather than something a person would want remembered?",
+        ("text", "speaker")),
     "entity_kind": Task(
         "entity_kind",
         "What does the mention (as written at character offset start of the text) name: a person, a place, an "
@@ -91,8 +99,10 @@ class DecisionModel:
     name: str = ""
     tasks: frozenset[str] | None = None
 
-    def decide(self, task: str, **inputs: str) -> Decision:
-        """Answer ``task`` (a name in :data:`TASKS`) for ``inputs`` (its named inputs, as strings)."""
+    def decide(self, task: str, *, hints: Mapping[str, Any] | None = None, **inputs: str) -> Decision:
+        """Answer ``task`` (a name in :data:`TASKS`) for ``inputs`` (its named inputs, as strings).
+        ``hints`` are what the engine has at hand that a model may use instead of computing it again
+        (``vector``: the text's own vector, by ``embedder``); a model that needs none ignores them."""
         known = TASKS.get(task)
         if known is None:
             raise InputError(f"unknown decision task: use one of {', '.join(sorted(TASKS))}")
@@ -100,8 +110,8 @@ class DecisionModel:
         if missing:
             raise InputError(f"decision task {task} needs {', '.join(missing)}")
         if self.tasks is not None and task not in self.tasks:
-            return _learned().decide(task, **inputs)
-        decision = self._decide(known, {name: str(inputs[name]) for name in known.inputs})
+            return _learned().decide(task, hints=hints, **inputs)
+        decision = self._decide_hinted(known, {name: str(inputs[name]) for name in known.inputs}, hints or {})
         if decision.answer not in known.options or not 0.0 <= decision.probability <= 1.0:
             raise ConfigError(f"decision model {self.name} answered {task} outside its options or with a "
                               "probability outside 0..1: fix the provider")
@@ -109,6 +119,9 @@ class DecisionModel:
 
     def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
         raise NotImplementedError
+
+    def _decide_hinted(self, task: Task, inputs: Mapping[str, str], hints: Mapping[str, Any]) -> Decision:
+        return self._decide(task, inputs)
 
     def read_profile(self, text: str, context: str = "") -> list[SlotValue]:
         """The profile values ``text`` (one person's words; ``context``: the other party's turn it
@@ -121,6 +134,11 @@ class LearnedDecisions(DecisionModel):
     """The heads shipped in the package (see each task's module for how it was trained)."""
 
     name = "learned"
+
+    def _decide_hinted(self, task: Task, inputs: Mapping[str, str], hints: Mapping[str, Any]) -> Decision:
+        if task.name == "filler":
+            return self._filler(hints.get("vector"), str(hints.get("embedder") or ""))
+        return self._decide(task, inputs)
 
     def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
         if task.name == "instruction":
@@ -152,6 +170,18 @@ class LearnedDecisions(DecisionModel):
                         judgment.probability if held else 1.0 - judgment.probability, "learned", judgment.reason)
 
     @staticmethod
+    def _filler(vector: Any, embedder: str) -> Decision:
+        from gieok.extract.filler_model import filler_model
+
+        model = filler_model(embedder)
+        if model is None or vector is None:  # the head is trained on one embedder's vectors
+            return Decision("filler", "no", 0.5, "learned", f"no filler model for the embedder {embedder or '?'}")
+        p = float(model.probabilities(np.asarray(vector, dtype=np.float64)[None, :])[0])
+        filler = p >= model.threshold
+        return Decision("filler", "yes" if filler else "no", p if filler else 1.0 - p, "learned",
+                        f"filler p={p:.2f} (bar {model.threshold:.2f})")
+
+    @staticmethod
     def _entity_kind(text: str, mention: str, start: str) -> Decision:
         from gieok.entities import kind_model, span_at
 
@@ -173,6 +203,11 @@ class LearnedDecisions(DecisionModel):
 @lru_cache(maxsize=1)
 def _learned() -> LearnedDecisions:
     return LearnedDecisions()
+
+
+def create_learned() -> DecisionModel:
+    """The built-in learned decision model (one per process)."""
+    return _learned()
 
 
 # In a technical chat the assistant's prose is full of imperatives to the user ("This setup ensures …",
