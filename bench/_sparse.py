@@ -81,20 +81,21 @@ def softmax(z: np.ndarray) -> np.ndarray:
 
 
 def fit_softmax(x: Sparse, y: np.ndarray, classes: int, l2: float, steps: int = 150,
-                balance: float = 0.5, rate: float = 0.05,
-                dense: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+                balance: float = 0.5, rate: float = 0.05, dense: np.ndarray | None = None,
+                method: str = "adam") -> tuple[np.ndarray, ...]:
     """Multinomial L2 logistic regression; each class weighted by (1 / its share) ** ``balance``.
-    ``dense`` (rows x d), if given, is a block of dense features with weights of its own (returned third)."""
+    ``dense`` (rows x d), if given, is a block of dense features with weights of its own (returned third).
+    ``method`` "adam" (fewer steps: sparse features seen a few times move as fast as common ones) or
+    "momentum" (plain descent with momentum at rate 1, what the entity-kind and slot-question heads
+    were trained and measured with)."""
+    if method == "momentum":
+        return _fit_momentum(x, y, classes, l2, steps, balance)
     w, b = np.zeros((x.shape[1], classes)), np.zeros(classes)
     d = np.zeros((dense.shape[1], classes)) if dense is not None else None
     vd = np.zeros_like(d) if d is not None else None
     sd = np.zeros_like(d) if d is not None else None
     vw, vb = np.zeros_like(w), np.zeros_like(b)
-    counts = np.bincount(y, minlength=classes).astype(np.float64)
-    share = np.maximum(counts / counts.sum(), 1e-9)
-    weight = (1.0 / share) ** balance
-    weight = (weight / (weight[y].mean()))[y]
-    onehot = np.eye(classes)[y]
+    weight, onehot = _class_weights(y, classes, balance), np.eye(classes)[y]
     # Adam: sparse features seen a few times move as fast as common ones, so far fewer steps converge
     sw, sb = np.zeros_like(w), np.zeros_like(b)
     for step in range(1, steps + 1):
@@ -116,3 +117,26 @@ def fit_softmax(x: Sparse, y: np.ndarray, classes: int, l2: float, steps: int = 
         w = w - rate * correction * vw / (np.sqrt(sw) + 1e-8)
         b = b - rate * correction * vb / (np.sqrt(sb) + 1e-8)
     return (w, b) if d is None else (w, b, d)
+
+
+def _class_weights(y: np.ndarray, classes: int, balance: float) -> np.ndarray:
+    counts = np.bincount(y, minlength=classes).astype(np.float64)
+    share = np.maximum(counts / counts.sum(), 1e-9)
+    weight = (1.0 / share) ** balance
+    return np.asarray((weight / (weight[y].mean()))[y])
+
+
+def _fit_momentum(x: Sparse, y: np.ndarray, classes: int, l2: float, steps: int,
+                  balance: float) -> tuple[np.ndarray, np.ndarray]:
+    w, b = np.zeros((x.shape[1], classes)), np.zeros(classes)
+    vw, vb = np.zeros_like(w), np.zeros_like(b)
+    weight, onehot = _class_weights(y, classes, balance), np.eye(classes)[y]
+    for _ in range(steps):
+        p = softmax(x.dot(w) + b)
+        g = weight[:, None] * (p - onehot)
+        gw = x.tdot(g) / len(y) + l2 * w
+        gb = g.mean(axis=0)
+        vw = 0.9 * vw - gw
+        vb = 0.9 * vb - gb
+        w, b = w + vw, b + vb
+    return w, b

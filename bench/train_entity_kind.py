@@ -109,7 +109,7 @@ def main() -> None:
             for k, held in enumerate(folds):
                 train = np.concatenate([f for j, f in enumerate(folds) if j != k])
                 x, vocabulary = design([vectors[i] for i in train], min_count=args.min_count)
-                w, b = fit_softmax(x, y[train], len(KIND_OPTIONS), l2, balance=balance)
+                w, b = fit_softmax(x, y[train], len(KIND_OPTIONS), l2, steps=400, balance=balance, method="momentum")
                 oof[held] = softmax(design([vectors[i] for i in held], vocabulary)[0].dot(w) + b)
             accuracy = float((oof.argmax(axis=1) == y).mean())
             loss = float(-np.log(oof[np.arange(len(y)), y] + 1e-9).mean())
@@ -124,7 +124,7 @@ def main() -> None:
     report(items, [decide(p, none_bar)[0] for p in oof],
            f"chosen l2 {l2:g} balance {balance:g}, none bar {none_bar:.3f}, out of fold:")
     x, vocabulary = design(vectors, min_count=args.min_count)
-    w, b = fit_softmax(x, y, len(KIND_OPTIONS), l2, balance=balance)
+    w, b = fit_softmax(x, y, len(KIND_OPTIONS), l2, steps=400, balance=balance, method="momentum")
     kept = [name for name, i in vocabulary.items() if np.abs(w[i]).max() >= 5e-3]
     kept.sort()
     weights = np.array([w[vocabulary[n]] for n in kept])

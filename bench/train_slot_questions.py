@@ -67,7 +67,7 @@ def out_of_fold(vectors: list[dict[str, float]], y: np.ndarray, classes: int, fo
     for k in range(FOLDS):
         train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
         x, vocabulary = design([vectors[i] for i in train])
-        w, b = fit_softmax(x, y[train], classes, l2, steps=STEPS)
+        w, b = fit_softmax(x, y[train], classes, l2, steps=STEPS, method="momentum")
         xt, _ = design([vectors[i] for i in test], vocabulary)
         p[test] = softmax(xt.dot(w) + b)
     return p
@@ -123,7 +123,7 @@ def name_examples(rows: list[dict[str, object]]) -> tuple[list[dict[str, float]]
 def fit_all(vectors: list[dict[str, float]], y: np.ndarray, classes: int, l2: float,
             vocabulary: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     x, _ = design(vectors, vocabulary)
-    return fit_softmax(x, y, classes, l2, steps=STEPS)
+    return fit_softmax(x, y, classes, l2, steps=STEPS, method="momentum")
 
 
 def main() -> None:

@@ -31,8 +31,7 @@ STATED = [
     ("hi, this is Daniel Lee, I emailed last week about my order", "", "name", "Daniel Lee", "self", False),
     ("저는 간호사예요", "", "job", "간호사", "self", False),
     ("I'm allergic to peanuts", "", "allergy", "peanuts", "self", False),
-    pytest.param("I'm vegan", "", "diet", "vegan", "self", False,
-                 marks=pytest.mark.xfail(reason="a bare three-word statement: P 0.41, under the bar", strict=False)),
+    ("I'm vegan", "", "diet", "vegan", "self", False),
     ("12월 3일이요", "생일이 언제세요?", "birthday", "12월 3일", "self", False),
     ("정은비요", "성함이 어떻게 되세요?", "name", "정은비", "self", False),
     ("엄마 생일이 10월 2일이야", "", "birthday", "10월 2일", "mother", False),
@@ -60,7 +59,7 @@ def test_a_relative_is_a_family_member_of_the_speaker() -> None:
 NOTHING = [
     "생일 언제야?",
     "When's your birthday?",
-    pytest.param("간호사 되고 싶어", marks=pytest.mark.xfail(reason="a wish read as a job (P 0.73)", strict=False)),
+    "간호사 되고 싶어",
     "If I ever moved to Busan I'd get a dog",
     "생일 쿠폰은 생일 7일 전에 발급됩니다.",
     "알레르기 있는 사람 있어?",
