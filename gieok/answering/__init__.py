@@ -9,10 +9,13 @@ package is its deterministic part, with no model calls:
   says whether anything supported is left.
 - ``extractive_answer`` (``_extractive``) answers without an LLM by quoting the memory sentences that
   cover the question's content terms, and returns None below a calibrated sufficiency gate.
+- ``answerable_model`` (``_answerable``) is the learned head behind the ``answers`` decision: the
+  probability that a memory answers a question, and its sentence that does.
 - ``detect_language`` / ``not_in_memory`` / ``not_in_documents`` (``_language``) pick the answer
   language and phrase the refusal the caller gives when nothing supported remains.
 """
 
+from gieok.answering._answerable import AnswerableModel, Judgment, answerable_model
 from gieok.answering._check import AnswerCheck, CheckedQuote, check_answer, find_citations
 from gieok.answering._extractive import (
     MIN_SUPPORT,
@@ -29,14 +32,17 @@ from gieok.answering._quotes import Quote, QuoteCheck, find_quotes, is_checkable
 
 __all__ = [
     "MIN_SUPPORT",
+    "AnswerableModel",
     "AnswerCheck",
     "CheckedQuote",
     "EvidenceItem",
     "ExtractiveAnswer",
+    "Judgment",
     "Language",
     "Quote",
     "QuoteCheck",
     "Support",
+    "answerable_model",
     "check_answer",
     "detect_language",
     "extractive_answer",
