@@ -3,15 +3,14 @@ and offline reflect asking the bank's decision model (Korean and English)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-
 import pytest
+from conftest import ScriptedAnswers
 
 from gieok import Memory
 from gieok.answering import answerable_model
 from gieok.errors import LLMError
-from gieok.providers import create, registry
-from gieok.providers.decisions import TASKS, Decision, DecisionModel, LLMDecisions, Task
+from gieok.providers import create
+from gieok.providers.decisions import TASKS, LLMDecisions
 from gieok.providers.llms import ScriptedLLM
 
 WARRANTY = "전자제품은 배송일로부터 1년 동안 무상 수리가 가능합니다."
@@ -73,29 +72,6 @@ def test_an_llm_answers_the_task_with_structured_output() -> None:
         model.decide("answers", question="where do I work?", memory=JOB_EN, speaker="user")
 
 
-class Scripted(DecisionModel):
-    """A decision model that gives each memory the probability of the first word of ``sure`` it holds."""
-
-    name = "scripted-answers"
-
-    def __init__(self) -> None:
-        self.sure: dict[str, float] = {}
-        self.asked: list[Mapping[str, str]] = []
-
-    def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
-        self.asked.append(dict(inputs))
-        p = next((v for word, v in self.sure.items() if word in inputs["memory"]), 0.1)
-        return Decision(task.name, "yes" if p >= 0.5 else "no", p if p >= 0.5 else 1 - p, self.name, "scripted")
-
-
-@pytest.fixture
-def scripted() -> Iterator[Scripted]:
-    model = Scripted()
-    registry.register("decision", model.name, lambda: model, replace=True)
-    yield model
-    registry.unregister("decision", model.name)
-
-
 def _chat(mem: Memory, bank: str, *turns: tuple[str, str]) -> None:
     mem.retain(bank, messages=[{"id": f"m{i}", "speaker": who, "text": text,
                                 "timestamp": f"2026-05-04T10:0{i}:00+09:00"} for i, (who, text) in enumerate(turns)],
@@ -107,17 +83,17 @@ def _chat(mem: Memory, bank: str, *turns: tuple[str, str]) -> None:
     ("en", "Where do I work?", (("assistant", WARRANTY_EN), ("user", JOB_EN)), "Acme"),
 ])
 def test_reflect_answers_from_the_memory_the_decision_model_is_sure_of(
-        mem: Memory, scripted: Scripted, bank: str, question: str, turns: tuple[tuple[str, str], ...],
+        mem: Memory, scripted_answers: ScriptedAnswers, bank: str, question: str, turns: tuple[tuple[str, str], ...],
         answer_word: str) -> None:
     _chat(mem, bank, *turns)
-    mem.configure_decisions(bank, scripted.name)
-    scripted.sure = {answer_word: 0.93}
+    mem.configure_decisions(bank, "scripted-answers")
+    scripted_answers.sure = {answer_word: 0.93}
     result = mem.reflect(bank, question)
     assert result.supported and answer_word in result.answer and result.mode == "offline"
     asked = [s for s in result.steps if s["action"] == "decide answers"]
-    assert asked and all(s["provider"] == scripted.name for s in asked)
+    assert asked and all(s["provider"] == "scripted-answers" for s in asked)
     assert max(s["probability"] for s in asked) == pytest.approx(0.93)
-    assert all(a["question"] == question for a in scripted.asked)
+    assert all(a["question"] == question for a in scripted_answers.asked)
 
 
 @pytest.mark.parametrize(("bank", "question", "turns", "closest"), [
@@ -125,11 +101,11 @@ def test_reflect_answers_from_the_memory_the_decision_model_is_sure_of(
     ("en", "Where do I work?", (("assistant", WARRANTY_EN),), "Electronics"),
 ])
 def test_reflect_refuses_below_the_bar_and_says_what_it_found(
-        mem: Memory, scripted: Scripted, bank: str, question: str, turns: tuple[tuple[str, str], ...],
+        mem: Memory, scripted_answers: ScriptedAnswers, bank: str, question: str, turns: tuple[tuple[str, str], ...],
         closest: str) -> None:
     _chat(mem, bank, *turns)
-    mem.configure_decisions(bank, scripted.name)
-    scripted.sure = {closest: 0.3}
+    mem.configure_decisions(bank, "scripted-answers")
+    scripted_answers.sure = {closest: 0.3}
     result = mem.reflect(bank, question)
     assert not result.supported and result.refusal == "insufficient" and result.based_on == []
     assert closest in result.answer and "0.30" in result.answer

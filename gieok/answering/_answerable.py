@@ -16,7 +16,7 @@ Features, per sentence of the memory:
   holds; the question word's expected answer type (언제/when → a date, 어디/where → a place or name,
   몇/how many → a number, 누구/who → a name) crossed with what the sentence holds; whether the
   sentence is a question, a plan or wish, a greeting or thanks, or reads like a policy; who said it
-  (the user, the assistant, a document, someone named); whose it is (the question asks about "me",
+  (a person, the assistant, a document); whose it is (the question asks about "me",
   a relative or a named person, the sentence speaks of the speaker, a relative or another name); the
   past ("예전", "used to") on either side; and the sentence's last Korean endings / first English words.
 
@@ -39,9 +39,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from gieok.answering._answer_types import _WHEN
-from gieok.answering._extractive import question_terms
 from gieok.answering._speakers import is_agent
+from gieok.answering._terms import question_terms
 from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 from gieok.text.terms import keyword_terms
@@ -68,6 +67,16 @@ _WH = (
     ("number", re.compile(r"몇|얼마|\bhow (?:many|much|old|long|often)\b", re.IGNORECASE)),
     ("who", re.compile(r"누구|누가|이름|\bwho\b|\bwhose\b|\bname\b", re.IGNORECASE)),
     ("what", re.compile(r"뭐|무엇|무슨|어떤|어떻게|\bwhat\b|\bwhich\b|\bhow\b", re.IGNORECASE)),
+)
+_MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# a time the sentence places something at: "6월 7일", "그저께", "지난주 화요일", "last Friday", "in 2023"
+_WHEN = re.compile(
+    rf"\d+\s*(?:년|월|일|시|주)|(?:재작년|작년|올해|내년|어제|그저께|그제|엊그제|오늘|내일|모레|주말|지난|이번|다음|"
+    rf"[월화수목금토일]요일|아침|저녁|새벽|오전|오후|봄|여름|가을|겨울|연말|연초|초순|중순|하순)|"
+    rf"\b(?:{_MONTHS}|{_WEEKDAYS}|yesterday|today|tonight|tomorrow|weekend|ago|last|next|since|"
+    rf"(?:19|20)\d\d|morning|evening|spring|summer|autumn|fall|winter)\b",
+    re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|hundred)\b|"
                      r"(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|스무)\s*(?:살|명|개|번|달|년|시간|마리)",
@@ -135,10 +144,12 @@ def _holds(text: str) -> dict[str, bool]:
 
 
 def _who(speaker: str) -> str:
+    """user (any person: "user" or a name in a group chat), assistant, document, or none. A person's name
+    is not a feature of its own: which names the training set's group chats used says nothing."""
     low = (speaker or "").strip().lower()
-    if low in ("user", "human", "customer", "document"):
-        return low if low != "human" else "user"
-    return "assistant" if is_agent(low) else ("none" if not low else "named")
+    if low == "document":
+        return low
+    return "assistant" if is_agent(low) else ("none" if not low else "user")
 
 
 def _endings(text: str) -> list[str]:
@@ -184,7 +195,8 @@ def lexical_features(question: str, text: str, speaker: str) -> dict[str, float]
         f[f"m_self|asks:{asker}"] = 1.0
     q_names, m_names = _names(question), _names(text)
     if q_names:
-        f["q_name_in_m"] = float(any(n in text for n in q_names))
+        # a name the question asks about is in the sentence, or is who said it ("수아" said "고양이 이름은 두부야")
+        f["q_name_in_m"] = float(any(n in text or n in speaker for n in q_names))
     if m_names - q_names and not q_names:
         f[f"m_other_name|wh:{wh}"] = 1.0
     past_q, past_m = bool(_PAST.search(question)), bool(_PAST.search(text))
