@@ -96,9 +96,12 @@ def test_reflect_answers_from_the_memory_the_decision_model_is_sure_of(
     assert all(a["question"] == question for a in scripted_answers.asked)
 
 
+COUPON_EN = "Birthday coupons are issued 7 days before your birthday."
+
+
 @pytest.mark.parametrize(("bank", "question", "turns", "closest"), [
     ("ko", "내 생일 언제야?", (("assistant", COUPON),), "생일 쿠폰"),
-    ("en", "Where do I work?", (("assistant", WARRANTY_EN),), "Electronics"),
+    ("en", "When is my birthday?", (("assistant", COUPON_EN),), "Birthday coupons"),
 ])
 def test_reflect_refuses_below_the_bar_and_says_what_it_found(
         mem: Memory, scripted_answers: ScriptedAnswers, bank: str, question: str, turns: tuple[tuple[str, str], ...],
@@ -108,9 +111,9 @@ def test_reflect_refuses_below_the_bar_and_says_what_it_found(
     scripted_answers.sure = {closest: 0.3}
     result = mem.reflect(bank, question)
     assert not result.supported and result.refusal == "insufficient" and result.based_on == []
-    assert closest in result.answer and "0.30" in result.answer
+    assert closest in result.answer and "0.30" in result.answer and "scripted-answers" in result.answer
     asked = [s for s in result.steps if s["action"] == "decide answers"]
-    assert asked[0]["answer"] == "no" and asked[0]["probability"] == pytest.approx(0.3)
+    assert asked[0]["answer"] == "no" and asked[0]["probability"] == pytest.approx(0.3) and not asked[0]["kept"]
 
 
 @pytest.mark.parametrize(("bank", "question", "policy", "said", "needle"), [
@@ -118,7 +121,12 @@ def test_reflect_refuses_below_the_bar_and_says_what_it_found(
     ("en", "Where do I work?", WARRANTY_EN, JOB_EN, "Acme Robotics"),
 ])
 def test_the_learned_model_keeps_reflect_off_a_policy_line(
-        mem: Memory, bank: str, question: str, policy: str, said: str, needle: str) -> None:
+        db_path: str, bank: str, question: str, policy: str, said: str, needle: str) -> None:
+    with Memory(db_path, embedder="e5-small") as mem:
+        _policy_then_said(mem, bank, question, policy, said, needle)
+
+
+def _policy_then_said(mem: Memory, bank: str, question: str, policy: str, said: str, needle: str) -> None:
     mem.retain(bank, text=policy, document_id="policy.txt")
     only_policy = mem.reflect(bank, question)
     assert not only_policy.supported, only_policy.answer

@@ -13,7 +13,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import ScriptedAnswers
 from pdf_fixture import image_only_pdf, make_pdf
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 
@@ -297,10 +296,7 @@ def test_every_format_is_recalled_with_its_location(kb: Memory) -> None:
     assert note.location is not None and "section" not in note.location and "page" not in note.location
 
 
-def test_reflect_quotes_the_chunk_and_cites_page_and_section(kb: Memory, scripted_answers: ScriptedAnswers) -> None:
-    # how reflect cites a document's memory, whatever decision model judged it the answer
-    kb.configure_decisions("kb", "scripted-answers")
-    scripted_answers.sure = {"3일이 더 걸립니다": 0.9, "할인 상품은 환불되지": 0.9, "two years from delivery": 0.9}
+def test_reflect_quotes_the_chunk_and_cites_page_and_section(kb: Memory) -> None:
     answer = kb.reflect("kb", "제주 지역은 배송이 며칠 더 걸리나요?")
     assert answer.supported and "policy.pdf, p. 4" in answer.answer
     assert "제주 지역은 배송에 3일이 더 걸립니다" in answer.answer
@@ -414,31 +410,52 @@ def test_reflect_with_an_llm_refuses_in_document_words_when_no_quote_survives(db
     assert not result.supported and result.answer.startswith("이 문서들에는 없어요")
 
 
-PAGES_WITH_TITLES = [["사내 복리후생 안내", "이 안내는 2026년 1월 1일부터 적용됩니다."],
-                     ["Billing", "Invoices are issued on the first business day of each month."]]
+# -- the extractive answer over document memories (gieok.answering) ----------------------------
+def test_a_heading_is_never_the_answer_and_lends_its_section_to_the_lines_under_it() -> None:
+    from gieok.answering import EvidenceItem, extractive_answer
+
+    warranty = EvidenceItem("f-1", "What is not covered\n\n- Damage caused by water or by dropping the lamp.", 1.0,
+                            headings=("Lumen Lamp Warranty", "What is not covered"))
+    answer = extractive_answer("Is water damage covered by the warranty?", [warranty])
+    assert answer is not None and answer.quotes == [("f-1", "- Damage caused by water or by dropping the lamp.")]
+    title = EvidenceItem("f-2", "사내 복리후생 안내\n\n정규직과 계약직 직원 모두 대상입니다.", 1.0,
+                         headings=("사내 복리후생 안내",))
+    quoted = extractive_answer("사내 복리후생 안내는 누가 대상인가요?", [title])
+    assert quoted is not None and [q for _, q in quoted.quotes] == ["정규직과 계약직 직원 모두 대상입니다."]
+    # without the heading path the same text gives no section credit: the question is not covered
+    assert extractive_answer("Is water damage covered by the warranty?",
+                             [EvidenceItem("f-1", warranty.text, 1.0)]) is None
 
 
-@pytest.mark.parametrize(("question", "sentence", "page"), [
-    ("복리후생 안내는 언제부터 적용되나요?", "이 안내는 2026년 1월 1일부터 적용됩니다.", "p. 1"),
-    pytest.param("When are billing invoices issued?", "Invoices are issued on the first business day of each month.",
-                 "p. 2", marks=pytest.mark.xfail(strict=True, reason="the learned answerability head refuses it")),
-])
-def test_a_pdf_page_title_is_not_quoted_as_the_answer(db_path: str, question: str, sentence: str, page: str) -> None:
-    with Memory(db_path, embedder="e5-small") as mem:  # the learned head with vectors picks the sentence
-        mem.ingest("kb", make_pdf(PAGES_WITH_TITLES), document_id="welfare.pdf")
-        answer = mem.reflect("kb", question)
-    assert answer.supported and sentence in answer.answer and f"(welfare.pdf, {page})" in answer.answer
-    assert [q for b in answer.based_on for q in b["quotes"]] == [sentence]
+def test_a_table_header_lends_its_words_to_every_row_and_is_not_an_answer() -> None:
+    from gieok.answering import EvidenceItem, extractive_answer
+
+    meals = EvidenceItem("f-1", "Meal | Daily limit\nBreakfast | 15 euros\nLunch | 25 euros\nDinner | 40 euros", 1.0)
+    answer = extractive_answer("What is the daily limit for dinner?", [meals])
+    assert answer is not None and answer.quotes == [("f-1", "Dinner | 40 euros")]
+    fees = EvidenceItem("f-2", "상품 종류 | 교환 배송비\n의류 | 무료\n가구 | 30,000원", 1.0)
+    korean = extractive_answer("가구 교환 배송비는 얼마인가요?", [fees])
+    assert korean is not None and korean.quotes == [("f-2", "가구 | 30,000원")]
+
+
+def test_a_pdf_page_title_is_not_quoted_as_the_answer(mem: Memory) -> None:
+    pages = [["사내 복리후생 안내", "이 안내는 2026년 1월 1일부터 적용됩니다."],
+             ["Billing", "Invoices are issued on the first business day of each month."]]
+    mem.ingest("kb", make_pdf(pages), document_id="welfare.pdf")
+    korean = mem.reflect("kb", "복리후생 안내는 언제부터 적용되나요?")
+    assert korean.supported and "2026년 1월 1일부터 적용됩니다" in korean.answer
+    assert "(welfare.pdf, p. 1)" in korean.answer
+    assert [q for b in korean.based_on for q in b["quotes"]] == ["이 안내는 2026년 1월 1일부터 적용됩니다."]
+    english = mem.reflect("kb", "When are billing invoices issued?")
+    assert english.supported and "first business day of each month" in english.answer and "p. 2" in english.answer
 
 
 # -- the same on PostgreSQL ---------------------------------------------------------------------
 def test_ingest_recall_and_reingest_on_postgres(pg_dsn_factory: object,  # noqa: F811
-                                                fake_embedder: object, scripted_answers: ScriptedAnswers) -> None:
+                                                fake_embedder: object) -> None:
     from gieok.store import PostgresStore
 
-    scripted_answers.sure = {"할인 상품은 환불되지": 0.9}
-    with Memory(store=PostgresStore(pg_dsn_factory()), embedder="fake",  # type: ignore[operator]
-                decision_model="scripted-answers") as pg:
+    with Memory(store=PostgresStore(pg_dsn_factory()), embedder="fake") as pg:  # type: ignore[operator]
         pg.ingest("kb", make_pdf(PAGES), document_id="policy.pdf")
         pg.ingest("kb", MARKDOWN.encode(), document_id="refund.md")
         page = next(m for m in pg.recall("kb", "제주 배송 3일").memories if m.source_id == "policy.pdf")

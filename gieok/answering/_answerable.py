@@ -39,8 +39,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from gieok.answering._answer_types import _WHEN
+from gieok.answering._extractive import question_terms
 from gieok.answering._speakers import is_agent
-from gieok.answering._terms import question_terms
 from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 from gieok.text.terms import keyword_terms
@@ -67,16 +68,6 @@ _WH = (
     ("number", re.compile(r"몇|얼마|\bhow (?:many|much|old|long|often)\b", re.IGNORECASE)),
     ("who", re.compile(r"누구|누가|이름|\bwho\b|\bwhose\b|\bname\b", re.IGNORECASE)),
     ("what", re.compile(r"뭐|무엇|무슨|어떤|어떻게|\bwhat\b|\bwhich\b|\bhow\b", re.IGNORECASE)),
-)
-_MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
-_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-# a time the sentence places something at: "6월 7일", "그저께", "지난주 화요일", "last Friday", "in 2023"
-_WHEN = re.compile(
-    rf"\d+\s*(?:년|월|일|시|주)|(?:재작년|작년|올해|내년|어제|그저께|그제|엊그제|오늘|내일|모레|주말|지난|이번|다음|"
-    rf"[월화수목금토일]요일|아침|저녁|새벽|오전|오후|봄|여름|가을|겨울|연말|연초|초순|중순|하순)|"
-    rf"\b(?:{_MONTHS}|{_WEEKDAYS}|yesterday|today|tonight|tomorrow|weekend|ago|last|next|since|"
-    rf"(?:19|20)\d\d|morning|evening|spring|summer|autumn|fall|winter)\b",
-    re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|hundred)\b|"
                      r"(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|스무)\s*(?:살|명|개|번|달|년|시간|마리)",

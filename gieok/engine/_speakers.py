@@ -1,7 +1,7 @@
 """Who counts as the agent side of a conversation (its facts are ``experience``, not ``world``).
 
-The list lives with the answering components (``gieok.answering._speakers``), whose answerability
-head also reads who said a memory; the engine reads it from there.
+The list lives with the answering components (``gieok.answering._speakers``), which also need it to
+prefer a person's own statement over an agent's echo; the engine reads it from there.
 """
 
 from __future__ import annotations
