@@ -99,21 +99,22 @@ def test_reflect_answers_from_the_memory_the_decision_model_is_sure_of(
 COUPON_EN = "Birthday coupons are issued 7 days before your birthday."
 
 
-@pytest.mark.parametrize(("bank", "question", "turns", "closest"), [
-    ("ko", "내 생일 언제야?", (("assistant", COUPON),), "생일 쿠폰"),
-    ("en", "When is my birthday?", (("assistant", COUPON_EN),), "Birthday coupons"),
+@pytest.mark.parametrize(("bank", "question", "turns", "closest", "probability"), [
+    ("ko", "내 생일 언제야?", (("assistant", COUPON),), "생일 쿠폰", 0.3),  # below the Korean bar, 0.5
+    ("en", "When is my birthday?", (("assistant", COUPON_EN),), "Birthday coupons", 0.05),  # below 0.1
 ])
 def test_reflect_refuses_below_the_bar_and_says_what_it_found(
         mem: Memory, scripted_answers: ScriptedAnswers, bank: str, question: str, turns: tuple[tuple[str, str], ...],
-        closest: str) -> None:
+        closest: str, probability: float) -> None:
     _chat(mem, bank, *turns)
     mem.configure_decisions(bank, "scripted-answers")
-    scripted_answers.sure = {closest: 0.3}
+    scripted_answers.sure = {closest: probability}
     result = mem.reflect(bank, question)
     assert not result.supported and result.refusal == "insufficient" and result.based_on == []
-    assert closest in result.answer and "0.30" in result.answer and "scripted-answers" in result.answer
+    assert closest in result.answer and f"{probability:.2f}" in result.answer and "scripted-answers" in result.answer
     asked = [s for s in result.steps if s["action"] == "decide answers"]
-    assert asked[0]["answer"] == "no" and asked[0]["probability"] == pytest.approx(0.3) and not asked[0]["kept"]
+    assert asked[0]["answer"] == "no" and asked[0]["probability"] == pytest.approx(probability)
+    assert not asked[0]["kept"]
 
 
 @pytest.mark.parametrize(("bank", "question", "policy", "said", "needle"), [
