@@ -3,10 +3,13 @@ what memory does not hold?
 
 On LoCoMo-format data (default: the public LoCoMo slice in ../shared/bench), each conversation is
 retained into its own bank and every question is asked with ``Memory.reflect`` (no LLM: the
-extractive answer with its sufficiency gate). Reported per category:
+answer quotes the sentence of a memory the bank's decision model says answers, or refuses). Reported
+per category:
 
 * **answered** — share of questions given an answer rather than "not in memory";
 * **grounded** — share of questions answered with at least one quoted memory from an evidence turn;
+* **wrong** — share answered with no quote from an evidence turn (right = grounded; refused =
+  1 − answered);
 * **grounded / answered** — of the answered questions, the share so grounded (how often an answer
   rests on the turns the question is about);
 * **gold in answer** — share whose answer text contains the reference answer (normalised; only for
@@ -109,6 +112,7 @@ def main() -> None:
                 for bucket in ("all", CATEGORIES[q.category]):
                     stats[bucket]["answered"].append(float(result.supported))
                     stats[bucket]["grounded"].append(float(grounded))
+                    stats[bucket]["wrong"].append(float(result.supported and not grounded))
                     if result.supported:
                         stats[bucket]["grounded / answered"].append(float(grounded))
                     hit = _gold_hit(result.answer if result.supported else "", gold.get(q.question, ""))
@@ -142,7 +146,8 @@ def main() -> None:
                          ensure_ascii=False, indent=2))
         return
     table = Table(title=f"Reflect offline ({args.embedder}) on {Path(args.data).name}")
-    for column in ("questions", "n", "answered", "grounded", "grounded / answered", "gold in answer (n)", "refused"):
+    for column in ("questions", "n", "answered", "grounded", "wrong", "grounded / answered", "gold in answer (n)",
+                   "refused"):
         table.add_column(column, justify="left" if column == "questions" else "right")
     for bucket in ("all", *CATEGORIES.values(), "adversarial"):
         if bucket not in rows:
@@ -151,7 +156,8 @@ def main() -> None:
         n = r.get("answered", r.get("refused", ("-", 0)))[1]
         gold_cell = f"{r['gold in answer'][0]} ({r['gold in answer'][1]})" if "gold in answer" in r else "-"
         table.add_row(bucket, str(n), r.get("answered", ("-", 0))[0], r.get("grounded", ("-", 0))[0],
-                      r.get("grounded / answered", ("-", 0))[0], gold_cell, r.get("refused", ("-", 0))[0])
+                      r.get("wrong", ("-", 0))[0], r.get("grounded / answered", ("-", 0))[0], gold_cell,
+                      r.get("refused", ("-", 0))[0])
     console.print(table)
     console.print(f"{elapsed:.0f} s in all (retain included unless --db held the banks already)")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +11,7 @@ import pytest
 
 from gieok import Memory
 from gieok.providers import registry
+from gieok.providers.decisions import Decision, DecisionModel, LearnedDecisions, Task
 from gieok.providers.embedders import Embedder
 from gieok.text.terms import keyword_terms
 
@@ -56,6 +57,37 @@ def fake_embedder() -> Iterator[FakeEmbedder]:
     registry.register("embedder", "fake", lambda: embedder, replace=True)
     yield embedder
     registry.unregister("embedder", "fake")
+
+
+class ScriptedAnswers(DecisionModel):
+    """A decision model for the ``answers`` task: a memory holding a word of ``sure`` answers with its
+    probability, any other with 0.1; every other task is the learned model's. Tests of what reflect does
+    with a decision (quote, cite, refuse, skip a replaced version) use it, so they do not hang on what
+    the learned head makes of a sentence (tests/test_answerable.py tests that)."""
+
+    name = "scripted-answers"
+
+    def __init__(self) -> None:
+        self.sure: dict[str, float] = {}
+        self.asked: list[dict[str, str]] = []
+        self.learned = LearnedDecisions()
+
+    def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
+        if task.name != "answers":
+            return self.learned.decide(task.name, **inputs)
+        self.asked.append(dict(inputs))
+        p = next((v for word, v in self.sure.items() if word in inputs["memory"]), 0.1)
+        return Decision(task.name, "yes" if p >= 0.5 else "no", p if p >= 0.5 else 1 - p, self.name, "scripted")
+
+
+@pytest.fixture
+def scripted_answers() -> Iterator[ScriptedAnswers]:
+    """Register :class:`ScriptedAnswers`; choose it with ``configure_decisions(bank, "scripted-answers")``
+    or ``Memory(..., decision_model="scripted-answers")``."""
+    model = ScriptedAnswers()
+    registry.register("decision", model.name, lambda: model, replace=True)
+    yield model
+    registry.unregister("decision", model.name)
 
 
 @pytest.fixture

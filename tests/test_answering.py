@@ -25,8 +25,9 @@ from gieok.text.korean import has_hangul
 
 def test_public_names() -> None:
     assert answering.__all__ == [
-        "MIN_SUPPORT", "AnswerCheck", "CheckedQuote", "EvidenceItem", "ExtractiveAnswer", "Language",
-        "Quote", "QuoteCheck", "Support", "check_answer", "detect_language", "extractive_answer", "find_citations",
+        "MIN_SUPPORT", "AnswerCheck", "AnswerableModel", "CheckedQuote", "EvidenceItem", "ExtractiveAnswer",
+        "Judgment", "Language", "Quote", "QuoteCheck", "Support", "answerable_model", "check_answer",
+        "detect_language", "extractive_answer", "find_citations",
         "find_quotes", "is_checkable", "not_in_documents", "not_in_memory", "question_entities", "question_terms",
         "question_topic", "support", "verify_quote",
     ]

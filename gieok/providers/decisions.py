@@ -1,12 +1,12 @@
 """Decision models: providers that answer the engine's multiple-choice questions with a probability,
 and never write text.
 
-The engine's cheap judgments — is this text an instruction to the assistant, what kind of thing a
-name is (``entity_kind``), which profile slot a question asks about (``slot_question``), which
-profile values a message states (:meth:`DecisionModel.read_profile`), (next) does this statement
-update that one — are *tasks* (:data:`TASKS`): a question, its named inputs and its options. A
-decision model answers a task with one option and the probability it gives it (:class:`Decision`),
-and says who answered, so what the engine did can be explained.
+The engine's cheap judgments — is this text an instruction to the assistant, is this short message
+filler, what kind of thing a name is, which profile slot a question asks about, does this memory
+answer this question, which profile values a message states (:meth:`DecisionModel.read_profile`),
+(next) does this statement update that one — are *tasks* (:data:`TASKS`): a question, its named
+inputs and its options. A decision model answers a task with one option and the probability it
+gives it (:class:`Decision`), and says who answered, so what the engine did can be explained.
 
 Built-ins, registered like every provider (``gieok.providers.create("decision", name, ...)``):
 
@@ -17,7 +17,9 @@ Built-ins, registered like every provider (``gieok.providers.create("decision", 
   through the ``openai`` LLM provider with its ``base_url``. It is slower and costs tokens; it may
   know more.
 
-A plugin subclasses :class:`DecisionModel` and implements ``_decide``.
+A plugin subclasses :class:`DecisionModel` and implements ``_decide``. The engine may pass ``hints``
+with a task — what it already holds that a model can use without being asked for it (the bank's
+embedder, for ``answers``); a plugin that wants them overrides ``_decide_with``, others never see them.
 """
 
 from __future__ import annotations
@@ -73,6 +75,12 @@ TASKS: dict[str, Task] = {
         ("question",),
         ("name", "nickname", "birthday", "allergy", "diet", "health", "job", "employer", "city", "family",
          "preference", "none")),
+    "answers": Task(
+        "answers",
+        "Does this memory answer the question, as it is asked: about the same person or thing (not someone "
+        "else's, not a policy or a greeting about the topic), the attribute asked (not another one), and a "
+        "statement of fact (not a question, a plan or a wish)? speaker is who said the memory.",
+        ("question", "memory", "speaker")),
 }
 
 
@@ -85,6 +93,9 @@ class Decision:
     probability: float
     provider: str
     reason: str = ""
+    # the part of an input the answer rests on, when the model can point at it (answers: the sentence
+    # of the memory that answers); None: the whole input
+    span: str | None = None
 
     @property
     def yes(self) -> bool:
@@ -102,7 +113,7 @@ class DecisionModel:
     def decide(self, task: str, *, hints: Mapping[str, Any] | None = None, **inputs: str) -> Decision:
         """Answer ``task`` (a name in :data:`TASKS`) for ``inputs`` (its named inputs, as strings).
         ``hints`` are what the engine has at hand that a model may use instead of computing it again
-        (``vector``: the text's own vector, by ``embedder``); a model that needs none ignores them."""
+        (``vector``: the text's own vector; ``embedder``: the bank's); a model that needs none ignores them."""
         known = TASKS.get(task)
         if known is None:
             raise InputError(f"unknown decision task: use one of {', '.join(sorted(TASKS))}")
@@ -111,17 +122,17 @@ class DecisionModel:
             raise InputError(f"decision task {task} needs {', '.join(missing)}")
         if self.tasks is not None and task not in self.tasks:
             return _learned().decide(task, hints=hints, **inputs)
-        decision = self._decide_hinted(known, {name: str(inputs[name]) for name in known.inputs}, hints or {})
+        decision = self._decide_with(known, {name: str(inputs[name]) for name in known.inputs}, hints or {})
         if decision.answer not in known.options or not 0.0 <= decision.probability <= 1.0:
             raise ConfigError(f"decision model {self.name} answered {task} outside its options or with a "
                               "probability outside 0..1: fix the provider")
         return decision
 
+    def _decide_with(self, task: Task, inputs: Mapping[str, str], hints: Mapping[str, Any]) -> Decision:
+        return self._decide(task, inputs)
+
     def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
         raise NotImplementedError
-
-    def _decide_hinted(self, task: Task, inputs: Mapping[str, str], hints: Mapping[str, Any]) -> Decision:
-        return self._decide(task, inputs)
 
     def read_profile(self, text: str, context: str = "") -> list[SlotValue]:
         """The profile values ``text`` (one person's words; ``context``: the other party's turn it
@@ -135,9 +146,11 @@ class LearnedDecisions(DecisionModel):
 
     name = "learned"
 
-    def _decide_hinted(self, task: Task, inputs: Mapping[str, str], hints: Mapping[str, Any]) -> Decision:
+    def _decide_with(self, task: Task, inputs: Mapping[str, str], hints: Mapping[str, Any]) -> Decision:
         if task.name == "filler":
             return self._filler(hints.get("vector"), str(hints.get("embedder") or ""))
+        if task.name == "answers":
+            return self._answers(inputs["question"], inputs["memory"], inputs["speaker"], hints.get("embedder"))
         return self._decide(task, inputs)
 
     def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
@@ -147,6 +160,10 @@ class LearnedDecisions(DecisionModel):
             return self._entity_kind(inputs["text"], inputs["mention"], inputs["start"])
         if task.name == "slot_question":
             return self._slot_question(inputs["question"])
+        if task.name == "answers":
+            return self._answers(inputs["question"], inputs["memory"], inputs["speaker"], None)
+        if task.name == "filler":
+            return self._filler(None, "")
         raise ConfigError(f"the learned decision model has no head for {task.name}")  # pragma: no cover
 
     def read_profile(self, text: str, context: str = "") -> list[SlotValue]:
@@ -156,6 +173,15 @@ class LearnedDecisions(DecisionModel):
         if model is None:  # pragma: no cover - the package ships its weights
             raise ConfigError("gieok/data/slots.npz is missing: reinstall gieok, or run make train-slots")
         return [v for v in model.extract(text, context) if v.holder != "other"]
+
+    @staticmethod
+    def _answers(question: str, memory: str, speaker: str, embedder: Any) -> Decision:
+        from gieok.answering import answerable_model
+
+        judgment = answerable_model().judge(question, memory, speaker, embedder)
+        p = judgment.probability
+        return Decision("answers", "yes" if judgment.answers else "no", p if judgment.answers else 1.0 - p,
+                        "learned", judgment.reason, judgment.sentence)
 
     @staticmethod
     def _instruction(text: str, trust: str) -> Decision:
