@@ -23,6 +23,7 @@ measured on ``bench/data/profile_blind.jsonl``, written apart; shipped as ``gieo
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ __all__ = ["HOLDERS", "MULTI_VALUED", "RELATIONS", "SLOTS", "SlotModel", "SlotVa
 SLOTS = ("name", "nickname", "birthday", "allergy", "diet", "health", "job", "employer", "city", "family", "preference")
 MULTI_VALUED = frozenset({"allergy", "health", "family", "preference"})
 HOLDERS = ("self", "relative", "other")
-MAX_SPAN = 6
+MAX_SPAN = 4
 
 RELATIONS: dict[str, str] = {
     "언니": "sister", "누나": "sister", "여동생": "sister", "sister": "sister", "sis": "sister",
@@ -188,46 +189,59 @@ def _lemma(token: Token) -> str:
     return token.lemma.lower()
 
 
+class _Sentence(NamedTuple):
+    """What every candidate of one sentence shares, computed once."""
+
+    lemmas: list[str]
+    content: list[bool]  # a content word (not a sign): the sentence's other words
+    asks: bool
+
+
+def _sentence(toks: Sequence[Token], sentence: str) -> _Sentence:
+    return _Sentence([_lemma(t) for t in toks], [_content(t) and t.tag != "SP" for t in toks], _asks(sentence))
+
+
 def slot_features(toks: Sequence[Token], i: int, j: int, sentence: str, context: str, role: str,
-                  context_lemmas: Sequence[str] = ()) -> dict[str, float]:
+                  context_lemmas: Sequence[str] = (), shared: _Sentence | None = None) -> dict[str, float]:
     """What the slot head sees of the candidate ``toks[i:j]`` in its sentence."""
+    read = shared if shared is not None else _sentence(toks, sentence)
+    lemmas = read.lemmas
     f: dict[str, float] = {"bias": 1.0, f"len={min(j - i, 4)}": 1.0, f"role={role}": 1.0}
     span = toks[i:j]
-    shape = " ".join(_shape(t) for t in span)
-    f[f"shape={shape}"] = 1.0
-    for t in span:
-        f[f"w={_lemma(t)}"] = 1.0
-    f[f"first={_lemma(span[0])}"] = 1.0
-    f[f"last={_lemma(span[-1])}"] = 1.0
+    f["shape=" + " ".join(_shape(t) for t in span)] = 1.0
+    for k in range(i, j):
+        f["w=" + lemmas[k]] = 1.0
+    f["first=" + lemmas[i]] = 1.0
+    f["last=" + lemmas[j - 1]] = 1.0
     if any(ch.isdigit() for t in span for ch in t.form):
         f["digit"] = 1.0
+    n = len(toks)
     for k in (1, 2, 3):
-        left = toks[i - k] if i - k >= 0 else None
-        right = toks[j + k - 1] if j + k - 1 < len(toks) else None
-        f[f"L{k}={_lemma(left) if left else '^'}"] = 1.0
-        f[f"R{k}={_lemma(right) if right else '$'}"] = 1.0
+        left, right = i - k, j + k - 1
+        f[f"L{k}={lemmas[left] if left >= 0 else '^'}"] = 1.0
+        f[f"R{k}={lemmas[right] if right < n else '$'}"] = 1.0
         if k <= 2:
-            f[f"LT{k}={left.tag if left else '^'}"] = 1.0
-            f[f"RT{k}={right.tag if right else '$'}"] = 1.0
-    f[f"L1R1={_lemma(toks[i - 1]) if i else '^'}|{_lemma(toks[j]) if j < len(toks) else '$'}"] = 1.0
+            f[f"LT{k}={toks[left].tag if left >= 0 else '^'}"] = 1.0
+            f[f"RT{k}={toks[right].tag if right < n else '$'}"] = 1.0
+    f[f"L1R1={lemmas[i - 1] if i else '^'}|{lemmas[j] if j < n else '$'}"] = 1.0
     kind = _kind(span)
-    f[f"kind={kind}"] = 1.0
-    others = [t for k, t in enumerate(toks) if (k < i or k >= j) and _content(t) and t.tag != "SP"]
-    near = [t for k, t in enumerate(toks) if (i - 6 <= k < i or j <= k < j + 6) and t.tag != "SP"]
+    f["kind=" + kind] = 1.0
+    others = [lemmas[k] for k in range(n) if read.content[k] and (k < i or k >= j)]
     if others:
-        weight = 1.0 / np.sqrt(len(others))
-        for t in others:
-            f[f"s={_lemma(t)}"] = weight
-    for t in near:
-        f[f"n={_lemma(t)}"] = 1.0
-        f[f"n={_lemma(t)}|{kind}"] = 1.0  # "생일" near a number, "이름" near a name
-    if _asks(sentence):
+        weight = 1.0 / math.sqrt(len(others))
+        for lemma in others:
+            f["s=" + lemma] = weight
+    for k in (*range(max(0, i - 6), i), *range(j, min(n, j + 6))):
+        if toks[k].tag != "SP":
+            f["n=" + lemmas[k]] = 1.0
+            f[f"n={lemmas[k]}|{kind}"] = 1.0  # "생일" near a number, "이름" near a name
+    if read.asks:
         f["asks"] = 1.0
     if context:
         f["answers"] = 1.0
-        f[f"answers_len={min(len(toks), 6)}"] = 1.0
+        f[f"answers_len={min(n, 6)}"] = 1.0
         for lemma in context_lemmas:
-            f[f"c={lemma}"] = 1.0
+            f["c=" + lemma] = 1.0
     return f
 
 
@@ -306,12 +320,21 @@ class _Head:
     bias: np.ndarray  # (classes,)
 
     def probabilities(self, rows: Sequence[dict[str, float]]) -> np.ndarray:
-        z = np.tile(self.bias, (len(rows), 1))
-        for r, row in enumerate(rows):
+        columns: list[int] = []
+        values: list[float] = []
+        starts: list[int] = []
+        for row in rows:
+            starts.append(len(columns))
             for name, value in row.items():
                 column = self.vocabulary.get(name)
                 if column is not None:
-                    z[r] += value * self.weights[column]
+                    columns.append(column)
+                    values.append(value)
+        z = np.tile(self.bias, (len(rows), 1))
+        if columns:  # each row's weights summed at once: one gather, one reduce
+            picked = self.weights[np.asarray(columns)] * np.asarray(values)[:, None]
+            filled = [k for k in range(len(rows)) if starts[k] < (starts[k + 1] if k + 1 < len(rows) else len(columns))]
+            z[filled] += np.add.reduceat(picked, np.asarray([starts[k] for k in filled]), axis=0)
         z -= z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return np.asarray(e / e.sum(axis=1, keepdims=True))
@@ -388,7 +411,8 @@ class SlotModel:
     def slot_probabilities(self, toks: Sequence[Token], spans: Sequence[tuple[int, int]], sentence: str,
                            context: str, role: str, context_lemmas: Sequence[str]) -> np.ndarray:
         """P(none, then each slot) of every candidate run."""
-        return self.slot.probabilities([slot_features(toks, i, j, sentence, context, role, context_lemmas)
+        shared = _sentence(toks, sentence)
+        return self.slot.probabilities([slot_features(toks, i, j, sentence, context, role, context_lemmas, shared)
                                         for i, j in spans])
 
 
