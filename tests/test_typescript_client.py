@@ -9,19 +9,24 @@ Without Node the end-to-end test is skipped, unless ``GIEOK_REQUIRE_NODE=1`` (CI
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 from server_harness import serving
 
 from gieok import Memory
 from gieok.engine import keys
+from gieok.providers import registry
+from gieok.providers.embedders import Embedder
 from gieok.server.app import create_app
 
 CLIENT = Path(__file__).resolve().parent.parent / "clients" / "typescript"
@@ -78,17 +83,36 @@ def _installed(npm: str, env: dict[str, str]) -> None:
     _npm(npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--cache", str(CLIENT / ".npm-cache"), env=env)
 
 
-def test_the_typescript_client_passes_its_node_tests_against_a_real_server(db_path: str, fake_embedder: object) -> None:
+class _OtherEmbedder(Embedder):
+    """A second embedder for the node test's re-embed to move a bank to."""
+
+    model_id, dim = "other-hash", 24
+
+    def embed_batch(self, texts: list[str], kind: str) -> np.ndarray:  # type: ignore[override]
+        return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest()[:24], dtype=np.uint8).astype(np.float32) + 1
+                         for t in texts])
+
+
+@pytest.fixture
+def other_embedder() -> Iterator[None]:
+    registry.register("embedder", "other-hash", _OtherEmbedder, replace=True)
+    yield
+    registry.unregister("embedder", "other-hash")
+
+
+def test_the_typescript_client_passes_its_node_tests_against_a_real_server(db_path: str, fake_embedder: object,
+                                                                           other_embedder: None) -> None:
     node, npm = _node_tools()
     env = {**os.environ, "NO_UPDATE_NOTIFIER": "1", "npm_config_update_notifier": "false"}
     _installed(npm, env)
     _npm(npm, "run", "build:test", env=env)
     with Memory(db_path, embedder="fake") as mem:
         _, secret = keys.create_key(mem.engine, role="write", banks=[BANK], name="typescript tests")
+        _, admin = keys.create_key(mem.engine, role="admin", name="typescript tests (admin)")
         with serving(create_app(mem, mcp=False, ui=False, poll_seconds=0.05)) as url:
+            server = {"GIEOK_URL": url, "GIEOK_API_KEY": secret, "GIEOK_ADMIN_KEY": admin, "GIEOK_BANK": BANK}
             done = subprocess.run([node, "--test", ".test-build/test/client.test.js"], cwd=CLIENT, capture_output=True,
-                                  text=True, timeout=120, env={**env, "GIEOK_URL": url, "GIEOK_API_KEY": secret,
-                                                                            "GIEOK_BANK": BANK})
+                                  text=True, timeout=180, env={**env, **server})
     report = f"{done.stdout[-6000:]}\n{done.stderr[-3000:]}"
     assert done.returncode == 0, f"node --test failed:\n{report}"
-    assert "# fail 0" in done.stdout and "# pass 8" in done.stdout, report
+    assert "# fail 0" in done.stdout and "# skipped 0" in done.stdout and "# pass 16" in done.stdout, report
