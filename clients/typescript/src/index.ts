@@ -1,15 +1,20 @@
 /**
  * The gieok (기억) memory server from TypeScript: `new Gieok({ baseUrl, apiKey })`.
  *
- * Every call goes through `call()`, which is typed by the routes of `schema.ts`, generated from the
- * server's OpenAPI schema (`openapi.json`): a route, parameter or field the server does not have is
- * a compile error here, not a 404 at run time. Errors come back as the classes of `errors.ts`.
+ * One method for every call of the Python `gieok.Client` (snake_case there, camelCase here; a test,
+ * tests/test_client_parity.py, fails when one is missing), plus the admin routes the Python client
+ * leaves to the CLI (keys, health, metrics). Requests and answers are the types of `schema.ts`,
+ * generated from the server's OpenAPI schema; every call goes through `call()` (transport.ts), which
+ * any other route can use directly. Errors come back as the classes of `errors.ts`.
  */
 import type { components, paths } from "./schema.js";
-import { errorFor, GieokError } from "./errors.js";
+import { type Answer, type FileData, type Method, type Parts, type Query, send } from "./transport.js";
+import { Session, type SessionOptions } from "./session.js";
 
 export * from "./errors.js";
 export type { components, paths } from "./schema.js";
+export type { Answer, FileData, Method, Parts, Query } from "./transport.js";
+export { Session, type SessionOptions, type SessionShown, type SessionTurn } from "./session.js";
 
 type Schemas = components["schemas"];
 export type Message = Schemas["MessageIn"];
@@ -27,20 +32,19 @@ export type OperationAccepted = Schemas["OperationAccepted"];
 export type HeldStatement = Schemas["HeldStatement"];
 export type BankInfo = Schemas["BankInfo"];
 export type SourceInfo = Schemas["SourceInfo"];
+export type EntityInfo = Schemas["EntityInfo"];
+export type IngestResult = Schemas["IngestResult"];
+export type ImportResult = Schemas["ImportResult"];
+export type ApiKey = Schemas["ApiKey"];
+export type KeyRequest = Schemas["KeyRequest"];
 export type SessionTurnRequest = Schemas["SessionTurnRequest"];
-
-type Method = "get" | "post" | "put" | "delete";
-type Route<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
-type Json<R> = R extends { content: { "application/json": infer J } } ? J : never;
-/** what a route answers on success: 200's body, else 201's or 202's */
-type Answer<P extends keyof paths, M extends Method> = Route<P, M> extends { responses: infer R }
-  ? R extends { 200: infer A } ? Json<A> : R extends { 201: infer B } ? Json<B> : R extends { 202: infer C } ? Json<C> : never
-  : never;
-type Parts<P extends keyof paths, M extends Method> = {
-  path?: Route<P, M> extends { parameters: { path: infer X } } ? X : never;
-  query?: Route<P, M> extends { parameters: { query?: infer Q } } ? Q : never;
-  body?: Route<P, M> extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
-};
+/** a bank's redaction policy: `default` and one action per kind of identifier (`allow`, `redact`, `block`) */
+export type RedactionPolicy = Schemas["PolicyRequest"]["policy"];
+/** ingest's options: the route's query, with `metadata` as an object and the file's media type */
+export type IngestOptions = Omit<Query<"/v1/banks/{bank}/documents", "post">, "metadata">
+  & { metadata?: Record<string, unknown>; media_type?: string };
+export type ImportOptions = Query<"/v1/banks/{bank}/imports/{format}", "post">;
+export type JobsOptions = Query<"/v1/jobs", "get">;
 
 export interface GieokOptions {
   /** the server, e.g. `http://127.0.0.1:8765` (what `gieok serve` listens on by default) */
@@ -53,17 +57,23 @@ export interface GieokOptions {
   fetch?: typeof fetch;
 }
 
+const FINISHED = new Set(["done", "failed", "cancelled"]);
+
 export class Gieok {
   readonly baseUrl: string;
-  private readonly apiKey: string | undefined;
-  private readonly timeoutMs: number;
-  private readonly fetchImpl: typeof fetch;
+  private readonly transport: { baseUrl: string; apiKey: string | undefined; timeoutMs: number; fetch: typeof fetch };
 
   constructor(options: GieokOptions = {}) {
     this.baseUrl = (options.baseUrl ?? "http://127.0.0.1:8765").replace(/\/+$/, "");
-    this.apiKey = options.apiKey;
-    this.timeoutMs = options.timeoutMs ?? 120_000;
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.transport = {
+      baseUrl: this.baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs ?? 120_000,
+      fetch: options.fetch ?? globalThis.fetch,
+    };
+  }
+
+  /** One route of the server, typed by its OpenAPI schema (for the routes without a method here). */
+  call<P extends keyof paths, M extends Method>(method: M, route: P, parts: Parts<P, M>): Promise<Answer<P, M>> {
+    return send(this.transport, method, route, parts);
   }
 
   // -- retain, recall, reflect, forget ----------------------------------------------------------
@@ -95,6 +105,22 @@ export class Gieok {
     return this.call("post", "/v1/banks/{bank}/forget", { path: { bank }, body: request });
   }
 
+  // -- files: the body is the file's bytes, the options are query parameters ---------------------
+  /** Keep a document (PDF, DOCX, HTML, Markdown, text): its format comes from `document_id`'s
+   * extension or `media_type`. In Node, read a file with `await readFile(path)`. */
+  ingest(bank: string, data: FileData, options: IngestOptions = {}): Promise<IngestResult> {
+    const { metadata, media_type: mediaType, ...query } = options;
+    return this.call("post", "/v1/banks/{bank}/documents", {
+      path: { bank }, bytes: data, mediaType,
+      query: { ...query, metadata: metadata === undefined ? undefined : JSON.stringify(metadata) },
+    });
+  }
+
+  /** Import an exported chat (`format`: e.g. `kakaotalk`, `chatgpt`), one source per conversation. */
+  importChat(bank: string, data: FileData, format: string, options: ImportOptions = {}): Promise<ImportResult> {
+    return this.call("post", "/v1/banks/{bank}/imports/{format}", { path: { bank, format }, bytes: data, query: options });
+  }
+
   // -- profile --------------------------------------------------------------------------------
   /** The profile slots known of a person (default: the user; `userId`: that user's). */
   profile(bank: string, options: { person?: string; userId?: string } = {}) {
@@ -111,12 +137,13 @@ export class Gieok {
   }
 
   // -- sessions (working memory) ----------------------------------------------------------------
-  /** A session's calls: `add` a turn, `show` it rendered (with `query`: the context for it). */
-  session(bank: string, sessionId: string, options: { userId?: string; maxTokens?: number; keepRecent?: number } = {}) {
+  /** A session's calls: `add` a turn, `show` it rendered (with `query`: the context for it),
+   * `turns`, `render`, `summary`. Nothing is sent until a call. */
+  session(bank: string, sessionId: string, options: SessionOptions = {}): Session {
     return new Session(this, bank, sessionId, options);
   }
 
-  // -- operations -------------------------------------------------------------------------------
+  // -- operations and jobs ----------------------------------------------------------------------
   operation(operationId: string): Promise<Operation> {
     return this.call("get", "/v1/operations/{operation_id}", { path: { operation_id: operationId } });
   }
@@ -129,7 +156,26 @@ export class Gieok {
     return this.call("post", "/v1/operations/{operation_id}/retry", { path: { operation_id: operationId } });
   }
 
-  // -- quarantine -------------------------------------------------------------------------------
+  /** Move a bank to another embedder (an admin key); with `wait`, poll until the server's workers
+   * have run it (done, failed, cancelled, or queued again after an error). */
+  async reembed(bank: string, embedder: string, options: { wait?: boolean; pollMs?: number } = {}): Promise<Operation> {
+    const accepted = await this.call("post", "/v1/banks/{bank}/reembed", { path: { bank }, body: { embedder } });
+    let op = await this.operation(accepted.operation_id);
+    while (options.wait && !FINISHED.has(op.status) && !(op.status === "queued" && op.error)) {
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
+      op = await this.operation(op.id);
+    }
+    return op;
+  }
+
+  /** A bank's job queue (a read key), or every bank's (no bank: an admin key). */
+  jobs(bank?: string, options: JobsOptions = {}) {
+    return bank === undefined
+      ? this.call("get", "/v1/jobs", { query: options })
+      : this.call("get", "/v1/banks/{bank}/jobs", { path: { bank }, query: options });
+  }
+
+  // -- the memory quarantine ------------------------------------------------------------------
   /** Statements retain held back (instruction-like text from a lower-trust source), newest first. */
   quarantined(bank: string, options: { limit?: number } = {}): Promise<HeldStatement[]> {
     return this.call("get", "/v1/banks/{bank}/quarantine", { path: { bank }, query: { limit: options.limit } });
@@ -150,91 +196,140 @@ export class Gieok {
     return this.call("get", "/v1/banks", {});
   }
 
+  /** Create an empty bank (retain creates one too); answers it as `banks()` lists it. */
+  createBank(bank: string): Promise<BankInfo> {
+    return this.call("put", "/v1/banks/{bank}", { path: { bank } });
+  }
+
+  /** Erase a bank and everything in it; answers how many rows of each kind went. */
+  deleteBank(bank: string) {
+    return this.call("delete", "/v1/banks/{bank}", { path: { bank } });
+  }
+
   sources(bank: string): Promise<SourceInfo[]> {
     return this.call("get", "/v1/banks/{bank}/sources", { path: { bank } });
+  }
+
+  source(bank: string, sourceId: string): Promise<SourceInfo> {
+    return this.call("get", "/v1/banks/{bank}/sources/{source_id}", { path: { bank, source_id: sourceId } });
+  }
+
+  /** The memories drawn from one source, by kind. */
+  sourceFacts(bank: string, sourceId: string) {
+    return this.call("get", "/v1/banks/{bank}/sources/{source_id}/facts", { path: { bank, source_id: sourceId } });
   }
 
   get(bank: string, memoryId: string): Promise<RecalledMemory> {
     return this.call("get", "/v1/banks/{bank}/memories/{memory_id}", { path: { bank, memory_id: memoryId } });
   }
 
-  deleteBank(bank: string) {
-    return this.call("delete", "/v1/banks/{bank}", { path: { bank } });
+  /** Every version of a memory, the ones it superseded included. */
+  history(bank: string, memoryId: string): Promise<RecalledMemory[]> {
+    return this.call("get", "/v1/banks/{bank}/memories/{memory_id}/history", { path: { bank, memory_id: memoryId } });
   }
 
-  /** One route of the server, typed by its OpenAPI schema (for the routes without a method here). */
-  async call<P extends keyof paths, M extends Method>(method: M, route: P, parts: Parts<P, M>): Promise<Answer<P, M>> {
-    const url = this.baseUrl + fill(route, parts.path as Record<string, string> | undefined)
-      + search(parts.query as Record<string, unknown> | undefined);
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (this.apiKey) headers.Authorization = `Bearer ${this.apiKey}`;
-    if (parts.body !== undefined) headers["Content-Type"] = "application/json";
-    let response: Response;
-    try {
-      response = await this.fetchImpl(url, {
-        method: method.toUpperCase(), headers, signal: AbortSignal.timeout(this.timeoutMs),
-        body: parts.body === undefined ? undefined : JSON.stringify(parts.body),
-      });
-    } catch (cause) {
-      throw new GieokError({
-        type: "unreachable", title: "unreachable", status: 0,
-        detail: `cannot reach the gieok server at ${this.baseUrl}: ${String(cause)} (is \`gieok serve\` running there?)`,
-      });
-    }
-    const text = await response.text();
-    const data: unknown = text ? parseJson(text) : null;
-    if (!response.ok) throw errorFor(response.status, data);
-    return data as Answer<P, M>;
+  /** A memory's links, entities and source. */
+  connections(bank: string, memoryId: string) {
+    return this.call("get", "/v1/banks/{bank}/memories/{memory_id}/connections", { path: { bank, memory_id: memoryId } });
   }
-}
 
-/** A session's calls over HTTP, as `Memory.session` answers them in Python. */
-export class Session {
-  constructor(private readonly client: Gieok, readonly bank: string, readonly sessionId: string,
-              private readonly options: { userId?: string; maxTokens?: number; keepRecent?: number }) {}
-
-  /** Add a turn (as the session's user); answers its position and the session rendered after it. */
-  add(role: string, content: string) {
-    const { userId, maxTokens, keepRecent } = this.options;
-    return this.client.call("post", "/v1/banks/{bank}/sessions/{session_id}/turns", {
-      path: { bank: this.bank, session_id: this.sessionId },
-      body: { role, content, user_id: userId, max_tokens: maxTokens, keep_recent: keepRecent },
+  /** Pin a memory (it never decays) or unpin it. */
+  pin(bank: string, memoryId: string, options: { pinned?: boolean } = {}): Promise<RecalledMemory> {
+    return this.call("post", "/v1/banks/{bank}/memories/{memory_id}/pin", {
+      path: { bank, memory_id: memoryId }, body: { pinned: options.pinned ?? true },
     });
   }
 
-  /** The session rendered (turns, summary, messages); with `query`, the context for it too. */
-  show(query?: string, maxTokens?: number) {
-    const { userId, maxTokens: sessionTokens, keepRecent } = this.options;
-    return this.client.call("get", "/v1/banks/{bank}/sessions/{session_id}", {
-      path: { bank: this.bank, session_id: this.sessionId },
-      query: { query, max_tokens: maxTokens, session_tokens: sessionTokens, keep_recent: keepRecent, user_id: userId },
+  /** The consolidated statements about entities and topics. */
+  observations(bank: string): Promise<RecalledMemory[]> {
+    return this.call("get", "/v1/banks/{bank}/observations", { path: { bank } });
+  }
+
+  entities(bank: string): Promise<EntityInfo[]> {
+    return this.call("get", "/v1/banks/{bank}/entities", { path: { bank } });
+  }
+
+  /** One entity: its names and the memories that mention it. */
+  entity(bank: string, name: string, options: { limit?: number } = {}) {
+    return this.call("get", "/v1/banks/{bank}/entities/{name}", { path: { bank, name }, query: options });
+  }
+
+  /** Pairs of entities that look like one (김민지 / 민지), for an operator to merge. */
+  mergeSuggestions(bank: string, options: { limit?: number } = {}) {
+    return this.call("get", "/v1/banks/{bank}/entities/merge-suggestions", { path: { bank }, query: options });
+  }
+
+  /** A bank at a glance: counts, recent sources, entities, jobs. */
+  overview(bank: string, options: { now?: string } = {}) {
+    return this.call("get", "/v1/banks/{bank}/overview", { path: { bank }, query: options });
+  }
+
+  // -- configuration and bookkeeping ------------------------------------------------------------
+  redactionPolicy(bank: string) {
+    return this.call("get", "/v1/banks/{bank}/redaction-policy", { path: { bank } });
+  }
+
+  /** Set what retain does with each kind of identifier (null: back to the server's default). */
+  setRedactionPolicy(bank: string, policy: RedactionPolicy) {
+    return this.call("put", "/v1/banks/{bank}/redaction-policy", { path: { bank }, body: { policy } });
+  }
+
+  auditLog(bank: string, options: { limit?: number } = {}) {
+    return this.call("get", "/v1/banks/{bank}/audit-log", { path: { bank }, query: options });
+  }
+
+  /** Name the bank's decision model (e.g. `learned`, `llm`; null: the default); answers the one now in use. */
+  async configureDecisions(bank: string, model: string | null): Promise<string> {
+    const answer = await this.call("put", "/v1/banks/{bank}/decision-model", { path: { bank }, body: { model } });
+    return String(answer.decision_model);
+  }
+
+  /** What the bank's LLM calls cost so far, and its spend limit. */
+  llmUsage(bank: string) {
+    return this.call("get", "/v1/banks/{bank}/llm-usage", { path: { bank } });
+  }
+
+  // -- mental models: standing questions with stored answers ------------------------------------
+  addMentalModel(bank: string, name: string, question: string, options: { refresh?: boolean } = {}) {
+    return this.call("post", "/v1/banks/{bank}/mental-models", {
+      path: { bank }, body: { name, question, refresh: options.refresh ?? true },
     });
   }
-}
 
-function fill(route: string, path: Record<string, string> | undefined): string {
-  // a bank or id is one path segment, whatever its letters (Korean included)
-  return route.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = path?.[name];
-    if (value === undefined) throw new TypeError(`${route}: ${name} is missing`);
-    return encodeURIComponent(value);
-  });
-}
-
-function search(query: Record<string, unknown> | undefined): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value === undefined || value === null) continue;
-    for (const item of Array.isArray(value) ? value : [value]) params.append(name, String(item));
+  mentalModel(bank: string, name: string) {
+    return this.call("get", "/v1/banks/{bank}/mental-models/{name}", { path: { bank, name } });
   }
-  const text = params.toString();
-  return text ? `?${text}` : "";
-}
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text; // a proxy's HTML error page: errorFor keeps it as the message
+  mentalModels(bank: string) {
+    return this.call("get", "/v1/banks/{bank}/mental-models", { path: { bank } });
+  }
+
+  async deleteMentalModel(bank: string, name: string): Promise<void> {
+    await this.call("delete", "/v1/banks/{bank}/mental-models/{name}", { path: { bank, name } });
+  }
+
+  // -- the server itself (admin): keys, health, metrics -----------------------------------------
+  /** Every API key (an admin key), without their secrets. */
+  keys(): Promise<ApiKey[]> {
+    return this.call("get", "/v1/keys", {});
+  }
+
+  /** A new key; its `secret` is in this answer only. */
+  createKey(request: KeyRequest) {
+    return this.call("post", "/v1/keys", { body: request });
+  }
+
+  revokeKey(keyId: number): Promise<ApiKey> {
+    return this.call("delete", "/v1/keys/{key_id}", { path: { key_id: keyId } });
+  }
+
+  /** The server's health: its store, workers and version (no key needed). */
+  health() {
+    return this.call("get", "/health", {});
+  }
+
+  /** The server's Prometheus metrics, as text. */
+  metrics(): Promise<string> {
+    return this.call("get", "/metrics", {});
   }
 }

@@ -1,11 +1,12 @@
 /**
- * The client against a real `gieok serve`: GIEOK_URL names it and GIEOK_API_KEY is a write key
- * of GIEOK_BANK (tests/test_typescript_client.py starts the server and runs these with `node --test`).
+ * The client against a real `gieok serve`: GIEOK_URL names it, GIEOK_API_KEY is a write key of
+ * GIEOK_BANK and GIEOK_ADMIN_KEY an admin key (tests/test_typescript_client.py starts the server,
+ * with a second embedder `other-hash` to re-embed into, and runs these with `node --test`).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { AuthError, Gieok, GieokError, InputError, NotFoundError } from "../src/index.js";
+import { AuthError, ConflictError, Gieok, GieokError, InputError, NotFoundError, PermissionDeniedError } from "../src/index.js";
 
 const baseUrl = process.env.GIEOK_URL;
 const apiKey = process.env.GIEOK_API_KEY;
@@ -13,6 +14,8 @@ if (!baseUrl) throw new Error("set GIEOK_URL to a running `gieok serve` (and GIE
 
 const gieok = new Gieok({ baseUrl, apiKey });
 const bank = process.env.GIEOK_BANK ?? "ts-민지";
+const adminKey = process.env.GIEOK_ADMIN_KEY;
+const admin = new Gieok({ baseUrl, apiKey: adminKey });
 
 async function finished(id: string) {
   for (let i = 0; i < 600; i++) {
@@ -104,4 +107,132 @@ test("a wrong key is an AuthError", { skip: !apiKey }, async () => {
     assert.equal(error.status, 401);
     return true;
   });
+});
+
+// -- the calls added for parity with the Python Client (tests/test_client_parity.py) ----------------
+
+const KAKAO_KO = `민지 님과 카카오톡 대화
+저장한 날짜 : 2024-12-10 09:00:00
+
+--------------- 2024년 12월 9일 월요일 ---------------
+[민지] [오후 2:30] 나 다음 달에 부산으로 이사 가
+[나] [오후 2:31] 진짜? 해운대 근처야?
+[민지] [오후 2:32] 응 해운대 쪽이야
+`;
+const KAKAO_EN = `Talk_2024.12.10 09:00-1.txt
+Date Saved : 2024-12-10 09:00:00
+
+--------------- Monday, December 9, 2024 ---------------
+[Tom] [2:30 PM] I'm moving to Denver next month
+[Me] [2:31 PM] Where in Denver?
+[Tom] [2:32 PM] Near Washington Park
+`;
+
+test("ingest a Korean document as text and an English one as bytes", async () => {
+  const korean = await gieok.ingest(bank, "# 환불 정책\n\n할인율이 50% 이상인 상품은 환불되지 않습니다.\n",
+    { document_id: "refund.md", metadata: { team: "고객지원" } });
+  assert.equal(korean.source_id, "refund.md");
+  assert.ok(korean.facts_added >= 1 && korean.chars > 0, JSON.stringify(korean));
+  const english = await gieok.ingest(bank, new TextEncoder().encode("Orders to Jeju take two extra days to ship.\n"),
+    { document_id: "shipping.txt", media_type: "text/plain", tags: ["docs"] });
+  assert.equal(english.media_type, "text/plain");
+  assert.equal((await gieok.source(bank, "shipping.txt")).id, "shipping.txt");
+  const facts = await gieok.sourceFacts(bank, "refund.md");
+  assert.ok(JSON.stringify(facts).includes("환불"), JSON.stringify(facts));
+  const recall = await gieok.recall(bank, "How long does shipping to Jeju take?");
+  assert.ok(recall.memories.some((m) => m.text.includes("Jeju")), JSON.stringify(recall.memories));
+  await assert.rejects(gieok.source(bank, "no-such-source"), NotFoundError);
+});
+
+test("import KakaoTalk exports in Korean and in English", async () => {
+  const korean = await gieok.importChat(bank, KAKAO_KO, "kakaotalk", { name: "민지.txt" });
+  assert.equal(korean.format, "kakaotalk");
+  assert.equal(korean.messages, 3);
+  assert.ok(korean.source_ids.length >= 1);
+  const english = await gieok.importChat(bank, new TextEncoder().encode(KAKAO_EN), "kakaotalk",
+    { name: "tom.txt", timezone: "America/Denver" });
+  assert.equal(english.messages, 3);
+  await assert.rejects(gieok.importChat(bank, "x", "no-such-format"), InputError);
+});
+
+test("inspect memories: get, history, connections, pin, entities, observations, overview", async () => {
+  const recall = await gieok.recall(bank, "부산 이사");
+  const memory = recall.memories.find((m) => m.text.includes("부산"));
+  assert.ok(memory, JSON.stringify(recall.memories));
+  assert.equal((await gieok.get(bank, memory.id)).id, memory.id);
+  assert.ok((await gieok.history(bank, memory.id)).some((m) => m.id === memory.id));
+  assert.equal(typeof (await gieok.connections(bank, memory.id)), "object");
+  assert.equal((await gieok.pin(bank, memory.id)).pinned, true);
+  assert.equal((await gieok.pin(bank, memory.id, { pinned: false })).pinned, false);
+  const entities = await gieok.entities(bank);
+  assert.ok(entities.length >= 1, "the chats name people and places");
+  const first = entities[0]!;
+  assert.equal(typeof (await gieok.entity(bank, first.name, { limit: 5 })), "object");
+  assert.ok(Array.isArray(await gieok.mergeSuggestions(bank, { limit: 5 })));
+  assert.ok(Array.isArray(await gieok.observations(bank)));
+  const overview = await gieok.overview(bank, { now: "2026-12-05T12:00:00+09:00" });
+  assert.equal(typeof overview, "object");
+  assert.equal(typeof (await gieok.llmUsage(bank)), "object");
+  assert.ok(Array.isArray(await gieok.jobs(bank, { limit: 10 })));
+});
+
+test("a session's turns, rendered messages and summary, in Korean and English", async () => {
+  const session = gieok.session(bank, "chat-2", { userId: "minji", keepRecent: 2 });
+  await session.add("user", "내일 강남역에서 일곱 시에 보자.");
+  await session.add("assistant", "Sure, 7 pm at Gangnam station.");
+  const turns = await session.turns();
+  assert.deepEqual(turns.map((t) => t.role), ["user", "assistant"]);
+  assert.ok((await session.render()).some((m) => m.content.includes("Gangnam")));
+  assert.equal(typeof (await session.summary()), "string");
+  await assert.rejects(gieok.session(bank, "chat-2", { userId: "someone-else" }).add("user", "hi"), InputError);
+});
+
+test("mental models: add, read, list and delete", async () => {
+  await gieok.addMentalModel(bank, "이사", "민지는 어디로 이사 가?", { refresh: false });
+  await gieok.addMentalModel(bank, "moving", "Where is Tom moving?", { refresh: false });
+  const model = await gieok.mentalModel(bank, "이사");
+  assert.equal(model.question, "민지는 어디로 이사 가?");
+  assert.deepEqual((await gieok.mentalModels(bank)).map((m) => m.name).sort(), ["moving", "이사"]);
+  await gieok.deleteMentalModel(bank, "moving");
+  await assert.rejects(gieok.mentalModel(bank, "moving"), NotFoundError);
+});
+
+test("operations: a finished one cannot be cancelled or retried", async () => {
+  const accepted = await gieok.submitRetain(bank, { text: "Tom's sister Ana is a nurse.", document_id: "ana" });
+  const op = await finished(accepted.operation_id);
+  await assert.rejects(gieok.cancelOperation(op.id), ConflictError);
+  await assert.rejects(gieok.retryOperation(op.id), ConflictError);
+});
+
+test("an admin key's calls: keys, bank configuration, every bank's jobs", { skip: !adminKey }, async () => {
+  const created = await admin.createKey({ role: "read", banks: [bank], name: "읽기 전용" });
+  const keyId = Number(created.id);
+  assert.ok((await admin.keys()).some((k) => k.id === keyId && k.name === "읽기 전용"));
+  const reader = new Gieok({ baseUrl, apiKey: String(created.key) });
+  assert.ok(Array.isArray(await reader.sources(bank)));
+  await assert.rejects(reader.forget(bank, { source_id: "ana" }), PermissionDeniedError);
+  assert.ok((await admin.revokeKey(keyId)).revoked_at);
+  await assert.rejects(reader.sources(bank), AuthError);
+
+  await assert.rejects(gieok.redactionPolicy(bank), PermissionDeniedError); // a write key is not enough
+  const policy = await admin.setRedactionPolicy(bank, { default: "redact", email: "allow" });
+  assert.equal(policy.email, "allow");
+  assert.equal((await admin.redactionPolicy(bank)).default, "redact");
+  assert.ok(Array.isArray(await admin.auditLog(bank, { limit: 10 })));
+  assert.equal(await admin.configureDecisions(bank, "learned"), "learned");
+  assert.ok(Array.isArray(await admin.jobs(undefined, { limit: 5 })));
+  assert.equal(typeof (await admin.health()), "object");
+  assert.match(await admin.metrics(), /^# (HELP|TYPE)/m);
+});
+
+test("an admin creates a bank, re-embeds it and deletes it", { skip: !adminKey }, async () => {
+  const created = await admin.createBank("ts-새-bank");
+  assert.equal(created.name, "ts-새-bank");
+  assert.ok((await admin.banks()).some((b) => b.name === "ts-새-bank"));
+  await admin.retain("ts-새-bank", { text: "민지는 부산에 살아. Minji lives in Busan." });
+  const op = await admin.reembed("ts-새-bank", "other-hash", { wait: true, pollMs: 50 });
+  assert.equal(op.status, "done", op.error ?? "");
+  await assert.rejects(admin.reembed("ts-새-bank", "no-such-embedder"), InputError);
+  await admin.deleteBank("ts-새-bank");
+  assert.ok(!(await admin.banks()).some((b) => b.name === "ts-새-bank"));
 });
