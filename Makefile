@@ -129,7 +129,7 @@ bench-quarantine: $(STAMP)
 	$(BIN)/python bench/quarantine.py
 
 bench-updates: $(STAMP)
-	$(BIN)/python bench/train_updates.py --embedder e5-small
+	$(BIN)/python bench/train_updates.py
 
 bench-reembed: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python bench/reembed.py --facts 2000 --to use-multilingual

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,21 +39,21 @@ def _messages(lines: list[str], start: int) -> list[dict[str, str]]:
 
 
 class _LockWatch:
-    """Counts detect_update calls made inside and outside the store's write transaction."""
+    """Counts the update decisions asked inside and outside the store's write transaction."""
 
     def __init__(self, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
         self.inside = self.outside = 0
         store = memory.engine.store
-        judge = versions.detect_update
+        judge = versions.ask
 
-        def counted(old: str, new: str) -> object:
+        def counted(*args: Any) -> Any:
             if store._in_write():  # type: ignore[attr-defined]
                 self.inside += 1
             else:
                 self.outside += 1
-            return judge(old, new)
+            return judge(*args)
 
-        monkeypatch.setattr(versions, "detect_update", counted)
+        monkeypatch.setattr(versions, "ask", counted)
 
 
 def _closed(memory: Memory) -> set[tuple[str, str]]:

@@ -47,7 +47,8 @@ def release(ctx: BankContext, held: str) -> str:
         mine = own_facts(store.source_scopes([row.source_id]).get(row.source_id, UNSCOPED))
         neighbours = link_new_facts(store, bank, row.source_id, ids, [fact], vectors, mine)
         if ctx.settings.supersede:
-            supersede_new_facts(store, bank, ids, neighbours, document=document, verdicts={}, scope=mine)
+            supersede_new_facts(store, bank, ids, neighbours, decisions=ctx.decisions(), document=document,
+                                verdicts={}, scope=mine)
         store.enqueue_job(bank.id, "consolidate")
     return fact_memory_id(ids[0])
 

@@ -53,6 +53,7 @@ from gieok.engine.scopes import own_facts
 from gieok.engine.versions import Verdicts, prejudge_updates, supersede_new_facts
 from gieok.errors import InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
 from gieok.lifecycle import DECAY_CLASSES
+from gieok.providers.decisions import DecisionModel
 from gieok.records import UNSCOPED, Message, NewFact, RetainResult, Scope
 from gieok.store.protocol import BankRow, Store
 
@@ -234,7 +235,7 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     if plan.kind == "conversation":
         plan.slots = plan_slots([f for chunk in plan.chunks for f in chunk.facts], engine.decisions_for(row))
     if engine.settings.supersede:
-        plan.verdicts = _prejudge(engine.store, row, plan, screened.scope)
+        plan.verdicts = _prejudge(engine.store, row, plan, screened.scope, decisions)
     # 4. write, as one transaction
     store = engine.store
     with store.write():
@@ -274,14 +275,14 @@ def _written(plan: Plan) -> tuple[list[NewFact], list[Any]]:
     return [f for f, _ in pairs], [m for _, m in pairs]
 
 
-def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope) -> Verdicts:
+def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope, decisions: DecisionModel) -> Verdicts:
     facts = [f for c in plan.chunks for f in c.facts]
     vectors = [v for v, _ in plan.vectors if len(v)]
     if not facts or not vectors:
         return {}
     names = [[m.name for m in found.mentions] for per_chunk in plan.mentions for found in per_chunk]
     return prejudge_updates(store, bank, plan.source_id, facts, np.concatenate(vectors), names, time.time(),
-                            document=plan.kind == "document", scope=own_facts(scope))
+                            decisions=decisions, document=plan.kind == "document", scope=own_facts(scope))
 
 
 def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
@@ -382,8 +383,8 @@ def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list
     mine = own_facts(scope)
     neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, np.concatenate(vectors), mine)
     if ctx.settings.supersede:
-        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, document=document, verdicts=plan.verdicts,
-                            scope=mine)
+        supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, decisions=ctx.decisions(), document=document,
+                            verdicts=plan.verdicts, scope=mine)
 
 
 def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:

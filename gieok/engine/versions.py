@@ -3,11 +3,13 @@
 Candidates for "the statement this one updates" are few and cheap: the facts said just before it
 in the same conversation (where corrections live: "아니, 금요일 말고 월요일"), its nearest
 neighbours by vector (found anyway for semantic links), its best BM25 matches and recent facts
-sharing a named entity with it ("삼성 다니다가 카카오로 옮겼어" after "나 삼성 다녀"). ``gieok.lifecycle.detect_update``
-decides each pair; it is precise rather than broad, because wrongly hiding a true memory costs
-more than keeping a stale one visible. A pair must be close — among each other's nearest vectors or
-said just before in the same conversation — unless the verdict is explicit ("X 말고 Y", "from X to
-Y") and the older statement was found through a shared entity rather than by shared words alone.
+sharing a named entity with it ("삼성 다니다가 카카오로 옮겼어" after "나 삼성 다녀"). The bank's
+decision model decides each pair (the task ``updates``: offline the rules of
+``gieok.lifecycle.detect_update``; the bank's LLM or a plugin when the bank chooses one); it must be
+precise rather than broad, because wrongly hiding a true memory costs more than keeping a stale one
+visible. A pair must be close — among each other's nearest vectors or said just
+before in the same conversation — unless the model is sure (``STRONG_CONFIDENCE``) and the older
+statement was found through a shared entity rather than by shared words alone.
 
 A document is reference text, not statements over time: its sections never close one another (a
 guide's FAQ is not replaced by its outage section), nor those of another document (two manuals
@@ -40,7 +42,7 @@ import numpy as np
 from gieok.engine._speakers import is_agent
 from gieok.engine.quarantine import may_replace
 from gieok.entities import candidate_keys
-from gieok.lifecycle import UpdateVerdict, detect_update
+from gieok.providers.decisions import Decision, DecisionModel
 from gieok.records import FactRow, NewFact, ScopeFilter
 from gieok.store.protocol import BankRow, Store
 from gieok.text.terms import keyword_terms
@@ -48,7 +50,7 @@ from gieok.text.terms import keyword_terms
 __all__ = ["supersede_new_facts", "prejudge_updates", "Verdicts", "MIN_CONFIDENCE"]
 
 MIN_CONFIDENCE = 0.5
-# A verdict below this needs the two statements to be near neighbours by vector as well: on LoCoMo the
+# A "yes" below this probability needs the two statements to be near neighbours by vector as well: on LoCoMo the
 # topic-and-cue rule fired on pairs far apart in meaning (27 supersedes, all wrong, R@10 0.721 → 0.697);
 # on the knowledge-update set the true pairs were nearly all among each other's five nearest.
 STRONG_CONFIDENCE = 0.85
@@ -59,18 +61,20 @@ _HUB_DEGREE = 300
 _KEYWORD_NEIGHBOURS = 4
 
 _COMMON_TERM = 64  # a word in more new facts than this does not decide which of them BM25 ranks first
-# (older text, newer text) -> detect_update's verdict, judged before the lock
-Verdicts = dict[tuple[str, str], UpdateVerdict | None]
+# (older text, newer text) -> the decision model's answer, judged before the lock
+Verdicts = dict[tuple[str, str], Decision]
 
 
-def _verdict(verdicts: Mapping[tuple[str, str], UpdateVerdict | None], older: str, newer: str) -> UpdateVerdict | None:
-    key = (older, newer)
-    return verdicts[key] if key in verdicts else detect_update(older, newer)
+def ask(decisions: DecisionModel, older: FactRow | NewFact, newer: FactRow | NewFact) -> Decision:
+    """Does ``newer`` update ``older``? The bank's decision model answers the task ``updates``."""
+    return decisions.decide("updates", earlier=older.text, later=newer.text, earlier_speaker=older.speaker or "",
+                            later_speaker=newer.speaker or "")
 
 
 def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: Sequence[NewFact],
                      vectors: np.ndarray, names: Sequence[Sequence[str]], now: float, *,
-                     document: bool = False, scope: ScopeFilter | None = None) -> Verdicts:
+                     decisions: DecisionModel, document: bool = False,
+                     scope: ScopeFilter | None = None) -> Verdicts:
     """Before the write lock: the verdicts of the pairs :func:`supersede_new_facts` will most likely
     judge, for the planned ``facts`` (their own ``vectors``, row by row; ``names``: their entity
     names) of source ``source_id``. Only a cache: a pair missing here is judged in the lock, a pair
@@ -78,9 +82,9 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
     verdicts: Verdicts = {}
     said = [f.mentioned_at if f.mentioned_at is not None else now for f in facts]
 
-    def judge(older: str, newer: str) -> None:
-        if (older, newer) not in verdicts:
-            verdicts[(older, newer)] = detect_update(older, newer)
+    def judge(older: FactRow | NewFact, newer: FactRow | NewFact) -> None:
+        if (older.text, newer.text) not in verdicts:
+            verdicts[(older.text, newer.text)] = ask(decisions, older, newer)
 
     keys_of = [sorted({k for name in fact_names for k in candidate_keys(name)}) for fact_names in names]
     by_key = _postings(keys_of)  # an entity key -> the new facts naming it, in order
@@ -90,7 +94,7 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
                 a, b = facts[i], facts[j]
                 if a.speaker == b.speaker and not is_agent(a.speaker):
                     older, newer = (a, b) if (said[i], i) < (said[j], j) else (b, a)
-                    judge(older.text, newer.text)
+                    judge(older, newer)
     if bank is None:
         return verdicts
     row = store.get_source_row(bank.id, source_id)
@@ -101,9 +105,9 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
         for j in wanted[found.id]:
             if found.speaker == facts[j].speaker and not is_agent(found.speaker):
                 if (_said(found), 0) <= (said[j], 1):
-                    judge(found.text, facts[j].text)
+                    judge(found, facts[j])
                 else:
-                    judge(facts[j].text, found.text)
+                    judge(facts[j], found)
     return verdicts
 
 
@@ -219,11 +223,12 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
 
 
 def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
-                        neighbours: dict[int, list[tuple[int, float]]], *,
-                        document: bool = False, verdicts: Mapping[tuple[str, str], UpdateVerdict | None] | None = None,
+                        neighbours: dict[int, list[tuple[int, float]]], *, decisions: DecisionModel,
+                        document: bool = False, verdicts: Mapping[tuple[str, str], Decision] | None = None,
                         scope: ScopeFilter | None = None) -> list[tuple[int, int, str]]:
     """Detect and record updates among the new facts and what the bank holds; returns
-    (old fact, new fact, reason) for every version closed. ``document``: the new facts are a
+    (old fact, new fact, reason) for every version closed. ``decisions``: the bank's decision model,
+    asked the task ``updates`` for each candidate pair. ``document``: the new facts are a
     document's, which never close facts of the same document. ``verdicts``: pairs judged before the
     lock (:func:`prejudge_updates`). ``scope`` (:func:`gieok.engine.scopes.own_facts`) keeps the
     candidates to the new facts' own user. Runs inside retain's write transaction."""
@@ -236,6 +241,13 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
     closed: list[tuple[int, int, str]] = []
     done: set[int] = set()
     theirs: dict[int, set[int]] = {}
+    known = dict(verdicts or {})
+
+    def verdict(older: FactRow, newer: FactRow) -> Decision:
+        key = (older.text, newer.text)
+        if key not in known:
+            known[key] = ask(decisions, older, newer)
+        return known[key]
 
     def nearest_of(other: int) -> set[int]:
         """The other fact's own nearest neighbours: closeness must hold both ways."""
@@ -263,15 +275,15 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
                 continue  # nor one user's another user's, even under the same speaker name ("user")
             if not may_replace(newer, older):
                 continue  # a forwarded e-mail or a web page never replaces what the user said
-            verdict = _verdict(verdicts or {}, older.text, newer.text)
-            if verdict is None or verdict.confidence < MIN_CONFIDENCE:
+            decision = verdict(older, newer)
+            if not decision.yes or decision.probability < MIN_CONFIDENCE:
                 continue
             close = cid in same_source.get(fact_id, set()) or (
                 cid in nearest.get(fact_id, set()) and fact_id in nearest_of(cid))
-            if not close and (verdict.confidence < STRONG_CONFIDENCE or cid in by_words_only.get(fact_id, set())):
+            if not close and (decision.probability < STRONG_CONFIDENCE or cid in by_words_only.get(fact_id, set())):
                 continue
-            if best is None or verdict.confidence > best[0]:
-                best = (verdict.confidence, older, newer, f"{verdict.kind}: {verdict.reason}")
+            if best is None or decision.probability > best[0]:
+                best = (decision.probability, older, newer, f"{decision.provider}: {decision.reason}")
         if best is not None:
             _, older, newer, reason = best
             store.supersede(older.id, newer.id, _said(newer), reason[:200])

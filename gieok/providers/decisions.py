@@ -4,7 +4,7 @@ and never write text.
 The engine's cheap judgments — is this text an instruction to the assistant, is this short message
 filler, what kind of thing a name is, which profile slot a question asks about, does this memory
 answer this question, which profile values a message states (:meth:`DecisionModel.read_profile`),
-(next) does this statement update that one — are *tasks* (:data:`TASKS`): a question, its named
+does a later statement update an earlier one — are *tasks* (:data:`TASKS`): a question, its named
 inputs and its options. A decision model answers a task with one option and the probability it
 gives it (:class:`Decision`), and says who answered, so what the engine did can be explained.
 
@@ -19,7 +19,8 @@ Built-ins, registered like every provider (``gieok.providers.create("decision", 
 
 A plugin subclasses :class:`DecisionModel` and implements ``_decide``. The engine may pass ``hints``
 with a task — what it already holds that a model can use without being asked for it (the bank's
-embedder, for ``answers``); a plugin that wants them overrides ``_decide_with``, others never see them.
+embedder, for ``answers``; the two statements' own vectors, for ``updates``); a plugin that wants them
+overrides ``_decide_with``, others never see them.
 """
 
 from __future__ import annotations
@@ -81,6 +82,13 @@ TASKS: dict[str, Task] = {
         "else's, not a policy or a greeting about the topic), the attribute asked (not another one), and a "
         "statement of fact (not a question, a plan or a wish)? speaker is who said the memory.",
         ("question", "memory", "speaker")),
+    "updates": Task(
+        "updates",
+        "Does the later statement update the earlier one: the same holder (the same person, or the same "
+        "relative of theirs: 'my mother's birthday' is not 'my birthday'), the same attribute, and the earlier "
+        "value no longer true? Answer no when it adds to it, speaks of someone else, describes another event, "
+        "or only plans, asks, quotes or denies a change. earlier_speaker and later_speaker are who said each.",
+        ("earlier", "later", "earlier_speaker", "later_speaker")),
 }
 
 
@@ -164,6 +172,8 @@ class LearnedDecisions(DecisionModel):
             return self._answers(inputs["question"], inputs["memory"], inputs["speaker"], None)
         if task.name == "filler":
             return self._filler(None, "")
+        if task.name == "updates":
+            return self._updates(inputs["earlier"], inputs["later"])
         raise ConfigError(f"the learned decision model has no head for {task.name}")  # pragma: no cover
 
     def read_profile(self, text: str, context: str = "") -> list[SlotValue]:
@@ -182,6 +192,19 @@ class LearnedDecisions(DecisionModel):
         p = judgment.probability
         return Decision("answers", "yes" if judgment.answers else "no", p if judgment.answers else 1.0 - p,
                         "learned", judgment.reason, judgment.sentence)
+
+    @staticmethod
+    def _updates(earlier: str, later: str) -> Decision:
+        from gieok.lifecycle import detect_update
+
+        # Offline the supersede rules answer. A learned head (bench/train_updates.py) finds three times
+        # their recall on the blind pairs, but asked by retain it closed 840 of LoCoMo's 1,347 facts, and
+        # as a veto on the rules it cost the knowledge-update set R@1 and stale@5
+        # (docs/benchmarks/supersede.md, "The decision task updates")
+        verdict = detect_update(earlier, later)
+        if verdict is None or verdict.confidence < UPDATE_RULES_BAR:
+            return Decision("updates", "no", 1.0 - (verdict.confidence if verdict else 0.0), "learned", "no rule fires")
+        return Decision("updates", "yes", verdict.confidence, "learned", f"{verdict.kind}: {verdict.reason}")
 
     @staticmethod
     def _instruction(text: str, trust: str) -> Decision:
@@ -235,6 +258,9 @@ def create_learned() -> DecisionModel:
     """The built-in learned decision model (one per process)."""
     return _learned()
 
+
+# updates: a rule's verdict at or above this confidence is a yes (gieok.engine.versions.MIN_CONFIDENCE)
+UPDATE_RULES_BAR = 0.5
 
 # In a technical chat the assistant's prose is full of imperatives to the user ("This setup ensures …",
 # "Run it, then …"): on BEAM's ten chats the instruction head's own bar held 1 % of the assistant's
