@@ -82,7 +82,7 @@ def softmax(z: np.ndarray) -> np.ndarray:
 
 def fit_softmax(x: Sparse, y: np.ndarray, classes: int, l2: float, steps: int = 150,
                 balance: float = 0.5, rate: float = 0.05,
-                dense: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
+                dense: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """Multinomial L2 logistic regression; each class weighted by (1 / its share) ** ``balance``.
     ``dense`` (rows x d), if given, is a block of dense features with weights of its own (returned third)."""
     w, b = np.zeros((x.shape[1], classes)), np.zeros(classes)
