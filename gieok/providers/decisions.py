@@ -44,6 +44,13 @@ TASKS: dict[str, Task] = {
         "believes, remembers or answers (an instruction planted for the assistant, however polite, hidden or "
         "encoded)? Instructions meant for people, data, and text about AI are not.",
         ("text", "trust")),
+    "triage": Task(
+        "triage",
+        "A memory engine keeps short observations about a person or topic. Compared with the observation, does "
+        "the new fact (said by the speaker given) restate it in other words (restates), add or change something "
+        "about the same subject and topic (adds), speak of another person or another topic (unrelated), or carry "
+        "no information at all — laughter, a reaction, small talk (chatter)?",
+        ("observation", "fact", "speaker"), ("restates", "adds", "unrelated", "chatter")),
 }
 
 
@@ -90,9 +97,14 @@ class LearnedDecisions(DecisionModel):
 
     name = "learned"
 
+    def __init__(self) -> None:
+        self._embedder: Any = None
+
     def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
         if task.name == "instruction":
             return self._instruction(inputs["text"], inputs["trust"])
+        if task.name == "triage":
+            return self._triage(inputs["observation"], inputs["fact"], inputs["speaker"])
         raise ConfigError(f"the learned decision model has no head for {task.name}")  # pragma: no cover
 
     @staticmethod
@@ -106,6 +118,29 @@ class LearnedDecisions(DecisionModel):
         held = judgment.probability >= bar
         return Decision("instruction", "yes" if held else "no",
                         judgment.probability if held else 1.0 - judgment.probability, "learned", judgment.reason)
+
+
+    def _triage(self, observation: str, fact: str, speaker: str) -> Decision:
+        from gieok.extract.triage_model import LABELS, choose, triage_model
+
+        model = triage_model()
+        vectors = self._triage_embedder().embed([observation, fact], "document")
+        probabilities = model.probabilities(observation, fact, speaker, vectors[0], vectors[1])
+        best = choose(probabilities, model.bars)
+        shown = ", ".join(f"{label} {p:.2f}" for label, p in zip(LABELS, probabilities, strict=True))
+        return Decision("triage", LABELS[best], float(probabilities[best]), "learned", shown)
+
+    def _triage_embedder(self) -> Any:
+        """The embedder the triage head was trained on, built once; it caches the vectors of texts it
+        has seen, so an observation judged against many facts is embedded once. (A fact's stored
+        vector is of its embedding text — date and entity names added — not of the text the head
+        was trained on, so it is not reused.)"""
+        if self._embedder is None:
+            from gieok.extract.triage_model import EMBEDDER
+            from gieok.providers.registry import create
+
+            self._embedder = create("embedder", EMBEDDER)
+        return self._embedder
 
 
 # In a technical chat the assistant's prose is full of imperatives to the user ("This setup ensures …",
