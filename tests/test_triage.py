@@ -5,7 +5,9 @@ updates it, an unrelated one starts another observation. Korean and English."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,9 @@ from gieok import Memory
 from gieok.providers import create, registry
 from gieok.providers.decisions import Decision, DecisionModel, Task
 from gieok.providers.llms import ScriptedLLM
+
+sys.path.insert(0, str(Path(__file__).parent))
+from pg_server import pg_dsn_factory  # noqa: E402, F401
 
 HEAD_CASES = [
     # (observation, fact, speaker, expected): a restatement in other words, an update, another
@@ -99,8 +104,8 @@ def _fact_id(mem: Memory, text: str) -> str | None:
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
-def test_consolidation_acts_on_each_triage_answer(mem: Memory, scripted: Scripted, lang: str) -> None:
-    first, later = LATER[lang]
+def test_consolidation_acts_on_each_triage_answer(store_mem: Memory, scripted: Scripted, lang: str) -> None:
+    mem, (first, later) = store_mem, LATER[lang]
     _say(mem, "m0", first, 1)
     mem.configure_decisions("b", "scripted-triage")
     mem.run_jobs("b")
