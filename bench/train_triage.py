@@ -116,6 +116,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--l2", type=float, nargs="*", default=[0.03, 0.1, 0.3])
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write the weights")
     args = parser.parse_args()
     items = load(DATA)
     lexical, dense = featurise(items, embedder())
@@ -135,9 +136,8 @@ def main() -> None:
     if not args.no_write:
         model = train(lexical, dense, y, best[1])
         model = TriageModel(model.vocabulary, model.lexical, model.dense, model.bias, model.mean, model.scale, bars)
-        model.save(str(OUT))
-        size = OUT.stat().st_size // 1024
-        print(f"wrote {OUT.relative_to(ROOT)} ({size} KB, {len(model.vocabulary)} lexical features)")
+        model.save(str(args.out))
+        print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB, {len(model.vocabulary)} lexical features)")
 
 
 if __name__ == "__main__":
