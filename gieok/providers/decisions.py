@@ -1,8 +1,9 @@
 """Decision models: providers that answer the engine's multiple-choice questions with a probability,
 and never write text.
 
-The engine's cheap judgments — is this text an instruction to the assistant, (next) does this
-statement update that one, which profile slot does it fill — are *tasks* (:data:`TASKS`): a question,
+The engine's cheap judgments — is this text an instruction to the assistant, does a fact restate,
+add to or stand apart from an observation (consolidation's triage), (next) does this statement
+update that one, which profile slot does it fill — are *tasks* (:data:`TASKS`): a question,
 its named inputs and its options. A decision model answers a task with one option and the probability
 it gives it (:class:`Decision`), and says who answered, so what the engine did can be explained.
 
