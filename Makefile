@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs docs-serve bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable
+.PHONY: demo test lint docs docs-serve bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable bench-triage train-triage
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -87,7 +87,7 @@ bench-scale: $(STAMP)
 bench-documents: $(STAMP)
 	$(BIN)/python bench/documents.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable
+bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable bench-triage
 
 clean:
 	rm -rf $(VENV) build *.egg-info
@@ -124,6 +124,12 @@ train-answerable: $(STAMP)
 
 bench-answerable: $(STAMP)
 	$(BIN)/python bench/answerable.py
+
+train-triage: $(STAMP)
+	$(BIN)/python bench/train_triage.py
+
+bench-triage: $(STAMP)
+	$(BIN)/python bench/triage.py
 
 bench-quarantine: $(STAMP)
 	$(BIN)/python bench/quarantine.py

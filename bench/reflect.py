@@ -18,7 +18,9 @@ per category:
   inline ones, and ``--adversarial FILE`` for a set written apart, like the Korean one),
   **refused** — share answered "not in memory" (higher is better), and **fooled** = 1 − refused.
 
-Only what was measured is printed. Use ``--db`` to keep the retained banks between runs,
+``--consolidate`` runs the bank's background jobs after retain, so reflect also sees the
+observations consolidation wrote (compare with and without it). Only what was measured is printed.
+Use ``--db`` to keep the retained banks between runs,
 ``--samples conv-26,conv-30`` to run only some conversations (the split tuned on vs the one held
 out), ``--dump FILE`` to write every question's answer as JSON lines for inspection.
 """
@@ -76,6 +78,8 @@ def main() -> None:
     parser.add_argument("--adversarial", default=None,
                         help="a file of extra false-premise questions for the same samples (category 5)")
     parser.add_argument("--dump", default=None, help="write each question's result here as JSON lines")
+    parser.add_argument("--consolidate", action="store_true",
+                        help="run the background jobs (consolidation into observations) before asking")
     args = parser.parse_args()
 
     from rich.console import Console
@@ -101,6 +105,8 @@ def main() -> None:
                                           for t in conv.turns], document_id=conv.id,
                        on_total=lambda n, task=task: progress.update(task, total=n),
                        progress=lambda n, task=task: progress.advance(task, n))
+            if args.consolidate:
+                mem.run_jobs(conv.id)
             gold = {q["question"]: q.get("answer") for s in json.loads(Path(args.data).read_text(encoding="utf-8"))
                     if s["sample_id"] == conv.id for q in s["qa"]}
             extra = adversarial.get(conv.id, [])
@@ -145,7 +151,8 @@ def main() -> None:
         print(json.dumps({"data": args.data, "embedder": args.embedder, "seconds": round(elapsed, 1), "rows": rows},
                          ensure_ascii=False, indent=2))
         return
-    table = Table(title=f"Reflect offline ({args.embedder}) on {Path(args.data).name}")
+    after = " after consolidation" if args.consolidate else ""
+    table = Table(title=f"Reflect offline ({args.embedder}) on {Path(args.data).name}{after}")
     for column in ("questions", "n", "answered", "grounded", "wrong", "grounded / answered", "gold in answer (n)",
                    "refused"):
         table.add_column(column, justify="left" if column == "questions" else "right")

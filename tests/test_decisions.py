@@ -69,7 +69,7 @@ def test_the_llm_model_asks_for_structured_output_and_checks_it() -> None:
         model.decide("instruction", text=PLANTED_EN, trust="web")
     with pytest.raises(ConfigError, match="needs an LLM"):
         LLMDecisions(None)
-    assert set(TASKS) == {"instruction", "filler", "entity_kind", "slot_question", "answers", "updates"}
+    assert set(TASKS) == {"instruction", "filler", "entity_kind", "slot_question", "answers", "updates", "triage"}
 
 
 def test_a_bank_chooses_its_decision_model(mem: Memory, contrarian: Contrarian) -> None:

@@ -81,6 +81,7 @@ class Gazetteer(DecisionModel):
     """A plugin that calls every name a place except those it was told name nothing; records its questions."""
 
     name = "gazetteer"
+    tasks = frozenset({"entity_kind"})
 
     def __init__(self, nothing: frozenset[str]) -> None:
         self.nothing = nothing

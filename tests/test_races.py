@@ -128,6 +128,8 @@ def test_a_consolidation_racing_another_makes_one_observation_per_topic(
     monkeypatch.setattr(consolidate, "_render", render_while_another_writes)
     mem.run_jobs("b")
     assert raced
-    topics = [o.text.split(":", 1)[0] for o in mem.observations("b")]
+    bank = mem.store.get_bank("b")
+    assert bank is not None
+    topics = [o.topic for o in mem.store.observations_of_bank(bank.id)]
     assert len(topics) == len(set(topics)), topics
     assert any("(the other run)" not in o.text and raced[0] in o.text for o in mem.observations("b"))

@@ -5,13 +5,23 @@ said: a document's passages are reference text, recalled and cited as they are, 
 an observation): each named entity
 they mention, or — for a statement about the speaker themself ("나 삼성 다녀") — the speaker — and by
 user (the facts' ``user_id``, see :mod:`gieok.engine.scopes`): one user's facts never join another's
-observation, nor a shared one. Per topic and user the existing observation is updated rather than a
-new one created. Its supporting facts are
-the old support plus the new facts, minus versions superseded or archived since, so an observation
-always reflects the current versions.
+observation, nor a shared one. Within a topic and user, the bank's decision model (task ``triage``,
+:mod:`gieok.providers.decisions`; offline the learned head of :mod:`gieok.extract.triage_model`)
+judges each new fact against the topic's observations, those sharing most words first:
 
-* **Offline** (no LLM) the text is extractive: the topic's current statements, newest first, each
-  with the date it was said — the facts' own words, no paraphrase, no arithmetic.
+* ``chatter`` ("ㅋㅋㅋ 그치", "lol same") joins no observation;
+* ``restates`` — the fact is cited by the observation it restates, whose text does not change;
+* ``adds`` — the fact joins the observation and its text is written again;
+* ``unrelated`` to every one asked — the fact starts another observation of the same subject
+  (topic ``"name #2"``, its text still opening with the name), so an observation stays a short
+  statement about one thing, with its citations, and never grows into a copy of a conversation.
+
+An observation's supporting facts are the old support plus the new facts, minus versions
+superseded or archived since, so an observation always reflects the current versions.
+
+* **Offline** (no LLM) the text is extractive: the statements it shows (restatements are only
+  cited), newest first, each with the date it was said — the facts' own words, no paraphrase, no
+  arithmetic.
 * **With an LLM** the model rewrites the observation from the current text and the new facts (each
   with its id and date) under the rules: update rather than append, no arithmetic, recency by when
   a thing was said, an older statement never overrides a newer belief; it must return the ids it
@@ -26,7 +36,9 @@ that still fails is marked ``consolidation_failed`` (kept, skipped by later runs
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from gieok.engine._speakers import AGENT_SPEAKERS
@@ -34,6 +46,7 @@ from gieok.engine._time import day_of
 from gieok.engine.context import JobContext
 from gieok.engine.llm_calls import call_llm
 from gieok.errors import LLMError, SpendLimitError, StoreBusyError
+from gieok.providers.decisions import DecisionModel
 from gieok.providers.embedders import Embedder
 from gieok.records import FactRow
 from gieok.text.terms import keyword_terms
@@ -44,6 +57,9 @@ __all__ = ["run_consolidation", "BATCH", "MAX_STATEMENTS"]
 BATCH = 64
 MAX_STATEMENTS = 8
 HISTORY = 20  # earlier texts an observation keeps
+ASKED = 4  # a topic's observations a new fact is judged against, those sharing most words first
+_SIBLING = " #"
+_DATED = re.compile(r"\((?:\d{4}-\d{2}-\d{2}|undated)\) ")
 _SCHEMA = {
     "type": "object",
     "properties": {"text": {"type": "string"}, "fact_ids": {"type": "array", "items": {"type": "integer"}}},
@@ -60,6 +76,16 @@ _SYSTEM = (
 
 def _said(fact: FactRow) -> float:
     return fact.mentioned_at if fact.mentioned_at is not None else fact.created_at
+
+
+@dataclass
+class _Draft:
+    """One observation of a topic as this run changes it."""
+
+    topic: str  # the entity or speaker; "name #n" for another subject of theirs
+    text: str  # the text the next fact is judged against
+    stated: list[FactRow] = field(default_factory=list)  # new facts that add: the text will say them
+    cited: list[int] = field(default_factory=list)  # new restatements: cited, the text unchanged
 
 
 Topic = tuple[int | None, str, str | None]  # (entity id or None, topic name, user id or None: shared facts)
@@ -101,7 +127,19 @@ def _render(topic: str, facts: Sequence[FactRow]) -> str:
         lines.append(f"({day}) {text}")
         if len(lines) == MAX_STATEMENTS:
             break
-    return f"{topic}: " + " · ".join(lines)
+    return f"{_display(topic)}: " + " · ".join(lines)
+
+
+def _display(topic: str) -> str:
+    """The name an observation's text opens with: its topic without a sibling's number ("민지 #2")."""
+    base, _, number = topic.rpartition(_SIBLING)
+    return base if base and number.isdigit() else topic
+
+
+def _in_text(fact: FactRow, previous: Any) -> bool:
+    """Whether an earlier supporting fact is one of the statements the previous text shows (offline
+    text is the statements' own words), rather than a restatement cited without changing it."""
+    return previous is None or " ".join(fact.text.split()) in previous.text
 
 
 def _day(epoch: float) -> str:
@@ -141,9 +179,11 @@ def _trimmed(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, user: str | None, new_ids: list[int],
+def _consolidate_topic(ctx: JobContext, entity_id: int | None, draft: _Draft, user: str | None,
                        tries: int = 3) -> int:
-    store, bank = ctx.store, ctx.bank
+    store, bank, topic = ctx.store, ctx.bank, draft.topic
+    stated = {f.id for f in draft.stated}
+    new_ids = sorted(stated | set(draft.cited))
     existing = store.observations_of_bank(bank.id, topic=topic, user_id=user)
     previous = existing[0] if existing else None
     seen = _version(previous)
@@ -151,11 +191,7 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, user:
     support = [f for f in store.get_facts(bank.id, support_ids) if f.valid_to is None and f.archived_at is None]
     if not support:
         return 0
-    llm = ctx.llm
-    if llm is not None:
-        text, cited = _llm_text(ctx, llm, topic, previous, support, set(new_ids))
-    else:
-        text, cited = _render(topic, support), [f.id for f in support]
+    text, cited = _text(ctx, previous, support, draft)
     believed = max(_said(f) for f in support)
     if previous is not None and previous.believed_at is not None:
         believed = max(believed, previous.believed_at)  # the belief time never moves back
@@ -163,7 +199,7 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, user:
     if previous is not None and previous.text != text:
         # based_on: what the previous text was built on, so erasing one of those facts finds the
         # text that quoted it here (gieok.store._lifecycle drops the observation)
-        history.append({"at": ctx.now, "added": sorted(new_ids), "based_on": sorted(previous.fact_ids),
+        history.append({"at": ctx.now, "added": sorted(stated), "based_on": sorted(previous.fact_ids),
                         "previous": previous.text[:1000]})
     history = _trimmed(history)
     embedder = _embedder_now(ctx)
@@ -186,8 +222,62 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, topic: str, user:
                                    history=history, believed_at=believed, embedding=vector,
                                    terms=keyword_terms(text), tokens=count_tokens(text), user_id=user)
     if raced:
-        return _consolidate_topic(ctx, entity_id, topic, user, new_ids, tries - 1)
+        return _consolidate_topic(ctx, entity_id, draft, user, tries - 1)
     return 1
+
+
+def _text(ctx: JobContext, previous: Any, support: Sequence[FactRow], draft: _Draft) -> tuple[str, list[int]]:
+    """The observation's text and the facts it cites. A restatement is cited without changing the
+    text; offline the text shows the statements it already showed plus the new ones that add."""
+    stated = {f.id for f in draft.stated}
+    current = {f.id for f in support}
+    unchanged = previous is not None and not stated and set(previous.fact_ids) <= current
+    llm = ctx.llm
+    if llm is not None:
+        if unchanged:  # nothing new to say and nothing it said was replaced: no call
+            return previous.text, sorted(set(previous.fact_ids) | set(draft.cited))
+        return _llm_text(ctx, llm, _display(draft.topic), previous, support, stated)
+    cited = set(draft.cited)
+    shown = [f for f in support if f.id in stated or (f.id not in cited and _in_text(f, previous))]
+    return _render(draft.topic, shown or list(support)), [f.id for f in support]
+
+
+def _placements(ctx: JobContext, topic: str, user: str | None, facts: Sequence[FactRow]) -> list[_Draft]:
+    """Where each new fact of ``topic`` goes, as the bank's decision model judges it against the
+    topic's observations (its subject's other subjects are observations of their own, "topic #n"):
+    chatter joins none, a restatement is cited by the one it restates, a fact that adds updates it,
+    a fact unrelated to all of them starts another."""
+    drafts = [_Draft(o.topic, o.text) for o in ctx.store.observations_of_bank(ctx.bank.id)
+              if o.user_id == user and _display(o.topic) == topic]
+    decisions = ctx.decisions()
+    for fact in sorted(facts, key=_said):
+        _place(decisions, drafts, topic, fact)
+    return [d for d in drafts if d.stated or d.cited]
+
+
+def _as_statement(text: str) -> str:
+    """An observation as the decision model reads one: its statements without the dates said."""
+    return _DATED.sub("", text).replace(" · ", ". ")
+
+
+def _place(decisions: DecisionModel, drafts: list[_Draft], topic: str, fact: FactRow) -> None:
+    words = set(keyword_terms(fact.text))
+    nearest = sorted(drafts, key=lambda d: -len(words & set(keyword_terms(d.text))))[:ASKED]
+    for draft in nearest:
+        answer = decisions.decide("triage", observation=_as_statement(draft.text), fact=fact.text,
+                                  speaker=fact.speaker or "").answer
+        if answer == "chatter":
+            return  # said in passing: no observation cites it
+        if answer == "restates":
+            draft.cited.append(fact.id)
+            return
+        if answer == "adds":
+            draft.stated.append(fact)
+            draft.text = f"{draft.text} · ({_day(_said(fact))}) {' '.join(fact.text.split())}"
+            return
+    taken = {d.topic for d in drafts}
+    name = next(t for t in (topic, *(f"{topic}{_SIBLING}{n}" for n in range(2, len(taken) + 3))) if t not in taken)
+    drafts.append(_Draft(name, _render(name, [fact]), [fact]))
 
 
 def _embedder_now(ctx: JobContext) -> Embedder:
@@ -207,8 +297,10 @@ def _consolidate(ctx: JobContext, fact_ids: list[int]) -> dict[str, int]:
     store, bank = ctx.store, ctx.bank
     facts = store.get_facts(bank.id, fact_ids)
     written = 0
+    by_id = {f.id: f for f in facts}
     for (entity_id, topic, user), ids in _topics(ctx, facts).items():
-        written += _consolidate_topic(ctx, entity_id, topic, user, ids)
+        for draft in _placements(ctx, topic, user, [by_id[i] for i in ids]):
+            written += _consolidate_topic(ctx, entity_id, draft, user)
     with store.write():
         store.mark_consolidated([f.id for f in facts], ctx.now)
     return {"observations": written, "facts": len(facts)}

@@ -4,7 +4,8 @@ and never write text.
 The engine's cheap judgments — is this text an instruction to the assistant, is this short message
 filler, what kind of thing a name is, which profile slot a question asks about, does this memory
 answer this question, which profile values a message states (:meth:`DecisionModel.read_profile`),
-does a later statement update an earlier one — are *tasks* (:data:`TASKS`): a question, its named
+does a later statement update an earlier one, does a fact restate, add to or stand apart from an
+observation (consolidation's triage) — are *tasks* (:data:`TASKS`): a question, its named
 inputs and its options. A decision model answers a task with one option and the probability it
 gives it (:class:`Decision`), and says who answered, so what the engine did can be explained.
 
@@ -89,6 +90,13 @@ TASKS: dict[str, Task] = {
         "value no longer true? Answer no when it adds to it, speaks of someone else, describes another event, "
         "or only plans, asks, quotes or denies a change. earlier_speaker and later_speaker are who said each.",
         ("earlier", "later", "earlier_speaker", "later_speaker")),
+    "triage": Task(
+        "triage",
+        "A memory engine keeps short observations about a person or topic. Compared with the observation, does "
+        "the new fact (said by the speaker given) restate it in other words (restates), add or change something "
+        "about the same subject and topic (adds), speak of another person or another topic (unrelated), or carry "
+        "no information at all — laughter, a reaction, small talk (chatter)?",
+        ("observation", "fact", "speaker"), ("restates", "adds", "unrelated", "chatter")),
 }
 
 
@@ -154,6 +162,9 @@ class LearnedDecisions(DecisionModel):
 
     name = "learned"
 
+    def __init__(self) -> None:
+        self._embedder: Any = None
+
     def _decide_with(self, task: Task, inputs: Mapping[str, str], hints: Mapping[str, Any]) -> Decision:
         if task.name == "filler":
             return self._filler(hints.get("vector"), str(hints.get("embedder") or ""))
@@ -174,6 +185,8 @@ class LearnedDecisions(DecisionModel):
             return self._filler(None, "")
         if task.name == "updates":
             return self._updates(inputs["earlier"], inputs["later"])
+        if task.name == "triage":
+            return self._triage(inputs["observation"], inputs["fact"], inputs["speaker"])
         raise ConfigError(f"the learned decision model has no head for {task.name}")  # pragma: no cover
 
     def read_profile(self, text: str, context: str = "") -> list[SlotValue]:
@@ -247,6 +260,29 @@ class LearnedDecisions(DecisionModel):
         reason = f"{reading.slot or 'none'} (p={reading.probability:.2f}), whose {reading.whose}" + \
             (", before now" if reading.previous else "")
         return Decision("slot_question", reading.slot or "none", reading.probability, "learned", reason)
+
+
+    def _triage(self, observation: str, fact: str, speaker: str) -> Decision:
+        from gieok.extract.triage_model import LABELS, choose, triage_model
+
+        model = triage_model()
+        vectors = self._triage_embedder().embed([observation, fact], "document")
+        probabilities = model.probabilities(observation, fact, speaker, vectors[0], vectors[1])
+        best = choose(probabilities, model.bars)
+        shown = ", ".join(f"{label} {p:.2f}" for label, p in zip(LABELS, probabilities, strict=True))
+        return Decision("triage", LABELS[best], float(probabilities[best]), "learned", shown)
+
+    def _triage_embedder(self) -> Any:
+        """The embedder the triage head was trained on, built once; it caches the vectors of texts it
+        has seen, so an observation judged against many facts is embedded once. (A fact's stored
+        vector is of its embedding text — date and entity names added — not of the text the head
+        was trained on, so it is not reused.)"""
+        if self._embedder is None:
+            from gieok.extract.triage_model import EMBEDDER
+            from gieok.providers.registry import create
+
+            self._embedder = create("embedder", EMBEDDER)
+        return self._embedder
 
 
 @lru_cache(maxsize=1)
