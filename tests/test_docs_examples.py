@@ -25,8 +25,11 @@ An unmarked block that raises fails its test, with the page and line in the test
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import re
 import socket
+import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -231,6 +234,18 @@ def _close_all(namespace: dict[str, Any]) -> None:
     for value in namespace.values():
         if isinstance(value, (Memory, Client)):
             value.close()
+    # an example that ran an event loop of its own (the Agents SDK's Runner.run_sync) may leave the
+    # thread's loop open, and its self-pipe socket then warns in whichever test the collector meets it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            return
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+    asyncio.set_event_loop(None)
+    gc.collect()  # what the example dropped is collected now, in its own test
 
 
 def run_example(block: Block, replace: dict[str, str] | None = None) -> None:
