@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import tempfile
@@ -97,6 +98,7 @@ def main() -> None:
     db = args.db or str(Path(tmp.name) / "reflect.db")
     stats: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     started = time.perf_counter()
+    consolidation = 0.0  # seconds in the bank's background jobs (--consolidate)
     embedder = DiskCachedEmbedder(args.embedder)
     with Memory(db, embedder=embedder, refresh_on_recall=False) as mem, Progress(console=console) as progress:
         for conv in conversations:
@@ -106,7 +108,9 @@ def main() -> None:
                        on_total=lambda n, task=task: progress.update(task, total=n),
                        progress=lambda n, task=task: progress.advance(task, n))
             if args.consolidate:
+                began = time.perf_counter()
                 mem.run_jobs(conv.id)
+                consolidation += time.perf_counter() - began
             gold = {q["question"]: q.get("answer") for s in json.loads(Path(args.data).read_text(encoding="utf-8"))
                     if s["sample_id"] == conv.id for q in s["qa"]}
             extra = adversarial.get(conv.id, [])
@@ -140,6 +144,10 @@ def main() -> None:
                                            "answer": result.answer}, ensure_ascii=False) + "\n")
                 progress.advance(qtask)
     elapsed = time.perf_counter() - started
+    if args.consolidate:  # the machine may be shared: the load says how much the wall time means
+        averages = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        console.print(f"consolidation jobs: {consolidation:.1f} s wall "
+                      f"(load average {averages}, {os.cpu_count()} cores)")
     if dump:
         dump.close()
 

@@ -2,8 +2,10 @@
 
 Reads ``bench/data/triage_train.jsonl`` (see bench/data/README.md): (observation, fact, speaker) and
 one of restates / adds / unrelated / chatter. Vectors come from the bundled ``e5-small`` (passages)
-through bench/_embed_cache.py, so a rerun encodes nothing. Five folds grouped by observation (the
-four facts written against one observation never sit on both sides; fixed by a hash of the
+through bench/_embed_cache.py, so a rerun encodes nothing; they are of the texts the engine stores
+vectors of — a fact's embedding text as retain builds it ("speaker: text"), an observation said by
+its subject — so consolidation hands the head its stored vectors and embeds nothing. Five folds
+grouped by observation (the four facts written against one observation never sit on both sides; fixed by a hash of the
 observation) choose the regularisation by out-of-fold log loss (a probability is what the engine
 reads) and the bars of the lossy answers (see ``choose_bars``); accuracy is reported per language; the head is
 then trained on every item and written to ``gieok/data/triage_e5-small.npz`` (float16).
@@ -33,7 +35,9 @@ from gieok.extract.triage_model import (  # noqa: E402
     LOSSY,
     TriageModel,
     dense_features,
+    fact_embed_text,
     lexical_features,
+    observation_embed_text,
 )
 
 DATA = ROOT / "bench" / "data" / "triage_train.jsonl"
@@ -54,10 +58,12 @@ def embedder() -> object:
 
 
 def featurise(items: list[dict[str, str]], embed: object) -> tuple[list[dict[str, float]], np.ndarray]:
-    texts = sorted({i["observation"] for i in items} | {i["fact"] for i in items})
+    observations = [observation_embed_text(i["observation"]) for i in items]
+    facts = [fact_embed_text(i["fact"], i["speaker"]) for i in items]
+    texts = sorted(set(observations) | set(facts))
     vectors = dict(zip(texts, embed.embed(texts, "document"), strict=True))  # type: ignore[attr-defined]
     lexical = [lexical_features(i["observation"], i["fact"], i["speaker"]) for i in items]
-    dense = np.stack([dense_features(vectors[i["observation"]], vectors[i["fact"]]) for i in items])
+    dense = np.stack([dense_features(vectors[o], vectors[f]) for o, f in zip(observations, facts, strict=True)])
     return lexical, dense
 
 

@@ -5,7 +5,9 @@ never used to choose a feature, a weight or a bar) and prints accuracy and per-l
 recall, Korean (``ko`` and ``mixed``) and English apart, for:
 
 * **head** — the learned decision model's answer (``gieok.providers.decisions``, task ``triage``),
-  as consolidation receives it (a restatement or chatter only above its bar);
+  as consolidation receives it (a restatement or chatter only above its bar), handed the vectors
+  as a bank on ``e5-small`` stores them (the fact's of its embedding text, "speaker: text"; the
+  observation's of its statement said by its subject), so the head embeds nothing itself;
 * **rules** — consolidation before the head, mapped to the four labels: a message retain keeps no
   fact of (its filler lists and filler model) is ``chatter``; otherwise the fact joins the
   observation when they share a topic — the fact names the observation's subject, or, naming no
@@ -35,7 +37,7 @@ from _embed_cache import DiskCachedEmbedder  # noqa: E402
 from gieok import Memory  # noqa: E402
 from gieok.engine._speakers import AGENT_SPEAKERS  # noqa: E402
 from gieok.entities import extract_mentions  # noqa: E402
-from gieok.extract.triage_model import EMBEDDER, LABELS  # noqa: E402
+from gieok.extract.triage_model import EMBEDDER, LABELS, fact_embed_text, observation_embed_text  # noqa: E402
 from gieok.providers.decisions import LearnedDecisions  # noqa: E402
 
 SPLITS = {split: ROOT / "bench" / "data" / f"triage_{split}.jsonl" for split in ("blind", "train")}
@@ -91,16 +93,19 @@ def main() -> None:
     args = parser.parse_args()
     items = [json.loads(line) for line in SPLITS[args.split].read_text(encoding="utf-8").splitlines() if line.strip()]
     head = LearnedDecisions()
-    head._embedder = DiskCachedEmbedder(EMBEDDER)  # the same vectors, encoded once across runs
+    stored = DiskCachedEmbedder(EMBEDDER)  # the vectors a bank would store, encoded once across runs
     found: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     with tempfile.TemporaryDirectory() as folder, \
             Memory(str(Path(folder) / "triage.db"), embedder=DiskCachedEmbedder(EMBEDDER)) as mem:
         for n, item in enumerate(items):
             lang = "en" if item["lang"] == "en" else "ko"
-            decision = head.decide("triage", observation=item["observation"], fact=item["fact"],
-                                   speaker=item["speaker"])
+            vectors = stored.embed([observation_embed_text(item["observation"]),
+                                    fact_embed_text(item["fact"], item["speaker"])], "document")
+            decision = head.decide("triage", hints={"vectors": vectors, "embedder": stored.model_id},
+                                   observation=item["observation"], fact=item["fact"], speaker=item["speaker"])
             found["head"].append((item["label"], decision.answer, lang))
             found["rules"].append((item["label"], rules(mem, f"t{n}", item), lang))
+    assert head._embedder is None, "the head embedded texts itself"
     print(f"consolidation triage on the {args.split} split ({len(items)} pairs)")
     for name in ("head", "rules"):
         report(name, found[name])

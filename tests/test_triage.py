@@ -9,14 +9,18 @@ import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gieok import Memory
+from gieok.engine._retain_plan import embed_text
+from gieok.extract.triage_model import fact_embed_text, observation_embed_text
 from gieok.providers import create, registry
-from gieok.providers.decisions import Decision, DecisionModel, Task
+from gieok.providers.decisions import Decision, DecisionModel, LearnedDecisions, Task
 from gieok.providers.llms import ScriptedLLM
 
 sys.path.insert(0, str(Path(__file__).parent))
+from conftest import FakeEmbedder  # noqa: E402
 from pg_server import pg_dsn_factory  # noqa: E402, F401
 
 HEAD_CASES = [
@@ -40,6 +44,42 @@ def test_the_learned_head_triages_a_fact_against_an_observation(observation: str
     decision = create("decision", "learned").decide("triage", observation=observation, fact=fact, speaker=speaker)
     assert decision.answer == expected and decision.provider == "learned", decision.reason
     assert 0.25 <= decision.probability <= 1.0 and expected in decision.reason
+
+
+@pytest.mark.parametrize(("observation", "fact", "speaker", "expected"), [HEAD_CASES[1], HEAD_CASES[5]])
+def test_the_learned_head_reads_the_stored_vectors_it_is_handed(monkeypatch: pytest.MonkeyPatch, observation: str,
+                                                                fact: str, speaker: str, expected: str) -> None:
+    e5 = create("embedder", "e5-small")
+    stored = e5.embed([observation_embed_text(observation), fact_embed_text(fact, speaker)], "document")
+    model = LearnedDecisions()
+
+    def no_embedder(kind: str, name: str, **options: object) -> object:
+        raise AssertionError(f"the head built a {kind} {name} although it was handed the vectors")
+
+    monkeypatch.setattr(registry, "create", no_embedder)
+    hinted = model.decide("triage", hints={"vectors": (stored[0], stored[1]), "embedder": "e5-small"},
+                          observation=observation, fact=fact, speaker=speaker)
+    assert hinted.answer == expected and model._embedder is None, hinted.reason
+    # the answer rests on the vectors handed: the fact's own vector as the observation's reads otherwise
+    same = model.decide("triage", hints={"vectors": (stored[1], stored[1]), "embedder": "e5-small"},
+                        observation=observation, fact=fact, speaker=speaker)
+    assert same.reason != hinted.reason and model._embedder is None
+
+
+@pytest.mark.parametrize(("text", "speaker"), [("나 판교 살아", "민지"), ("I live in Austin", "user"), ("혼잣말", "")])
+def test_the_head_reads_a_fact_embedded_as_retain_embeds_it(text: str, speaker: str) -> None:
+    assert fact_embed_text(text, speaker) == embed_text(text, speaker or None)
+
+
+@pytest.mark.parametrize(("observation", "embedded"), [
+    ("지민은 성수동에 살고 마케터로 일한다.", "지민: 지민은 성수동에 살고 마케터로 일한다."),
+    ("사용자는 판교에 산다.", "user: 사용자는 판교에 산다."),
+    ("The user works at Google as a designer.", "user: The user works at Google as a designer."),
+    ("Daniel's sister lives in Austin.", "Daniel: Daniel's sister lives in Austin."),
+    ("민호: 토요일마다 뛰어. 코스 바꿨어", "민호: 토요일마다 뛰어. 코스 바꿨어"),  # consolidation's, kept
+])
+def test_an_observation_is_embedded_as_said_by_its_subject(observation: str, embedded: str) -> None:
+    assert observation_embed_text(observation) == embedded
 
 
 @pytest.mark.parametrize(("observation", "fact"), [
@@ -67,6 +107,11 @@ class Scripted(DecisionModel):
     def __init__(self) -> None:
         self.table: dict[str, str] = {}
         self.asked: list[Mapping[str, str]] = []
+        self.hints: list[Mapping[str, object]] = []
+
+    def _decide_with(self, task: Task, inputs: Mapping[str, str], hints: Mapping[str, object]) -> Decision:
+        self.hints.append(dict(hints))
+        return self._decide(task, inputs)
 
     def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
         self.asked.append(dict(inputs))
@@ -161,3 +206,30 @@ def test_no_observation_copies_a_document_chunk(mem: Memory, document: str, said
     for passage in passages:
         for sentence in passage.split(". "):
             assert all(sentence[:30] not in o.text for o in observations), sentence
+
+
+def _unit(vector: object) -> np.ndarray:
+    v = np.asarray(vector, dtype=np.float64)
+    return v / np.linalg.norm(v)
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_consolidation_hands_the_decision_model_the_stored_vectors(store_mem: Memory, scripted: Scripted,
+                                                                   fake_embedder: FakeEmbedder, lang: str) -> None:
+    mem, (first, later) = store_mem, LATER[lang]
+    _say(mem, "v0", first, 1)
+    mem.run_jobs("b")
+    mem.configure_decisions("b", "scripted-triage")
+    scripted.table = {later[1][0]: "adds", later[2][0]: "unrelated"}
+    _say(mem, "v1", later[1][0], 2)
+    _say(mem, "v2", later[2][0], 3)
+    mem.run_jobs("b")
+    [one, two] = scripted.hints
+    assert all(h["embedder"] == "fake" for h in scripted.hints)
+    stored = {t: _unit(fake_embedder.embed([embed_text(t, "user")], "document")[0]) for t in (first, *dict(later))}
+    observation, fact = one["vectors"]  # type: ignore[misc]
+    assert np.allclose(_unit(observation), stored[first], atol=1e-4)  # one statement: its own stored vector
+    assert np.allclose(_unit(fact), stored[later[1][0]], atol=1e-4)
+    # the fact that added: the observation's vector is its statements' mean, still embedding nothing
+    observation, fact = two["vectors"]  # type: ignore[misc]
+    assert np.allclose(_unit(observation), _unit(stored[first] + stored[later[1][0]]), atol=1e-3)

@@ -41,6 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine._time import day_of
 from gieok.engine.context import JobContext
@@ -86,6 +88,9 @@ class _Draft:
     text: str  # the text the next fact is judged against
     stated: list[FactRow] = field(default_factory=list)  # new facts that add: the text will say them
     cited: list[int] = field(default_factory=list)  # new restatements: cited, the text unchanged
+    # the sum of the stored vectors of the statements the text shows: the observation's vector as
+    # the triage head reads it (its own stored vector is of its dated text, and stale once a fact adds)
+    vector: np.ndarray | None = None
 
 
 Topic = tuple[int | None, str, str | None]  # (entity id or None, topic name, user id or None: shared facts)
@@ -247,12 +252,28 @@ def _placements(ctx: JobContext, topic: str, user: str | None, facts: Sequence[F
     topic's observations (its subject's other subjects are observations of their own, "topic #n"):
     chatter joins none, a restatement is cited by the one it restates, a fact that adds updates it,
     a fact unrelated to all of them starts another."""
-    drafts = [_Draft(o.topic, o.text) for o in ctx.store.observations_of_bank(ctx.bank.id)
-              if o.user_id == user and _display(o.topic) == topic]
-    decisions = ctx.decisions()
+    observations = [o for o in ctx.store.observations_of_bank(ctx.bank.id) if o.user_id == user and
+                    _display(o.topic) == topic]
+    cited = {f.id: f for f in ctx.store.get_facts(ctx.bank.id, sorted({i for o in observations for i in o.fact_ids}))}
+    shown = {o.id: _statements(o, [cited[i] for i in o.fact_ids if i in cited]) for o in observations}
+    vectors = ctx.store.vectors_of(ctx.bank.dim, [f.id for f in facts] +
+                                   [f.id for statements in shown.values() for f in statements])
+    drafts = [_Draft(o.topic, o.text, vector=_sum(vectors, shown[o.id])) for o in observations]
+    decisions, embedder = ctx.decisions(), _embedder_now(ctx).model_id
     for fact in sorted(facts, key=_said):
-        _place(decisions, drafts, topic, fact)
+        _place(decisions, drafts, topic, fact, vectors.get(fact.id), embedder)
     return [d for d in drafts if d.stated or d.cited]
+
+
+def _statements(observation: Any, facts: list[FactRow]) -> list[FactRow]:
+    """The facts an observation's text shows (offline its text is their words); all it cites when it
+    shows none word for word (an LLM wrote it from them)."""
+    return [f for f in facts if _in_text(f, observation)] or facts
+
+
+def _sum(vectors: dict[int, np.ndarray], facts: Sequence[FactRow]) -> np.ndarray | None:
+    found = [vectors[f.id] for f in facts if f.id in vectors]
+    return np.asarray(np.sum(found, axis=0, dtype=np.float64)) if found else None
 
 
 def _as_statement(text: str) -> str:
@@ -260,11 +281,22 @@ def _as_statement(text: str) -> str:
     return _DATED.sub("", text).replace(" · ", ". ")
 
 
-def _place(decisions: DecisionModel, drafts: list[_Draft], topic: str, fact: FactRow) -> None:
+def _hints(draft: _Draft, vector: np.ndarray | None, embedder: str) -> dict[str, Any]:
+    """The pair's stored vectors for the decision model (the learned head reads them instead of
+    embedding both texts again); none when either is missing."""
+    if vector is None or draft.vector is None:
+        return {}
+    norm = float(np.linalg.norm(draft.vector))
+    return {"vectors": (draft.vector / norm if norm else draft.vector, vector), "embedder": embedder}
+
+
+def _place(decisions: DecisionModel, drafts: list[_Draft], topic: str, fact: FactRow, vector: np.ndarray | None,
+           embedder: str) -> None:
     words = set(keyword_terms(fact.text))
     nearest = sorted(drafts, key=lambda d: -len(words & set(keyword_terms(d.text))))[:ASKED]
     for draft in nearest:
-        answer = decisions.decide("triage", observation=_as_statement(draft.text), fact=fact.text,
+        answer = decisions.decide("triage", hints=_hints(draft, vector, embedder),
+                                  observation=_as_statement(draft.text), fact=fact.text,
                                   speaker=fact.speaker or "").answer
         if answer == "chatter":
             return  # said in passing: no observation cites it
@@ -274,10 +306,13 @@ def _place(decisions: DecisionModel, drafts: list[_Draft], topic: str, fact: Fac
         if answer == "adds":
             draft.stated.append(fact)
             draft.text = f"{draft.text} · ({_day(_said(fact))}) {' '.join(fact.text.split())}"
+            # a draft whose vector is unknown stays so: its text is embedded instead
+            draft.vector = None if draft.vector is None or vector is None else draft.vector + vector
             return
     taken = {d.topic for d in drafts}
     name = next(t for t in (topic, *(f"{topic}{_SIBLING}{n}" for n in range(2, len(taken) + 3))) if t not in taken)
-    drafts.append(_Draft(name, _render(name, [fact]), [fact]))
+    drafts.append(_Draft(name, _render(name, [fact]), [fact],
+                         vector=None if vector is None else np.asarray(vector, dtype=np.float64)))
 
 
 def _embedder_now(ctx: JobContext) -> Embedder:

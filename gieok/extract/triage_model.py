@@ -5,7 +5,11 @@ A softmax (multinomial logistic regression) over two kinds of features of the pa
 
 * **dense** — the observation's and the fact's vectors from the bundled embedder (``e5-small``,
   passages): their cosine, ``|a - b|``, ``a * b`` and the fact's own vector (chatter is a kind of
-  message whatever it is said next to), each column standardised with the training mean and spread;
+  message whatever it is said next to), each column standardised with the training mean and spread.
+  The vectors are the ones the engine already stores, so a judgment embeds nothing: a fact's is of
+  its embedding text as retain embeds it (:func:`fact_embed_text`, "speaker: text"), an
+  observation's is of its statements said by its subject (:func:`observation_embed_text`) — in
+  consolidation the mean of its statements' stored vectors (see :mod:`gieok.engine.consolidate`);
 * **lexical** — content words shared (Kiwi morphemes for Korean, words for English), numbers and
   names in the fact the observation lacks, change and negation words, length, laughter or emoji
   only, a question only, and whether the speaker is the observation's subject.
@@ -29,8 +33,8 @@ import numpy as np
 from gieok.text.korean import has_hangul
 from gieok.text.terms import keyword_terms
 
-__all__ = ["LABELS", "LOSSY", "EMBEDDER", "TriageModel", "choose", "dense_features", "lexical_features",
-           "triage_model"]
+__all__ = ["LABELS", "LOSSY", "EMBEDDER", "TriageModel", "choose", "dense_features", "fact_embed_text",
+           "lexical_features", "observation_embed_text", "triage_model"]
 
 LABELS = ("restates", "adds", "unrelated", "chatter")
 EMBEDDER = "e5-small"
@@ -56,6 +60,30 @@ _OTHER_PERSON = re.compile(
     r"roommate|coworker|colleague)|he|she|they|his|her)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"(?:^|\s)(?:나|난|내|저|전|제|저희|우리)(?:\s|$|가|는|도|요)|\b(?:I|I'm|my|me|we)\b")
 _USER_SUBJECT = re.compile(r"^\s*(?:사용자|유저|the user|user)\b", re.IGNORECASE)
+
+
+def fact_embed_text(fact: str, speaker: str) -> str:
+    """What retain embeds for a fact (``gieok.engine._retain_plan.embed_text`` without a context; a
+    test pins that they agree): the vector the head reads is the one the fact is stored with."""
+    return f"{speaker}: {fact}" if speaker else fact
+
+
+_SAID_BY = re.compile(r"^[^:\n]{1,40}:\s")
+_PARTICLE = re.compile(r"(?:씨는|씨의|님은|님의|은|는|이|가|의)$")
+
+
+def observation_embed_text(observation: str) -> str:
+    """The text an observation's vector is of: its statements said by its subject ("지민: 지민은 성수동에
+    살아"), as the stored vectors of the facts it shows are ("지민: 나 성수동 살아"). A text that already
+    opens with its topic (consolidation's "지민: …") is kept as it is."""
+    if _SAID_BY.match(observation):
+        return observation
+    words = observation.split()
+    if not words:
+        return observation
+    user = _USER_SUBJECT.search(observation) or observation.lstrip().startswith(("사용자", "유저"))
+    who = "user" if user else _PARTICLE.sub("", re.sub(r"'s$", "", words[0].strip(",.:")))
+    return f"{who}: {observation}" if who else observation
 
 
 def _bucket(value: float, edges: tuple[float, ...]) -> int:

@@ -20,7 +20,8 @@ Built-ins, registered like every provider (``gieok.providers.create("decision", 
 
 A plugin subclasses :class:`DecisionModel` and implements ``_decide``. The engine may pass ``hints``
 with a task — what it already holds that a model can use without being asked for it (the bank's
-embedder, for ``answers``; the two statements' own vectors, for ``updates``); a plugin that wants them
+embedder, for ``answers``; the two statements' own vectors, for ``updates``; the observation's and
+the fact's stored vectors with the bank's embedder id, for ``triage``); a plugin that wants them
 overrides ``_decide_with``, others never see them.
 """
 
@@ -170,6 +171,9 @@ class LearnedDecisions(DecisionModel):
             return self._filler(hints.get("vector"), str(hints.get("embedder") or ""))
         if task.name == "answers":
             return self._answers(inputs["question"], inputs["memory"], inputs["speaker"], hints.get("embedder"))
+        if task.name == "triage":
+            return self._triage(inputs["observation"], inputs["fact"], inputs["speaker"], hints.get("vectors"),
+                                str(hints.get("embedder") or ""))
         return self._decide(task, inputs)
 
     def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
@@ -262,27 +266,32 @@ class LearnedDecisions(DecisionModel):
         return Decision("slot_question", reading.slot or "none", reading.probability, "learned", reason)
 
 
-    def _triage(self, observation: str, fact: str, speaker: str) -> Decision:
-        from gieok.extract.triage_model import LABELS, choose, triage_model
+    def _triage(self, observation: str, fact: str, speaker: str, vectors: Any = None,
+                embedder: str = "") -> Decision:
+        from gieok.extract.triage_model import EMBEDDER, LABELS, choose, triage_model
 
         model = triage_model()
-        vectors = self._triage_embedder().embed([observation, fact], "document")
+        if vectors is None or embedder != EMBEDDER:
+            # no stored vectors, or a bank on another embedder: the texts are embedded as the head
+            # was trained (see _triage_vectors)
+            vectors = self._triage_vectors(observation, fact, speaker)
         probabilities = model.probabilities(observation, fact, speaker, vectors[0], vectors[1])
         best = choose(probabilities, model.bars)
         shown = ", ".join(f"{label} {p:.2f}" for label, p in zip(LABELS, probabilities, strict=True))
         return Decision("triage", LABELS[best], float(probabilities[best]), "learned", shown)
 
-    def _triage_embedder(self) -> Any:
-        """The embedder the triage head was trained on, built once; it caches the vectors of texts it
-        has seen, so an observation judged against many facts is embedded once. (A fact's stored
-        vector is of its embedding text — date and entity names added — not of the text the head
-        was trained on, so it is not reused.)"""
+    def _triage_vectors(self, observation: str, fact: str, speaker: str) -> Any:
+        """The observation's and the fact's vectors from the embedder the head was trained on, built
+        once and caching what it has seen — what the head reads when the engine hands it none (hints
+        ``vectors`` and ``embedder``: consolidation passes the stored ones of a bank on ``e5-small``)."""
+        from gieok.extract.triage_model import EMBEDDER, fact_embed_text, observation_embed_text
+
         if self._embedder is None:
-            from gieok.extract.triage_model import EMBEDDER
             from gieok.providers.registry import create
 
             self._embedder = create("embedder", EMBEDDER)
-        return self._embedder
+        return self._embedder.embed([observation_embed_text(observation), fact_embed_text(fact, speaker)],
+                                    "document")
 
 
 @lru_cache(maxsize=1)
