@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs docs-serve bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable bench-triage train-triage
+.PHONY: demo test lint docs docs-serve bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots train-decisions clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable bench-triage train-triage
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -100,6 +100,9 @@ train-filler: $(STAMP)
 
 train-instructions: $(STAMP)
 	$(BIN)/python bench/train_instructions.py
+
+# every head of the learned decision model, retrained from bench/data (deterministic)
+train-decisions: train-filler train-instructions train-slots train-slot-questions train-entity-kind train-answerable train-triage
 
 train-slots: $(STAMP)
 	$(BIN)/python bench/train_slots.py
