@@ -1,36 +1,43 @@
-"""An experiment toward the decision model's update head: does a learned pair classifier beat the
-supersede rules (``gieok.lifecycle.detect_update``, which answer the decision task ``updates`` offline)
-on pairs nobody wrote either from?
+"""An experiment toward the decision model's update head: does a later statement update an earlier
+one? A classifier of the pair, compared with the supersede rules (``gieok.lifecycle.detect_update``,
+which answer the decision task ``updates`` offline) on pairs nobody wrote either from.
 
-    python bench/train_updates.py [--precision 0.97] [--unrelated] [--out heads.json]   # make bench-updates
+    python bench/train_updates.py [--precision 0.9] [--chat 700] [--out updates.npz]   # make bench-updates
 
-L2 logistic regression (``bench/_sparse.py``) over features of an (older, newer) statement pair — the
-newer one's character n-grams, words and word pairs, the older one's words, the words they share and
-how much they share — on ``bench/data/supersede_train.jsonl`` plus the rules' own
-``supersede_pairs.json`` splits ``tune``, ``held-out`` and ``fresh``. Two heads: lexical, and e5-small,
-which adds the product and difference of the two statements' e5 vectors (as retain embeds a fact).
-Five fixed folds choose the regularisation (out-of-fold log loss) and the bar (the lowest probability
-keeping ``--precision`` out of fold: a false update hides a fact that is still true); each head is then
-fitted on every training pair. ``--unrelated`` adds, per written pair, a made-up negative (its newer
-statement after another pair's older one), the kind of pair retain asks about most. ``--out`` writes
-the heads as JSON.
+Training pairs, all by one speaker:
 
-Reports, on the blind ``supersede_blind.jsonl`` and on ``fresh-2`` (blind to the rules), the heads' and
-the rules' precision and recall per language; the blind sets never choose a feature, a weight or a bar.
-The engine does not use the heads: alone, asked by retain, the e5 head closed 840 of LoCoMo's 1,347
-facts (docs/benchmarks/supersede.md).
+* **written** — ``bench/data/supersede_train.jsonl`` and ``supersede_pairs.json`` splits ``tune``,
+  ``held-out`` and ``fresh``: two statements on one topic, about half updates;
+* **crossed** — two per written pair: its later statement after the earlier statement of another
+  written pair of the same language (another attribute where both say which), labelled no. Retain
+  asks about such pairs all the time, and without them a head learns that any pair is an update;
+* **chat** — statements of one speaker in real chats, each after the same speaker's previous one or
+  two turns in the same session, labelled no (they almost never update each other):
+  ``bench/data/korean_multisession.json`` (Korean) and the BEAM chats' user turns (English). LoCoMo is
+  left out: ``bench/supersede.py --locomo`` measures closures there.
+
+L2 logistic regression (``bench/_sparse.py``) over the pair's features (``bench/_update_pairs.py``).
+Five fixed folds (by a hash of the later statement, so the pairs sharing one sit in one fold) choose
+the regularisation by out-of-fold log loss and the bar: the lowest probability whose out-of-fold
+precision over every training pair reaches ``--precision`` (a false update hides a fact that is still
+true; the curve at other precisions is printed). The head is then fitted on every pair and written
+as a float16 npz (``--out``, else a temporary file); the report uses those rounded weights.
+
+The engine does not use the head: it does not beat the rules' precision on the blind pairs
+(docs/benchmarks/supersede.md, "A head of the pair").
+
+Reports, on the blind ``supersede_blind.jsonl`` and ``fresh-2`` (never used to choose a feature, a
+weight or a bar), the head's and the rules' precision and recall per language.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
-import math
-import re
 import sys
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -40,74 +47,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _sparse import Sparse, design, fit  # noqa: E402
+from _update_pairs import EMBEDDER, UpdateModel, dense_features, lexical_features, load, standardised  # noqa: E402
 
-from gieok.defense._instructions import reveal  # noqa: E402
-from gieok.engine._retain_plan import embed_text  # noqa: E402
 from gieok.lifecycle import detect_update  # noqa: E402
-
-LEXICAL = "lexical"  # the head without vectors
-_WORD = re.compile(r"[^\W_]+")
-
-
-def features(old: str, new: str) -> dict[str, float]:
-    """The pair's lexical features: unit-length n-gram and word counts, plus overlap values (not scaled)."""
-    old_text, new_text = reveal(old), reveal(new)
-    counts: Counter[str] = Counter()
-    squeezed = " " + " ".join(new_text.split()) + " "
-    for n in (2, 3, 4):
-        counts.update("c" + squeezed[i:i + n] for i in range(len(squeezed) - n + 1))
-    old_words, new_words = set(_WORD.findall(old_text)), _WORD.findall(new_text)
-    counts.update("w" + w for w in new_words)
-    counts.update(f"p{a} {b}" for a, b in zip(new_words, new_words[1:]))
-    counts.update("o" + w for w in old_words)
-    shared = old_words & set(new_words)
-    counts.update("s" + w for w in shared)
-    scaled = {k: 1.0 + math.log(v) for k, v in counts.items()}
-    norm = math.sqrt(sum(v * v for v in scaled.values())) or 1.0
-    out = {k: v / norm for k, v in scaled.items()}
-    grams = [{t[i:i + 3] for i in range(max(0, len(t) - 2))} for t in (old_text, new_text)]
-    out["xtrigram overlap"] = len(grams[0] & grams[1]) / (len(grams[0] | grams[1]) or 1)
-    out["xword overlap"] = len(shared) / (len(old_words | set(new_words)) or 1)
-    return out
-
-
-def vector_features(old: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """The pair's meaning from the two statements' vectors: their elementwise product and absolute
-    difference (scaled to weigh like the lexical part), then their cosine."""
-    u, v = np.asarray(old, dtype=np.float64), np.asarray(new, dtype=np.float64)
-    return np.concatenate([u * v * 4, np.abs(u - v) * 2, [float(u @ v)]])
-
-
-@dataclass(frozen=True)
-class UpdateModel:
-    """One head: ``embedder`` (LEXICAL, or the embedder whose vectors ``dense`` weighs), its lexical
-    weights, its dense weights (empty for LEXICAL), bias and bar (a probability)."""
-
-    embedder: str
-    weights: Mapping[str, float]
-    dense: np.ndarray
-    bias: float
-    threshold: float
-
-    def probability(self, old: str, new: str, vectors: tuple[np.ndarray, np.ndarray] | None = None) -> float:
-        """P(``new`` updates ``old``); ``vectors``: the two statements' own vectors (required when
-        the head has dense weights)."""
-        z = self.bias + sum(value * self.weights.get(name, 0.0) for name, value in features(old, new).items())
-        if len(self.dense):
-            if vectors is None:
-                raise ValueError(f"the {self.embedder} update head needs the statements' vectors")
-            z += float(vector_features(*vectors) @ self.dense)
-        return 1.0 / (1.0 + math.exp(-z))
-
-    def to_dict(self) -> dict[str, object]:
-        return {"embedder": self.embedder, "bias": round(self.bias, 5), "threshold": round(self.threshold, 5),
-                "dense": [round(float(w), 5) for w in self.dense],
-                "weights": {k: round(w, 4) for k, w in sorted(self.weights.items())}}
-
+from gieok.text.sentences import split_sentences  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
-EMBEDDER = "e5-small"
 RULES_BAR = 0.5  # the engine's MIN_CONFIDENCE when the rules decided
+FOLDS = 5
 Pair = dict[str, object]
 
 
@@ -118,16 +65,89 @@ def pairs(path: Path, splits: tuple[str, ...] | None = None) -> list[Pair]:
     return [p for p in items if splits is None or p["split"] in splits]
 
 
-def embedded(items: Sequence[Pair], embedder: object) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Each pair's two vectors, as retain embeds a fact said by "user"."""
-    texts = [embed_text(str(t), "user") for p in items for t in (p["old"], p["new"])]
-    vectors = np.asarray(embedder.embed(texts, "document"))  # type: ignore[attr-defined]
-    return [(vectors[2 * i], vectors[2 * i + 1]) for i in range(len(items))]
+def crossed(items: Sequence[Pair], per_pair: int = 2) -> list[Pair]:
+    """``per_pair`` made-up no pairs per written pair: its later statement after another written
+    pair's earlier one, of the same language and (where both say) another attribute."""
+    rng = np.random.default_rng(20261206)
+    out: list[Pair] = []
+    for language in ("ko", "en"):
+        index = [i for i, p in enumerate(items) if p["language"] == language]
+        for i in index:
+            made = 0
+            for j in rng.permutation(index):
+                a, b = items[i], items[int(j)]
+                if made == per_pair:
+                    break
+                if a["old"] == b["old"] or (a.get("attribute") and a.get("attribute") == b.get("attribute")):
+                    continue
+                out.append({"old": b["old"], "new": a["new"], "update": False, "language": language, "kind": "crossed"})
+                made += 1
+    return out
+
+
+def _statements(text: str) -> list[str]:
+    """A turn's sentences, and the whole turn when it has several: retain keeps a chat message of a
+    few sentences as one fact. Code and pasted text (past 200 characters a sentence, 600 a turn) left out."""
+    sentences = [text[s:e].strip() for s, e in split_sentences(text) if 8 <= len(text[s:e].strip()) <= 200]
+    whole = text.strip()
+    return sentences + ([whole] if len(sentences) > 1 and len(whole) <= 600 else [])
+
+
+def chat_pairs(turns: Sequence[tuple[str, str, str]], language: str, limit: int) -> list[Pair]:
+    """(session, speaker, text) turns in order -> no pairs: each statement after the same speaker's
+    statements in their previous one or two turns of the session, and after the previous sentence
+    of its own turn."""
+    out: list[Pair] = []
+    history: dict[tuple[str, str], list[list[str]]] = {}
+    for session, speaker, text in turns:
+        said = _statements(text)
+        earlier = history.setdefault((session, speaker), [])
+        for k, statement in enumerate(said):
+            before = ([said[k - 1]] if k else []) + [s for turn in earlier[-2:] for s in turn[-1:]]
+            out.extend({"old": o, "new": statement, "update": False, "language": language, "kind": "chat"}
+                       for o in before)
+        earlier.append(said)
+    rng = np.random.default_rng(20261207)
+    return [out[i] for i in sorted(rng.permutation(len(out))[:limit])]
+
+
+def korean_chat(limit: int) -> list[Pair]:
+    turns: list[tuple[str, str, str]] = []
+    for sample in json.loads((DATA / "korean_multisession.json").read_text(encoding="utf-8")):
+        conversation = sample["conversation"]
+        for key, value in conversation.items():
+            if key.startswith("session_") and isinstance(value, list):
+                turns += [(f"{sample['sample_id']}/{key}", t["speaker"], t["text"]) for t in value]
+    return chat_pairs(turns, "ko", limit)
+
+
+def beam_chat(limit: int) -> list[Pair]:
+    from _beam_data import load
+
+    turns: list[tuple[str, str, str]] = []
+    for conversation in load():
+        turns += [(f"{conversation.id}/{t.timestamp[:10]}", t.speaker, t.text) for t in conversation.turns
+                  if t.speaker == "user"]
+    return chat_pairs(turns, "en", limit)
+
+
+def embedder() -> object:
+    from _embed_cache import DiskCachedEmbedder
+
+    return DiskCachedEmbedder(EMBEDDER)
+
+
+def featurise(items: Sequence[Pair], embed: object) -> tuple[list[dict[str, float]], np.ndarray]:
+    texts = sorted({str(p[k]) for p in items for k in ("old", "new")})
+    vectors = dict(zip(texts, embed.embed(texts, "document"), strict=True))  # type: ignore[attr-defined]
+    dense = np.stack([dense_features(vectors[str(p["old"])], vectors[str(p["new"])]) for p in items])
+    lexical = [lexical_features(str(p["old"]), str(p["new"]), "user", "user", float(d[0]))
+               for p, d in zip(items, dense, strict=True)]
+    return lexical, dense
 
 
 class Stacked:
-    """The lexical features (sparse) beside the vector features (dense), as ``_sparse.fit`` reads a
-    matrix: the dense block multiplied by numpy, not cell by cell."""
+    """The named features (sparse) beside the dense block, as ``_sparse.fit`` reads a matrix."""
 
     def __init__(self, lexical: Sparse, dense: np.ndarray) -> None:
         self.lexical, self.dense = lexical, dense
@@ -140,14 +160,17 @@ class Stacked:
         return np.concatenate([self.lexical.tdot(g), self.dense.T @ g])
 
 
-def matrix(table: Sequence[dict[str, float]], dense: np.ndarray,
-           vocabulary: dict[str, int] | None = None) -> tuple[Stacked, dict[str, int]]:
-    lexical, vocabulary = design(list(table), vocabulary, min_count=3)
-    return Stacked(lexical, dense), vocabulary
+def train(table: Sequence[dict[str, float]], dense: np.ndarray, y: np.ndarray, l2: float) -> UpdateModel:
+    mean, scale = dense.mean(axis=0), np.maximum(dense.std(axis=0), 1e-6)
+    lexical, vocabulary = design(list(table), min_count=3)
+    w, b = fit(Stacked(lexical, standardised(dense, mean, scale)), y.astype(float), l2)  # type: ignore[arg-type]
+    return UpdateModel(vocabulary, w[:len(vocabulary)], w[len(vocabulary):], float(b), mean, scale, 0.5)
 
 
-def predict(x: Stacked, w: np.ndarray, b: float) -> np.ndarray:
-    return np.asarray(1 / (1 + np.exp(-(x.dot(w) + b))))
+def scores(model: UpdateModel, table: Sequence[dict[str, float]], dense: np.ndarray) -> np.ndarray:
+    lexical, _ = design(list(table), model.vocabulary)
+    z = lexical.dot(model.lexical) + standardised(dense, model.mean, model.scale) @ model.dense + model.bias
+    return np.asarray(1 / (1 + np.exp(-z)))
 
 
 def rates(predicted: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
@@ -156,109 +179,82 @@ def rates(predicted: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
     return (float(right / closes) if closes else 1.0), (float(right / truth.sum()) if truth.sum() else 1.0)
 
 
-def unrelated(items: Sequence[Pair]) -> list[Pair]:
-    """One pair per written pair, of the same language, that nobody would call an update: a written
-    pair's newer statement after another pair's older one. Retain asks about many such pairs (nearest
-    vectors, shared words, the last messages) and the written sets hold none: every written pair is
-    about one topic, so without them the head learns that any pair is likely an update."""
-    rng = np.random.default_rng(20261206)
-    out: list[Pair] = []
-    for language in ("ko", "en"):
-        index = [i for i, p in enumerate(items) if p["language"] == language]
-        other = rng.permutation(index)
-        for i, j in zip(index, np.roll(other, 1)):
-            if items[i]["old"] != items[j]["old"]:
-                out.append({"old": items[j]["old"], "new": items[i]["new"], "update": False, "language": language})
-    return out
+def folds(items: Sequence[Pair]) -> np.ndarray:
+    return np.array([int(hashlib.sha256(str(p["new"]).encode()).hexdigest(), 16) % FOLDS for p in items])
 
 
-def train_head(name: str, table: list[dict[str, float]], dense: np.ndarray, y: np.ndarray, written: np.ndarray,
-               precision: float) -> UpdateModel:
-    """Choose l2 and the bar on five fixed folds, then fit on everything. ``dense``: the pairs'
-    vector features (no columns for the lexical head); ``written``: which pairs were written (the
-    loss and the bar are measured on those, not on the made-up unrelated ones)."""
-    order = np.random.default_rng(20261205).permutation(len(table))
-    folds = [order[k::5] for k in range(5)]
+def choose(items: Sequence[Pair], table: list[dict[str, float]], dense: np.ndarray, y: np.ndarray,
+           precision: float) -> tuple[float, float]:
+    """(l2, bar) from the out-of-fold probabilities; prints what they give per kind of pair."""
+    fold = folds(items)
     best: tuple[float, float, np.ndarray] | None = None
-    for l2 in (1e-5, 1e-4, 1e-3):
-        oof = np.zeros(len(table))
-        for k, held in enumerate(folds):
-            rest = np.concatenate([f for j, f in enumerate(folds) if j != k])
-            x, vocabulary = matrix([table[i] for i in rest], dense[rest])
-            w, b = fit(x, y[rest].astype(float), l2)  # type: ignore[arg-type]
-            oof[held] = predict(matrix([table[i] for i in held], dense[held], vocabulary)[0], w, b)
-        loss = float(-np.mean((y * np.log(oof + 1e-9) + (1 - y) * np.log(1 - oof + 1e-9))[written]))
+    for l2 in (1e-5, 1e-4):
+        oof = np.zeros(len(items))
+        for k in range(FOLDS):
+            rest, held = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
+            model = train([table[i] for i in rest], dense[rest], y[rest], l2)
+            oof[held] = scores(model, [table[i] for i in held], dense[held])
+        loss = float(-np.mean(y * np.log(oof + 1e-9) + (1 - y) * np.log(1 - oof + 1e-9)))
+        print(f"l2 {l2:g}: out-of-fold log loss {loss:.4f}")
         if best is None or loss < best[0]:
             best = (loss, l2, oof)
     assert best is not None
     _, l2, oof = best
-    unrelated_oof = oof[~written]
-    oof, y_written = oof[written], y[written]
-    threshold = 0.5
-    for candidate in np.sort(np.unique(oof)):
-        if rates(oof >= candidate, y_written)[0] >= precision:
-            threshold = float(candidate)
-            break
-    p, r = rates(oof >= threshold, y_written)
-    closed = f", unrelated pairs closed {float(np.mean(unrelated_oof >= threshold)):.3f}" if len(unrelated_oof) else ""
-    print(f"{name}: {int(written.sum())} written + {len(unrelated_oof)} unrelated training pairs; l2 {l2:g}; "
-          f"bar {threshold:.3f}: out of fold precision {p:.3f} recall {r:.3f}{closed}")
-    x, vocabulary = matrix(table, dense)
-    w, b = fit(x, y.astype(float), l2)  # type: ignore[arg-type]
-    lexical = {f: float(w[i]) for f, i in vocabulary.items() if round(float(w[i]), 4)}
-    return UpdateModel(name, lexical, w[len(vocabulary):], float(b), threshold)
+    bar = next((float(c) for c in np.sort(np.unique(oof)) if rates(oof >= c, y)[0] >= precision), 0.99)
+    kinds = np.array([str(p.get("kind", "written")) for p in items])
+    written = kinds == "written"
+    for target in (0.8, 0.85, 0.9, 0.95):
+        at = next((float(c) for c in np.sort(np.unique(oof)) if rates(oof >= c, y)[0] >= target), 0.99)
+        p, r = rates(oof[written] >= at, y[written])
+        shut = {k: int((oof[kinds == k] >= at).sum()) for k in ("crossed", "chat")}
+        print(f"  precision {target} over every pair: bar {at:.3f}, written P {p:.3f} R {r:.3f}, "
+              f"crossed closed {shut['crossed']}, chat {shut['chat']}")
+    p, r = rates(oof[written] >= bar, y[written])
+    closed = {k: f"{int((oof[kinds == k] >= bar).sum())} of {int((kinds == k).sum())}" for k in ("crossed", "chat")}
+    print(f"l2 {l2:g}, bar {bar:.3f}: out of fold on the written pairs precision {p:.3f} recall {r:.3f}; "
+          f"closed: crossed {closed['crossed']}, chat {closed['chat']}")
+    return l2, bar
 
 
-def write(heads: Sequence[UpdateModel], path: Path) -> None:
-    body = {"about": "update heads: bench/train_updates.py", "heads": {h.embedder: h.to_dict() for h in heads}}
-    path.write_text(json.dumps(body, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
-
-
-def report(heads: Sequence[UpdateModel], embedder: object) -> None:
-    print("| set | language | pairs | lexical head P / R | e5 head P / R | rules (the engine's) P / R |")
-    print("|---|---|---:|---|---|---|")
+def report(model: UpdateModel, embed: object) -> None:
+    print("| set | language | pairs | head P / R | rules (the engine's) P / R |")
+    print("|---|---|---:|---|---|")
     for name, test in (("supersede_blind.jsonl", pairs(DATA / "supersede_blind.jsonl")),
                        ("fresh-2", pairs(DATA / "supersede_pairs.json", ("fresh-2",)))):
-        vectors = embedded(test, embedder)
+        table, dense = featurise(test, embed)
+        said = scores(model, table, dense) >= model.threshold
         for language in ("ko", "en", None):
-            chosen = [i for i, t in enumerate(test) if language is None or t["language"] == language]
-            truth = np.array([bool(test[i]["update"]) for i in chosen])
-            cells = []
-            for head in heads:
-                said = np.array([head.probability(str(test[i]["old"]), str(test[i]["new"]), vectors[i])
-                                 >= head.threshold for i in chosen])
-                precision, recall = rates(said, truth)
-                cells.append(f"{precision:.3f} / {recall:.3f}")
-            verdicts = [detect_update(str(test[i]["old"]), str(test[i]["new"])) for i in chosen]
+            chosen = np.array([language is None or t["language"] == language for t in test])
+            truth = np.array([bool(t["update"]) for t in test])[chosen]
+            head = rates(said[chosen], truth)
+            verdicts = [detect_update(str(t["old"]), str(t["new"])) for t, c in zip(test, chosen, strict=True) if c]
             rules = rates(np.array([v is not None and v.confidence >= RULES_BAR for v in verdicts]), truth)
-            print(f"| {name} | {language or 'all'} | {len(chosen)} | {cells[0]} | {cells[1]} | "
+            print(f"| {name} | {language or 'all'} | {int(chosen.sum())} | {head[0]:.3f} / {head[1]:.3f} | "
                   f"{rules[0]:.3f} / {rules[1]:.3f} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--precision", type=float, default=0.97)
-    parser.add_argument("--unrelated", action="store_true", help="add one made-up unrelated negative per pair")
-    parser.add_argument("--out", type=Path, default=None, help="write the heads here as JSON")
+    parser.add_argument("--precision", type=float, default=0.9)
+    parser.add_argument("--chat", type=int, default=700, help="real-chat no pairs per language")
+    parser.add_argument("--out", type=Path, default=None, help="write the weights here (float16 npz)")
     args = parser.parse_args()
-    from _embed_cache import DiskCachedEmbedder
-
-    embedder = DiskCachedEmbedder(EMBEDDER)
-    train = (pairs(DATA / "supersede_train.jsonl")
-             + pairs(DATA / "supersede_pairs.json", ("tune", "held-out", "fresh")))
-    written = np.array([True] * len(train) + [False] * len(train))
-    if args.unrelated:
-        train += unrelated(train)
-    written = written[:len(train)]
-    y = np.array([bool(p["update"]) for p in train])
-    table = [features(str(p["old"]), str(p["new"])) for p in train]
-    dense = np.array([vector_features(u, v) for u, v in embedded(train, embedder)])
-    heads = [train_head(LEXICAL, table, np.zeros((len(train), 0)), y, written, args.precision),
-             train_head(EMBEDDER, table, dense, y, written, args.precision)]
-    if args.out is not None:
-        write(heads, args.out)
-    report([UpdateModel(h.embedder, h.weights, h.dense if h.embedder != LEXICAL else np.zeros(0), h.bias,
-                        h.threshold) for h in heads], embedder)
+    embed = embedder()
+    written = (pairs(DATA / "supersede_train.jsonl")
+               + pairs(DATA / "supersede_pairs.json", ("tune", "held-out", "fresh")))
+    items = written + crossed(written) + korean_chat(args.chat) + beam_chat(args.chat)
+    y = np.array([bool(p["update"]) for p in items])
+    print(f"{len(written)} written pairs ({int(y.sum())} updates) + {len(items) - len(written)} "
+          "made-up and chat no pairs")
+    table, dense = featurise(items, embed)
+    l2, bar = choose(items, table, dense, y, args.precision)
+    fitted = train(table, dense, y, l2)
+    model = UpdateModel(fitted.vocabulary, fitted.lexical, fitted.dense, fitted.bias, fitted.mean, fitted.scale, bar)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(args.out) if args.out is not None else Path(directory) / "updates.npz"
+        model.save(str(path))
+        model = load(path)  # report what would ship: the float16 weights
+    report(model, embed)
 
 
 if __name__ == "__main__":

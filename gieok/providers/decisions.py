@@ -214,10 +214,10 @@ class LearnedDecisions(DecisionModel):
     def _updates(earlier: str, later: str) -> Decision:
         from gieok.lifecycle import detect_update
 
-        # Offline the supersede rules answer. A learned head (bench/train_updates.py) finds three times
-        # their recall on the blind pairs, but asked by retain it closed 840 of LoCoMo's 1,347 facts, and
-        # as a veto on the rules it cost the knowledge-update set R@1 and stale@5
-        # (docs/benchmarks/supersede.md, "The decision task updates")
+        # Offline the supersede rules answer. A head of the newer statement found three times their
+        # recall on the blind pairs but closed 840 of LoCoMo's 1,347 facts; a head of the pair
+        # (bench/train_updates.py) closed 125 and is less precise than the rules on the blind pairs
+        # (docs/benchmarks/supersede.md, "A head of the pair")
         verdict = detect_update(earlier, later)
         if verdict is None or verdict.confidence < UPDATE_RULES_BAR:
             return Decision("updates", "no", 1.0 - (verdict.confidence if verdict else 0.0), "learned", "no rule fires")
