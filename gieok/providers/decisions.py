@@ -138,7 +138,7 @@ class DecisionModel:
         if missing:
             raise InputError(f"decision task {task} needs {', '.join(missing)}")
         if self.tasks is not None and task not in self.tasks:
-            return _learned().decide(task, hints=hints, **inputs)
+            return create_learned().decide(task, hints=hints, **inputs)
         decision = self._decide_with(known, {name: str(inputs[name]) for name in known.inputs}, hints or {})
         if decision.answer not in known.options or not 0.0 <= decision.probability <= 1.0:
             raise ConfigError(f"decision model {self.name} answered {task} outside its options or with a "
@@ -155,7 +155,7 @@ class DecisionModel:
         """The profile values ``text`` (one person's words; ``context``: the other party's turn it
         answers, "" if none) states about its speaker or the speaker's relatives: which slot, whose,
         which words are the value, and whether it is denied. Values about anyone else are left out."""
-        return _learned().read_profile(text, context)
+        return create_learned().read_profile(text, context)
 
 
 class LearnedDecisions(DecisionModel):
@@ -167,31 +167,25 @@ class LearnedDecisions(DecisionModel):
         self._embedder: Any = None
 
     def _decide_with(self, task: Task, inputs: Mapping[str, str], hints: Mapping[str, Any]) -> Decision:
-        if task.name == "filler":
-            return self._filler(hints.get("vector"), str(hints.get("embedder") or ""))
-        if task.name == "answers":
-            return self._answers(inputs["question"], inputs["memory"], inputs["speaker"], hints.get("embedder"))
-        if task.name == "triage":
-            return self._triage(inputs["observation"], inputs["fact"], inputs["speaker"], hints.get("vectors"),
-                                str(hints.get("embedder") or ""))
-        return self._decide(task, inputs)
-
-    def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
         if task.name == "instruction":
             return self._instruction(inputs["text"], inputs["trust"])
+        if task.name == "filler":
+            return self._filler(hints.get("vector"), str(hints.get("embedder") or ""))
         if task.name == "entity_kind":
             return self._entity_kind(inputs["text"], inputs["mention"], inputs["start"])
         if task.name == "slot_question":
             return self._slot_question(inputs["question"])
         if task.name == "answers":
-            return self._answers(inputs["question"], inputs["memory"], inputs["speaker"], None)
-        if task.name == "filler":
-            return self._filler(None, "")
+            return self._answers(inputs["question"], inputs["memory"], inputs["speaker"], hints.get("embedder"))
         if task.name == "updates":
             return self._updates(inputs["earlier"], inputs["later"])
         if task.name == "triage":
-            return self._triage(inputs["observation"], inputs["fact"], inputs["speaker"])
+            return self._triage(inputs["observation"], inputs["fact"], inputs["speaker"], hints.get("vectors"),
+                                str(hints.get("embedder") or ""))
         raise ConfigError(f"the learned decision model has no head for {task.name}")  # pragma: no cover
+
+    def _decide(self, task: Task, inputs: Mapping[str, str]) -> Decision:
+        return self._decide_with(task, inputs, {})  # no hints: each head computes what it needs
 
     def read_profile(self, text: str, context: str = "") -> list[SlotValue]:
         from gieok.extract.slot_model import slot_model
@@ -295,13 +289,9 @@ class LearnedDecisions(DecisionModel):
 
 
 @lru_cache(maxsize=1)
-def _learned() -> LearnedDecisions:
-    return LearnedDecisions()
-
-
-def create_learned() -> DecisionModel:
+def create_learned() -> LearnedDecisions:
     """The built-in learned decision model (one per process)."""
-    return _learned()
+    return LearnedDecisions()
 
 
 # updates: a rule's verdict at or above this confidence is a yes (gieok.engine.versions.MIN_CONFIDENCE)
@@ -383,5 +373,5 @@ class LLMDecisions(DecisionModel):
 
 
 def register_builtins(register: Callable[..., Any]) -> None:
-    register("decision", "learned", LearnedDecisions)
+    register("decision", "learned", create_learned)  # one per process: the engine and plugins share its caches
     register("decision", "llm", LLMDecisions)
