@@ -39,8 +39,8 @@ from gieok.extract.slot_model import (  # noqa: E402
     RELATIONS,
     SLOTS,
     SlotModel,
-    _context_lemmas,
     _Head,
+    asked,
     candidates,
     holder_features,
     negation_features,
@@ -123,7 +123,7 @@ Rows = tuple[list[dict[str, float]], list[int], list[dict[str, float]], list[int
 def examples(item: dict[str, Any]) -> Rows:
     """The three heads' rows of one item, and how many of its facts line up with token runs."""
     text, context, role = item["text"], item["context"], item["speaker_role"]
-    context_lemmas = _context_lemmas(context)
+    turn = asked(context)
     slot_rows, slot_y, holder_rows, holder_y, neg_rows, neg_y = [], [], [], [], [], []
     facts = [f for f in item["slots"] if f.get("slot") in SLOTS and f.get("value")]
     aligned = 0
@@ -141,10 +141,10 @@ def examples(item: dict[str, Any]) -> Rows:
         aligned += len({id(f) for f in gold.values()})
         for i, j in spans:
             fact = gold.get((i, j))
-            slot_rows.append(slot_features(toks, i, j, sentence, context, role, context_lemmas))
+            slot_rows.append(slot_features(toks, i, j, sentence, turn, role))
             slot_y.append(0 if fact is None else 1 + SLOTS.index(fact["slot"]))
         for (i, j), fact in gold.items():
-            holder_rows.append(holder_features(toks, i, j, fact["slot"], role, context))
+            holder_rows.append(holder_features(toks, i, j, fact["slot"], role, turn))
             holder_y.append(_holder_class(fact))
             neg_rows.append(negation_features(toks, i, j, fact["slot"], sentence))
             neg_y.append(int(bool(fact.get("negated"))))

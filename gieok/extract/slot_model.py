@@ -36,8 +36,8 @@ import numpy as np
 from gieok.text.korean import analyze, has_hangul
 from gieok.text.sentences import split_sentences
 
-__all__ = ["HOLDERS", "MULTI_VALUED", "RELATIONS", "SLOTS", "SlotModel", "SlotValue", "Token", "candidates",
-           "holder_features", "negation_features", "relation_of", "slot_features", "slot_model", "tokens"]
+__all__ = ["HOLDERS", "MULTI_VALUED", "RELATIONS", "SLOTS", "Asked", "SlotModel", "SlotValue", "Token", "asked",
+           "candidates", "holder_features", "negation_features", "relation_of", "slot_features", "slot_model", "tokens"]
 
 SLOTS = ("name", "nickname", "birthday", "allergy", "diet", "health", "job", "employer", "city", "family", "preference")
 MULTI_VALUED = frozenset({"allergy", "health", "family", "preference"})
@@ -201,8 +201,26 @@ def _sentence(toks: Sequence[Token], sentence: str) -> _Sentence:
     return _Sentence([_lemma(t) for t in toks], [_content(t) and t.tag != "SP" for t in toks], _asks(sentence))
 
 
-def slot_features(toks: Sequence[Token], i: int, j: int, sentence: str, context: str, role: str,
-                  context_lemmas: Sequence[str] = (), shared: _Sentence | None = None) -> dict[str, float]:
+class Asked(NamedTuple):
+    """The other party's turn a message answers ("생일이 언제세요?"), read once per message."""
+
+    text: str
+    tokens: list[Token]
+    lemmas: list[str]  # its content words, sorted
+    names_relative: bool  # it names a relative ("신랑 뭐 하는 사람임?")
+
+
+def asked(context: str) -> Asked:
+    """``context`` read for the heads ("" when the message answers nothing)."""
+    if not context:
+        return Asked("", [], [], False)
+    toks = tokens(context)
+    lemmas = sorted({_lemma(t) for t in toks if _content(t) and t.tag != "SP"})
+    return Asked(context, toks, lemmas, bool(_relation_words(toks)))
+
+
+def slot_features(toks: Sequence[Token], i: int, j: int, sentence: str, turn: Asked, role: str,
+                  shared: _Sentence | None = None) -> dict[str, float]:
     """What the slot head sees of the candidate ``toks[i:j]`` in its sentence."""
     read = shared if shared is not None else _sentence(toks, sentence)
     lemmas = read.lemmas
@@ -237,10 +255,10 @@ def slot_features(toks: Sequence[Token], i: int, j: int, sentence: str, context:
             f[f"n={lemmas[k]}|{kind}"] = 1.0  # "생일" near a number, "이름" near a name
     if read.asks:
         f["asks"] = 1.0
-    if context:
+    if turn.text:
         f["answers"] = 1.0
         f[f"answers_len={min(n, 6)}"] = 1.0
-        for lemma in context_lemmas:
+        for lemma in turn.lemmas:
             f["c=" + lemma] = 1.0
     return f
 
@@ -274,12 +292,12 @@ def relation_of(toks: Sequence[Token], i: int, j: int, context: Sequence[Token] 
     return asked[-1][1] if asked else None
 
 
-def holder_features(toks: Sequence[Token], i: int, j: int, slot: str, role: str, context: str) -> dict[str, float]:
+def holder_features(toks: Sequence[Token], i: int, j: int, slot: str, role: str, turn: Asked) -> dict[str, float]:
     """What the holder head sees: who the sentence is about, around the value."""
     f: dict[str, float] = {"bias": 1.0, f"slot={slot}": 1.0, f"role={role}": 1.0}
-    if context:
+    if turn.text:
         f["answers"] = 1.0
-        if _relation_words(tokens(context)):
+        if turn.names_relative:
             f["rel_asked"] = 1.0
     for k, _key in _relation_words(toks):
         where = "in" if i <= k < j else "before" if k < i else "after"
@@ -351,23 +369,22 @@ class SlotModel:
         """The profile values ``text`` (said by ``role``, answering ``context`` if given) states about
         its speaker or the speaker's relatives."""
         out: list[SlotValue] = []
-        context_lemmas = _context_lemmas(context)
+        turn = asked(context)
         for s_start, s_end in split_sentences(text):
             sentence = text[s_start:s_end]
-            for value in self.read_sentence(sentence, context, role, context_lemmas):
+            for value in self.read_sentence(sentence, turn, role):
                 out.append(SlotValue(value.holder, value.slot, value.value, value.relation, value.negated,
                                      value.start + s_start, value.end + s_start, value.probability))
         return out
 
-    def read_sentence(self, sentence: str, context: str, role: str,
-                      context_lemmas: Sequence[str] = ()) -> list[SlotValue]:
+    def read_sentence(self, sentence: str, turn: Asked, role: str) -> list[SlotValue]:
         """Every value of ``sentence`` with its slot, holder and denial, holders "other" included
         (``holder`` "other"): the caller keeps what it needs."""
         toks = tokens(sentence)
         spans = candidates(toks)
         if not spans:
             return []
-        p = self.slot_probabilities(toks, spans, sentence, context, role, context_lemmas)
+        p = self.slot_probabilities(toks, spans, sentence, turn, role)
         best = p[:, 1:].argmax(axis=1)
         score = p[np.arange(len(spans)), best + 1]
         # a relative's name splits its probability between "name" and "family", which it becomes
@@ -383,15 +400,14 @@ class SlotModel:
             chosen.append((float(score[k]), i, j, SLOTS[int(best[k])]))
         if not chosen:
             return []
-        context_tokens = tokens(context) if context else []
-        holders = self.holder.probabilities([holder_features(toks, i, j, slot, role, context)
+        holders = self.holder.probabilities([holder_features(toks, i, j, slot, role, turn)
                                              for _, i, j, slot in chosen])
         denied = self.negated.probabilities([negation_features(toks, i, j, slot, sentence)
                                              for _, i, j, slot in chosen])
         out = []
         for (probability, i, j, slot), h, n in zip(chosen, holders, denied, strict=True):
             holder = HOLDERS[int(h.argmax())]
-            relation = relation_of(toks, i, j, context_tokens)
+            relation = relation_of(toks, i, j, turn.tokens)
             if slot == "name" and holder == "relative" and relation is not None:
                 slot = "family"  # a relative's name is who that relative is: a member of the family
             if slot == "family":
@@ -407,19 +423,11 @@ class SlotModel:
         out.sort(key=lambda v: v.start)
         return out
 
-
     def slot_probabilities(self, toks: Sequence[Token], spans: Sequence[tuple[int, int]], sentence: str,
-                           context: str, role: str, context_lemmas: Sequence[str]) -> np.ndarray:
+                           turn: Asked, role: str) -> np.ndarray:
         """P(none, then each slot) of every candidate run."""
         shared = _sentence(toks, sentence)
-        return self.slot.probabilities([slot_features(toks, i, j, sentence, context, role, context_lemmas, shared)
-                                        for i, j in spans])
-
-
-def _context_lemmas(context: str) -> list[str]:
-    if not context:
-        return []
-    return sorted({_lemma(t) for t in tokens(context) if _content(t) and t.tag != "SP"})
+        return self.slot.probabilities([slot_features(toks, i, j, sentence, turn, role, shared) for i, j in spans])
 
 
 def _head(data: np.lib.npyio.NpzFile, name: str) -> _Head:
