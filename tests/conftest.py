@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pytest
@@ -80,14 +82,25 @@ class ScriptedAnswers(DecisionModel):
         return Decision(task.name, "yes" if p >= 0.5 else "no", p if p >= 0.5 else 1 - p, self.name, "scripted")
 
 
+DecisionT = TypeVar("DecisionT", bound=DecisionModel)
+
+
+@contextmanager
+def registered(model: DecisionT) -> Iterator[DecisionT]:
+    """``model`` registered as the decision model ``model.name`` while the block runs; a bank chooses
+    it with ``configure_decisions(bank, model.name)`` or ``Memory(..., decision_model=model.name)``."""
+    registry.register("decision", model.name, lambda: model, replace=True)
+    try:
+        yield model
+    finally:
+        registry.unregister("decision", model.name)
+
+
 @pytest.fixture
 def scripted_answers() -> Iterator[ScriptedAnswers]:
-    """Register :class:`ScriptedAnswers`; choose it with ``configure_decisions(bank, "scripted-answers")``
-    or ``Memory(..., decision_model="scripted-answers")``."""
-    model = ScriptedAnswers()
-    registry.register("decision", model.name, lambda: model, replace=True)
-    yield model
-    registry.unregister("decision", model.name)
+    """:class:`ScriptedAnswers`, registered (see :func:`registered`)."""
+    with registered(ScriptedAnswers()) as model:
+        yield model
 
 
 @pytest.fixture

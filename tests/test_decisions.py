@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 import pytest
+from conftest import registered
 
 from gieok import InputError, Memory
 from gieok.errors import ConfigError, LLMError
-from gieok.providers import available, create, registry
+from gieok.providers import available, create
 from gieok.providers.decisions import TASKS, Decision, DecisionModel, LLMDecisions, Task
 from gieok.providers.llms import ScriptedLLM
 
@@ -35,10 +36,8 @@ class Contrarian(DecisionModel):
 
 @pytest.fixture
 def contrarian() -> Iterator[Contrarian]:
-    model = Contrarian()
-    registry.register("decision", "contrarian", lambda: model, replace=True)
-    yield model
-    registry.unregister("decision", "contrarian")
+    with registered(Contrarian()) as model:
+        yield model
 
 
 def test_the_learned_model_is_a_provider_and_answers_in_both_languages() -> None:
@@ -143,17 +142,13 @@ class _AllFiller(DecisionModel):
 
 
 def test_filler_is_judged_by_the_banks_decision_model(mem: Memory) -> None:
-    model = _AllFiller()
-    registry.register("decision", "all-filler", lambda: model, replace=True)
-    try:
+    with registered(_AllFiller()) as model:
         chat = [{"id": "a", "speaker": "user", "text": "오늘 하루 진짜 길었다"},
                 {"id": "b", "speaker": "user", "text": "Long day, honestly."},
                 {"id": "c", "speaker": "user", "text": "I'm a nurse at St. Mary's in Boston."}]
         learned = mem.retain("kept", chat)
         mem.configure_decisions("judged", "all-filler")
         judged = mem.retain("judged", chat)
-    finally:
-        registry.unregister("decision", "all-filler")
     assert judged.facts_added < learned.facts_added
     # what names something is never asked: it is kept whatever a model would say
     assert "I'm a nurse at St. Mary's in Boston." not in model.asked and model.asked

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 import pytest
+from conftest import registered
 
 from gieok import Memory
 from gieok.entities import extract_mentions, kind_model, span_at
@@ -97,10 +98,8 @@ class Gazetteer(DecisionModel):
 
 @pytest.fixture
 def gazetteer() -> Iterator[Gazetteer]:
-    model = Gazetteer(frozenset({"Jordan", "민지"}))
-    registry.register("decision", "gazetteer", lambda: model, replace=True)
-    yield model
-    registry.unregister("decision", "gazetteer")
+    with registered(Gazetteer(frozenset({"Jordan", "민지"}))) as model:
+        yield model
 
 
 def test_retain_takes_kinds_from_the_banks_decision_model(mem: Memory, gazetteer: Gazetteer) -> None:

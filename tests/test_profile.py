@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
+from conftest import registered
 from pg_server import pg_dsn_factory  # noqa: F401
 
 from gieok import Memory
@@ -16,7 +17,6 @@ from gieok.cli import cli
 from gieok.errors import InputError
 from gieok.extract.profile_query import slot_question
 from gieok.extract.slot_model import SlotValue
-from gieok.providers import registry
 from gieok.providers.decisions import DecisionModel
 
 KO = [
@@ -154,9 +154,8 @@ class _ReadsOnlyTheOldHome(DecisionModel):
 
 @pytest.fixture
 def old_home() -> Iterator[None]:
-    registry.register("decision", "old-home", _ReadsOnlyTheOldHome, replace=True)
-    yield
-    registry.unregister("decision", "old-home")
+    with registered(_ReadsOnlyTheOldHome()):
+        yield
 
 
 @pytest.mark.parametrize(("old", "new", "question"), [

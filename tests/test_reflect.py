@@ -9,10 +9,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from conftest import registered
 
 from gieok import Memory
 from gieok.errors import SpendLimitError
-from gieok.providers import registry
 from gieok.providers.decisions import Decision, DecisionModel, Task
 from gieok.providers.llms import OpenAICompatibleLLM, ScriptedLLM
 
@@ -72,9 +72,8 @@ class _Always(DecisionModel):
 
 @pytest.fixture
 def adds_all(mem: Memory) -> Iterator[Memory]:
-    registry.register("decision", "always", lambda: _Always("adds"), replace=True)
-    yield mem
-    registry.unregister("decision", "always")
+    with registered(_Always("adds")):
+        yield mem
 
 
 def test_observation_history_says_what_each_earlier_text_rested_on(adds_all: Memory) -> None:

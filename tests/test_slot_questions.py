@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 import pytest
+from conftest import registered
 
 from gieok import Memory
 from gieok.extract.profile_query import slot_question
 from gieok.extract.slot_model import SLOTS
 from gieok.extract.slot_question_model import candidates, relations, slot_question_model
-from gieok.providers import create, registry
+from gieok.providers import create
 from gieok.providers.decisions import TASKS, Decision, DecisionModel, LLMDecisions, Task
 from gieok.providers.llms import ScriptedLLM
 
@@ -88,10 +89,8 @@ class Recorder(DecisionModel):
 
 @pytest.fixture
 def recorder() -> Iterator[Recorder]:
-    model = Recorder()
-    registry.register("decision", "recorder", lambda: model, replace=True)
-    yield model
-    registry.unregister("decision", "recorder")
+    with registered(Recorder()) as model:
+        yield model
 
 
 @pytest.mark.parametrize(("statement", "question"), [

@@ -20,7 +20,7 @@ from gieok.providers.decisions import Decision, DecisionModel, LearnedDecisions,
 from gieok.providers.llms import ScriptedLLM
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FakeEmbedder  # noqa: E402
+from conftest import FakeEmbedder, registered  # noqa: E402
 from pg_server import pg_dsn_factory  # noqa: E402, F401
 
 HEAD_CASES = [
@@ -121,10 +121,8 @@ class Scripted(DecisionModel):
 
 @pytest.fixture
 def scripted() -> Iterator[Scripted]:
-    model = Scripted()
-    registry.register("decision", "scripted-triage", lambda: model, replace=True)
-    yield model
-    registry.unregister("decision", "scripted-triage")
+    with registered(Scripted()) as model:
+        yield model
 
 
 def _say(mem: Memory, mid: str, text: str, day: int) -> None:
