@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Sparse", "design", "fit", "fit_softmax", "softmax"]
+__all__ = ["Sparse", "design", "fit", "fit_softmax", "log_loss", "softmax"]
 
 
 class Sparse:
@@ -72,6 +72,11 @@ def fit(x: Sparse, y: np.ndarray, l2: float, steps: int = 1500) -> tuple[np.ndar
         vb = 0.9 * vb - rate * gb
         w, b = w + vw, b + vb
     return w, b
+
+
+def log_loss(y: np.ndarray, p: np.ndarray) -> float:
+    """Mean binary log loss of probabilities ``p`` for labels ``y`` (0 / 1): how the scripts choose L2."""
+    return float(-np.mean(y * np.log(p + 1e-9) + (1 - y) * np.log(1 - p + 1e-9)))
 
 
 def softmax(z: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from _embed_cache import DiskCachedEmbedder  # noqa: E402
+from _sparse import log_loss  # noqa: E402
 
 from gieok.answering._answerable import EMBEDDER, features, lexical_features, sentences  # noqa: E402
 
@@ -172,7 +173,7 @@ def train_variant(items: list[Item], vectors: Vectors | None, folds: list[np.nda
             oof_units[held_units] = dense([rows[u] for u in np.flatnonzero(held_units)], vocabulary)[0] @ w + b
         z = item_scores(items, unit_item, oof_units, candidate)
         p = 1 / (1 + np.exp(-z))
-        loss = float(-np.mean(y * np.log(p + 1e-9) + (1 - y) * np.log(1 - p + 1e-9)))
+        loss = log_loss(y, p)
         print(f"  [{name}] l2 {l2:g}: out-of-fold log loss {loss:.4f}, AUC {auc(z, y):.3f}")
         if best is None or loss < best[0]:
             best = (loss, l2, z)

@@ -22,7 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from _sparse import Sparse, design, fit  # noqa: E402
+from _sparse import Sparse, design, fit, log_loss  # noqa: E402
 
 from gieok.defense._instructions import InstructionModel, judged_part, vector  # noqa: E402
 
@@ -69,7 +69,7 @@ def main() -> None:
             x, vocabulary = design([vectors[i] for i in train])
             w, b = fit(x, y[train], l2)
             oof[held] = predict(design([vectors[i] for i in held], vocabulary)[0], w, b)
-        loss = float(-np.mean(y * np.log(oof + 1e-9) + (1 - y) * np.log(1 - oof + 1e-9)))
+        loss = log_loss(y, oof)
         print(f"l2 {l2:g}: out-of-fold log loss {loss:.4f}")
         if best is None or loss < best[0]:
             best = (loss, l2, oof)

@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _sparse import Sparse, design, fit  # noqa: E402
+from _sparse import Sparse, design, fit, log_loss  # noqa: E402
 from _update_pairs import EMBEDDER, UpdateModel, dense_features, lexical_features, load, standardised  # noqa: E402
 
 from gieok.lifecycle import detect_update  # noqa: E402
@@ -194,7 +194,7 @@ def choose(items: Sequence[Pair], table: list[dict[str, float]], dense: np.ndarr
             rest, held = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
             model = train([table[i] for i in rest], dense[rest], y[rest], l2)
             oof[held] = scores(model, [table[i] for i in held], dense[held])
-        loss = float(-np.mean(y * np.log(oof + 1e-9) + (1 - y) * np.log(1 - oof + 1e-9)))
+        loss = log_loss(y, oof)
         print(f"l2 {l2:g}: out-of-fold log loss {loss:.4f}")
         if best is None or loss < best[0]:
             best = (loss, l2, oof)
