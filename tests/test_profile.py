@@ -198,3 +198,20 @@ def test_two_users_speaking_as_user_are_two_people(store_mem: Memory) -> None:
     assert by_user["cust-1"].get("job") is None and by_user["cust-2"].get("birthday") is None
     assert by_user["cust-2"].get("job").value == "nurse"  # type: ignore[union-attr]
     assert [p.to_dict()["user_id"] for p in store_mem.profile("shop", user_id="cust-1")] == ["cust-1"]
+
+
+@pytest.mark.parametrize(("question", "answer", "slot", "value"), [
+    ("성함이 어떻게 되세요?", "정은비요", "name", "정은비"),
+    ("What's your name?", "Dana Whitfield", "name", "Dana Whitfield"),
+])
+def test_a_bare_answer_fills_the_slot_its_question_asked(mem: Memory, question: str, answer: str, slot: str,
+                                                         value: str) -> None:
+    """Retain hands the slot model the question a short reply answers, and only a question: the same
+    reply after a statement states nothing."""
+    mem.retain("qa", [{"id": "q", "speaker": "assistant", "text": question},
+                      {"id": "a", "speaker": "user", "text": answer}])
+    found = mem.lookup("qa", slot)
+    assert found is not None and found.value == value
+    mem.retain("said", [{"id": "q", "speaker": "assistant", "text": "좋은 하루 보내세요. Have a nice day."},
+                        {"id": "a", "speaker": "user", "text": answer}])
+    assert mem.lookup("said", slot) is None

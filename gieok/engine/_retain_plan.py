@@ -371,17 +371,18 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
         # doubled its encoding for no recall
         context: str | None = None
         context_terms: tuple[str, ...] = ()
+        replies_to: str | None = None
         if previous is not None and previous.speaker != m.speaker and len(m.text) <= settings.max_fact_chars:
             context = reply_context(previous)
             if len(previous.text) <= settings.max_fact_chars:
                 context_terms = keyword_terms(context)
+            # a bare answer ("12월 3일이요") states a profile value only with the question it answers
+            replies_to = previous.text if ends_asking(previous.text) else None
         # a system prompt instructs the assistant; it is kept in the source, it is not a memory
         for a, b in ([] if is_system(m.speaker) else facts_from_text(m.text, settings.max_fact_chars)):
             fact = options.apply(make_fact(m.text[a:b], m.speaker, m.timestamp, [m.id], context,
                                            settings.context_vectors, context_terms))
-            # a bare answer ("12월 3일이요") states a profile value only with the question it answers
-            asked = context is not None and previous is not None and ends_asking(previous.text)
-            fact.replies_to = previous.text if asked and previous is not None else None
+            fact.replies_to = replies_to
             chunk.facts.append(fact)
         previous = m
         planned.append(chunk)
