@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gieok.errors import LLMError
 from gieok.extract.slot_model import HOLDERS, RELATIONS, SLOTS, SlotValue, candidates, relation_of, slot_model, tokens
 from gieok.providers import create
 from gieok.providers.decisions import LLMDecisions
@@ -123,3 +124,11 @@ def test_an_llm_decision_model_reads_profiles_keeping_only_the_messages_own_word
     assert [(v.slot, v.holder, v.value, v.relation) for v in found] == [
         ("birthday", "self", "5월 17일", None), ("family", "self", "Jisoo", "sister")]
     assert "5월 17일이 제 생일" in llm.prompts[0]
+
+
+def test_an_llm_that_answers_without_a_list_of_facts_is_an_llm_error() -> None:
+    for text in ("저 땅콩 알레르기 있어요", "I'm allergic to peanuts"):
+        llm = _FakeLLM([])
+        llm.facts = "none"  # type: ignore[assignment]
+        with pytest.raises(LLMError, match="without a list of facts"):
+            LLMDecisions(llm).read_profile(text)
