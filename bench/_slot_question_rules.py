@@ -1,13 +1,13 @@
 """The rules that read a profile question before the learned head (gieok/extract/slot_question_model.py)
-replaced them: ``gieok.extract.profile_query.slot_question`` as of commit ba429f3, kept here unchanged
+replaced them: ``gieok.extract.slot_question.slot_question`` as of commit ba429f3, kept here unchanged
 only so bench/slot_questions.py can print them beside the head on the blind split."""
 
 from __future__ import annotations
 
 import re
 
-from gieok.extract.profile_query import _CUES, SlotQuestion
 from gieok.extract.slot_model import RELATIONS
+from gieok.extract.slot_question import _CUES, SlotQuestion
 
 __all__ = ["rules_slot_question"]
 

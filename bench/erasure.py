@@ -61,7 +61,7 @@ from _locomo_data import load  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-import gieok.engine.forget as forget_module  # noqa: E402
+import gieok.engine.forget.run as forget_module  # noqa: E402
 from gieok import Memory  # noqa: E402
 from gieok.text.terms import keyword_terms  # noqa: E402
 

@@ -32,7 +32,7 @@ from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from gieok import Memory  # noqa: E402
-from gieok.engine.fusion import rrf_fuse  # noqa: E402
+from gieok.engine.recall.fusion import rrf_fuse  # noqa: E402
 from gieok.providers import create  # noqa: E402
 from gieok.providers.embedders import Embedder  # noqa: E402
 from gieok.text.terms import keyword_terms  # noqa: E402

@@ -75,7 +75,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table  # noqa: E402
 
 from gieok import Memory  # noqa: E402
-from gieok.engine import recall as recall_module  # noqa: E402
+from gieok.engine.recall import run as recall_module  # noqa: E402
 from gieok.providers import Embedder, create, register  # noqa: E402
 
 POOLED_ID = "perf-pooled-e5"
@@ -340,7 +340,7 @@ class StageTimer:
         return timed
 
 
-# stage name -> attributes wrapped (on the store instance, or globals of gieok.engine.recall); any that
+# stage name -> attributes wrapped (on the store instance, or globals of gieok.engine.recall.run); any that
 # the library does not have (it evolves) are skipped, their time lands in "rest"
 STORE_STAGES = {
     "KNN": ("vector_search",),
@@ -379,13 +379,13 @@ def instrument(timer: StageTimer, store: Any, embedder: Embedder) -> Callable[[]
 
 
 class Unlinked:
-    """Context manager switching retain's entity/link steps (``gieok.engine.retain.link_new_facts``
+    """Context manager switching retain's entity/link steps (``gieok.engine.retain.run.link_new_facts``
     and ``write_entities``) off, for ``--unlinked-above``; a no-op for a step the library lacks."""
 
     STEPS = ("link_new_facts", "write_entities")
 
     def __init__(self, on: bool) -> None:
-        from gieok.engine import retain as retain_module
+        from gieok.engine.retain import run as retain_module
 
         self.module = retain_module
         self.originals = {n: getattr(retain_module, n) for n in self.STEPS if on and hasattr(retain_module, n)}

@@ -17,7 +17,7 @@ Per question:
   value (for a question about the past: an earlier value) matches the reference answer or one of its
   aliases, or, for a slot never stated, when nothing is returned;
 * **from the question** — the same, but the slot and person read from the question text the way the
-  profile recall channel reads them (``gieok.extract.profile_query``: the slot, and the relative or
+  profile recall channel reads them (``gieok.extract.slot_question``: the slot, and the relative or
   the person the question names);
 * **R@1 / R@5** — ``Memory.recall(bank, question)``: the best memory (top five) comes from an evidence
   message, with the profile channel and without it (``channels`` minus ``profile``), over the
@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _embed_cache import DiskCachedEmbedder  # noqa: E402
 
 from gieok import Memory  # noqa: E402
-from gieok.engine.profile import Slot  # noqa: E402
-from gieok.extract.profile_query import slot_question  # noqa: E402
+from gieok.engine.slots import Slot  # noqa: E402
+from gieok.extract.slot_question import slot_question  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "profile_slots.json"
 WITHOUT_PROFILE = "semantic,keyword,graph,temporal"

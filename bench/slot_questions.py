@@ -3,7 +3,7 @@
 ``bench/data/slot_questions_blind.jsonl`` (450 questions written by a helper who saw neither the code
 nor the training file; see bench/data/README.md) holds for each question the slot it asks about (or
 none), whose it is (``self``, a relation key, ``name:<name>``) and whether it asks for an earlier
-value. For the head (``gieok.extract.profile_query.slot_question``, as the engine reads a question
+value. For the head (``gieok.extract.slot_question.slot_question``, as the engine reads a question
 for a caller without a bank) and for the old cue rules (``bench/_slot_question_rules.py``) it prints,
 per language:
 
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _slot_question_rules import rules_slot_question  # noqa: E402
 
-from gieok.extract.profile_query import SlotQuestion, slot_question  # noqa: E402
+from gieok.extract.slot_question import SlotQuestion, slot_question  # noqa: E402
 
 BLIND = ROOT / "bench" / "data" / "slot_questions_blind.jsonl"
 LANGUAGES = ("ko", "en", "mixed", "all")

@@ -47,7 +47,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gieok import Memory
-from gieok.engine.versions import MIN_CONFIDENCE
+from gieok.engine.retain.supersede import MIN_CONFIDENCE
 from gieok.lifecycle import detect_update
 
 HERE = Path(__file__).resolve().parent

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _embed_cache import DiskCachedEmbedder  # noqa: E402
 from filler import CONTENT_ASSISTANT, CONTENT_USER, FILLER, NAMES_EN, NAMES_KO  # noqa: E402
 
-from gieok.engine._retain_plan import embed_text  # noqa: E402  (the formula retain embeds with)
+from gieok.engine.retain.plan import embed_text  # noqa: E402  (the formula retain embeds with)
 from gieok.extract.filler_model import FillerModel, file_name, short_enough  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "filler_train.json"

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _embed_cache import DiskCachedEmbedder  # noqa: E402
 
 from gieok import Memory  # noqa: E402
-from gieok.engine._speakers import AGENT_SPEAKERS  # noqa: E402
+from gieok.engine.speakers import AGENT_SPEAKERS  # noqa: E402
 from gieok.entities import extract_mentions  # noqa: E402
 from gieok.extract.triage_model import EMBEDDER, LABELS, fact_embed_text, observation_embed_text  # noqa: E402
 from gieok.providers.decisions import LearnedDecisions  # noqa: E402

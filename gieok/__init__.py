@@ -8,9 +8,9 @@ from gieok._threads import configure_threads
 configure_threads()  # before numpy, OpenBLAS and the e5 engine load: see gieok/_threads.py
 
 from gieok.defense import RedactionPolicy, redact
-from gieok.engine.forget import ErasureProof, ForgetResult
-from gieok.engine.quarantine import HeldStatement
-from gieok.engine.reflect import Reflection
+from gieok.engine.forget.run import ErasureProof, ForgetResult
+from gieok.engine.reflect.run import Reflection
+from gieok.engine.retain.doubt import HeldStatement
 from gieok.errors import (
     AuthError,
     BankNotFoundError,

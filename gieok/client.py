@@ -31,9 +31,9 @@ from gieok import HeldStatement
 from gieok import errors as _errors
 from gieok._twin import add_async_twins
 from gieok.defense.policy import RedactionPolicy
-from gieok.engine.forget import ForgetResult
-from gieok.engine.profile import Profile, Slot
-from gieok.engine.reflect import Reflection
+from gieok.engine.forget.run import ForgetResult
+from gieok.engine.reflect.run import Reflection
+from gieok.engine.slots import Profile, Slot
 from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.records import (
     BankInfo,
@@ -52,7 +52,7 @@ __all__ = ["AsyncClient", "AsyncClientSession", "Client", "ClientSession"]
 
 T = TypeVar("T")
 TimeLike = str | datetime | date
-FileSource = str | os.PathLike[str] | bytes | bytearray | memoryview  # as gieok.engine.ingest.Source
+FileSource = str | os.PathLike[str] | bytes | bytearray | memoryview  # as gieok.engine.sources.documents.Source
 _STATUS_ERRORS: dict[int, type[_errors.GieokError]] = {
     401: _errors.KeyRequiredError, 403: _errors.PermissionDeniedError, 404: _errors.NotFoundError,
     409: _errors.EmbedderMismatchError, 413: _errors.InputError, 422: _errors.InputError,
@@ -425,7 +425,7 @@ class Client:
 
 class ClientSession:
     """A session's calls over HTTP (what :meth:`Client.session` gives): ``add``, ``show``, ``turns``,
-    ``render`` and ``summary``, answered as :class:`gieok.engine.session.Session` answers them."""
+    ``render`` and ``summary``, answered as :class:`gieok.engine.working_memory.Session` answers them."""
 
     def __init__(self, client: Client, bank: str, session_id: str, *, max_tokens: int, keep_recent: int,
                  user_id: str | None) -> None:

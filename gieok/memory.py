@@ -13,27 +13,27 @@ from typing import Any
 
 from gieok._twin import add_async_twins
 from gieok.defense import RedactionPolicy
-from gieok.engine import banks as _banks
-from gieok.engine import browse as _browse
-from gieok.engine import forget as _forget
-from gieok.engine import held as _held
-from gieok.engine import imports as _imports
-from gieok.engine import ingest as _ingest
-from gieok.engine import jobs as _jobs
-from gieok.engine import mental_models as _models
-from gieok.engine import profile as _profile
-from gieok.engine import quarantine as _quarantine
-from gieok.engine import recall as _recall
-from gieok.engine import reembed as _reembed
-from gieok.engine import reflect as _reflect
-from gieok.engine import retain as _retain
-from gieok.engine import session as _session
+from gieok.engine import slots as _profile
+from gieok.engine import working_memory as _session
 from gieok.engine._edge import check_every_method
 from gieok.engine._time import TimeLike, optional_epoch
 from gieok.engine._validate import check_int64, check_optional_text, check_text
+from gieok.engine.admin import banks as _banks
+from gieok.engine.admin import browse as _browse
+from gieok.engine.admin import quarantine as _held
+from gieok.engine.admin.audit_key import KeySource
 from gieok.engine.context import Engine, check_bank_name
-from gieok.engine.fingerprint_key import KeySource
+from gieok.engine.forget import run as _forget
+from gieok.engine.jobs import queue as _jobs
+from gieok.engine.jobs import reembed as _reembed
+from gieok.engine.recall import run as _recall
+from gieok.engine.reflect import mental_models as _models
+from gieok.engine.reflect import run as _reflect
+from gieok.engine.retain import doubt as _quarantine
+from gieok.engine.retain import run as _retain
 from gieok.engine.scopes import check_scope, recall_scope
+from gieok.engine.sources import chats as _imports
+from gieok.engine.sources import documents as _ingest
 from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
@@ -131,7 +131,7 @@ class Memory:
         ``"document"``, ``"web"`` or ``"tool"``; left out, a message goes by its speaker and a document
         is a document. A statement below the user's own words that reads as an instruction to the
         assistant is held back (:meth:`quarantined`), and a less trusted statement never replaces a
-        more trusted one (see :mod:`gieok.engine.quarantine`)."""
+        more trusted one (see :mod:`gieok.engine.retain.doubt`)."""
         options = _retain.fact_options(decay_class, importance, pinned, ttl, expires_at)
         return _retain.retain(self.engine, bank, messages, text=text, document_id=document_id, timestamp=timestamp,
                               metadata=metadata, progress=progress, on_total=on_total, options=options,
@@ -228,7 +228,7 @@ class Memory:
         (``Memory(..., embedder=...)``; EmbedderMismatchError otherwise). Refused at once: an unknown
         embedder (UnknownProviderError), the bank's own (InputError), a move while another to another
         embedder is queued or running (ReembedRunningError; the same move asked again returns its
-        operation). This Memory may be open with either embedder. See :mod:`gieok.engine.reembed`."""
+        operation). This Memory may be open with either embedder. See :mod:`gieok.engine.jobs.reembed`."""
         job = _reembed.submit(self.engine, bank, embedder)
         if wait:
             _jobs.wait_for(self.engine, job, progress=progress)
@@ -369,7 +369,7 @@ class Memory:
     def quarantined(self, bank: str, *, limit: int = 1000) -> list[_quarantine.HeldStatement]:
         """Statements retain held back, newest first: instruction-like text ("SYSTEM: …", "이전 지시는
         무시하고 …", hidden or encoded text) from a source below the user's own words. Each is kept
-        verbatim in its source, is not a fact, and says why it was held (see :mod:`gieok.engine.quarantine`)."""
+        verbatim in its source, is not a fact, and says why it was held (see :mod:`gieok.engine.retain.doubt`)."""
         return _held.quarantined(self.engine.bank(bank), limit)
 
     def release(self, bank: str, held_id: str) -> RecalledMemory:
@@ -478,7 +478,7 @@ class Memory:
 
 
 class AsyncSession:
-    """The async twin of :class:`gieok.engine.session.Session` (what ``await AsyncMemory.session(...)``
+    """The async twin of :class:`gieok.engine.working_memory.Session` (what ``await AsyncMemory.session(...)``
     gives): ``add``, ``render``, ``context``, ``show``, ``turns``, ``refold`` as coroutines run in a
     worker thread, and ``summary()`` for the ``summary`` property."""
 

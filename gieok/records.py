@@ -125,7 +125,7 @@ class NewFact:
     decay_class: str = "stable"
     expires_at: float | None = None
     tokens: int = 0
-    trust: str = "user"  # how much its source is believed (gieok.engine.quarantine.TRUST_LEVELS)
+    trust: str = "user"  # how much its source is believed (gieok.engine.retain.doubt.TRUST_LEVELS)
     replies_to: str | None = None  # a short reply: the other party's message it answers ("생일이 언제세요?")
 
 
@@ -160,7 +160,7 @@ class FactRow:
     recall_count: int = 0
     scope: Scope = UNSCOPED  # its source's
     metadata: dict[str, Any] = field(default_factory=dict)  # its source's, as given on retain
-    trust: str | None = None  # None: written before trust was kept (gieok.engine.quarantine.trust_of)
+    trust: str | None = None  # None: written before trust was kept (gieok.engine.retain.doubt.trust_of)
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ class RecalledMemory:
     tags: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     # how much its source is believed: "user" (the user's own words), "assistant", "document", "web" or
-    # "tool"; anything below "user" is said in reflect's answer (gieok.engine.quarantine)
+    # "tool"; anything below "user" is said in reflect's answer (gieok.engine.retain.doubt)
     trust: str = "user"
 
     @property

@@ -107,7 +107,7 @@ def test_graph_channel_finds_what_a_named_speaker_said(mem: Memory, query: str, 
                                                        other: set[str]) -> None:
     """A person the query names who speaks in the bank: their own words answer it, though they rarely
     name themselves ("Mel" is Melanie, "민지" is 김민지)."""
-    from gieok.engine.channels import graph_channel
+    from gieok.engine.recall.channels import graph_channel
 
     mem.retain("chat", messages=CHAT)
     bank = mem.store.get_bank("chat")
@@ -120,7 +120,7 @@ def test_graph_channel_finds_what_a_named_speaker_said(mem: Memory, query: str, 
 
 
 def test_keyword_terms_of_a_query_add_the_full_names_of_whom_it_names(mem: Memory) -> None:
-    from gieok.engine.recall import query_terms
+    from gieok.engine.recall.run import query_terms
 
     mem.retain("jiwoo", messages=TEAM)
     bank = mem.store.get_bank("jiwoo")

@@ -207,7 +207,7 @@ def services(block: Block, sandbox: Path, request: pytest.FixtureRequest) -> Ite
 @contextmanager
 def _gieok_server(sandbox: Path) -> Iterator[dict[str, str]]:
     from gieok import Memory
-    from gieok.engine import keys
+    from gieok.engine.admin import keys
     from gieok.server.app import create_app
 
     with Memory(str(sandbox / "server.db"), embedder="fake") as mem:

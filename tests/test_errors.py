@@ -101,7 +101,7 @@ def test_the_docstring_tree_is_exact() -> None:
     ("gieok.providers.rerankers", ["RerankerError", "RerankerUnavailableError"]),
     ("gieok.extract", ["ExtractionError"]),
     ("gieok.extract.llm", ["ExtractionError"]),
-    ("gieok.engine.forget", ["EntityNotFoundError"]),
+    ("gieok.engine.forget.run", ["EntityNotFoundError"]),
 ])
 def test_old_import_locations_still_work(module: str, names: list[str]) -> None:
     imported = importlib.import_module(module)

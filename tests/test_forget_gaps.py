@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 
-import gieok.engine.forget as forget_module
+import gieok.engine.forget.run as forget_module
 from gieok import Memory
-from gieok.engine import jobs
-from gieok.engine._entity_facts import EntityNames
+from gieok.engine.forget.entity_facts import EntityNames
+from gieok.engine.jobs import queue as jobs
 
 QUEUED = [pytest.param({"id": "q1", "speaker": "user", "text": "내 사물함 비밀번호는 잔지바르쿡스 4417이야"},
                        "잔지바르쿡스", id="korean"),

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-import gieok.engine.forget as forget_module
+import gieok.engine.forget.run as forget_module
 from gieok import Memory
 from gieok.providers.llms import ScriptedLLM
 from gieok.text.terms import keyword_terms

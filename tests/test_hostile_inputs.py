@@ -14,7 +14,7 @@ import pytest
 from pg_server import pg_dsn_factory  # noqa: F401
 
 from gieok import GieokError, InputError, Memory, NotFoundError
-from gieok.engine import keys
+from gieok.engine.admin import keys
 
 BIG = 2**63  # one past the widest integer either store keeps
 LATE = "9999-12-31T23:59:59-14:00"  # year 10000 once read in UTC

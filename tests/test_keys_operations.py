@@ -18,7 +18,7 @@ from gieok import (
     OperationNotFoundError,
     PermissionDeniedError,
 )
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.store import PostgresStore
 
 CHAT = [

@@ -15,7 +15,7 @@ from pg_server import pg_dsn_factory  # noqa: F401
 
 from gieok import Memory
 from gieok.engine._edge import ARGUMENTS, PER_METHOD, UNCHECKED
-from gieok.engine.session import Session
+from gieok.engine.working_memory import Session
 from gieok.errors import InputError, InvalidTimeError
 from gieok.limits import LIMITS, limit
 

@@ -25,7 +25,7 @@ from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 from server_harness import serving
 
 from gieok import Memory
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.server.app import create_app
 from gieok.server.mcp import build_mcp
 from gieok.store.postgres import PostgresStore

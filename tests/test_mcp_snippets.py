@@ -22,7 +22,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from server_harness import serving
 
 from gieok import Memory
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.server.app import create_app
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "frameworks.md"

@@ -138,7 +138,7 @@ def test_background_jobs_and_bank_deletion(pg_mem: Memory) -> None:
 
 def test_erased_names_history_and_a_planted_leak_on_postgres(pg_mem: Memory,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    import gieok.engine.forget as forget_module
+    import gieok.engine.forget.run as forget_module
 
     pg_mem.retain("b", messages=[
         {"id": "k1", "speaker": "alice", "text": "민지는 요즘 테니스를 배워", "timestamp": "2026-03-01T10:00:00+09:00"},

@@ -15,8 +15,8 @@ from pg_server import pg_dsn_factory  # noqa: F401
 from gieok import Memory
 from gieok.cli import cli
 from gieok.errors import InputError
-from gieok.extract.profile_query import slot_question
 from gieok.extract.slot_model import SlotValue
+from gieok.extract.slot_question import slot_question
 from gieok.providers.decisions import DecisionModel
 
 KO = [

@@ -20,8 +20,8 @@ from server_harness import serving
 from gieok import Memory
 from gieok.cli import cli
 from gieok.cli._common import TRUST_LEVELS as CLI_TRUST
-from gieok.engine import keys
-from gieok.engine.quarantine import TRUST_LEVELS
+from gieok.engine.admin import keys
+from gieok.engine.retain.doubt import TRUST_LEVELS
 from gieok.server.app import create_app
 from gieok.server.mcp import build_mcp
 from gieok.server.schemas import Trust

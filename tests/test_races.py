@@ -105,7 +105,7 @@ def test_a_consolidation_racing_another_makes_one_observation_per_topic(
         mem: Memory, monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
     """While one run renders a topic's text, another run writes the same topic (issue #13, item 12):
     the first starts again from what the other wrote instead of adding a second observation."""
-    import gieok.engine.consolidate as consolidate
+    import gieok.engine.jobs.consolidate as consolidate
 
     said = {"ko": ["민지는 판교에서 일해.", "민지는 고양이 두부를 키워."],
             "en": ["Minji works in Pangyo.", "Minji has a cat named Dubu."]}[lang]

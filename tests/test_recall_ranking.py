@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from gieok import Memory
-from gieok.engine.recall import asks_for_history
+from gieok.engine.recall.run import asks_for_history
 from gieok.temporal import parse_time_range
 
 NOW = datetime(2026, 5, 13, 12, tzinfo=timezone.utc)  # a Wednesday
@@ -68,7 +68,7 @@ def test_the_replacement_ranks_above_the_version_it_replaced(mem: Memory, lang: 
 
 
 def test_replacements_first_moves_only_a_replacement_and_says_so() -> None:
-    from gieok.engine.recall import _Scored, replacements_first
+    from gieok.engine.recall.run import _Scored, replacements_first
     from gieok.records import FactRow
 
     def fact(i: int, by: int | None) -> FactRow:

@@ -28,7 +28,7 @@ from test_store_contract import open_store  # noqa: F401  (fixture)
 
 from gieok import EmbedderMismatchError, InputError, Memory, ReembedRunningError, UnknownProviderError
 from gieok.cli import cli
-from gieok.engine import reembed as reembed_module
+from gieok.engine.jobs import reembed as reembed_module
 from gieok.providers import registry
 from gieok.providers.embedders import Embedder
 from gieok.server.app import create_app

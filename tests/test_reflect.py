@@ -92,7 +92,7 @@ def test_observation_history_says_what_each_earlier_text_rested_on(adds_all: Mem
 
 
 def test_a_trimmed_history_keeps_the_lineage_of_what_it_drops() -> None:
-    from gieok.engine.consolidate import HISTORY, _trimmed
+    from gieok.engine.jobs.consolidate import HISTORY, _trimmed
 
     history = [{"added": [i], "based_on": [100 + i], "previous": str(i)} for i in range(HISTORY + 3)]
     kept = _trimmed(history)

@@ -14,7 +14,7 @@ from fake_llm import FakeLLMServer
 
 from gieok import Memory
 from gieok.answering import MIN_SUPPORT
-from gieok.engine.reflect import SEMANTIC_GATE_Z, _semantic_match
+from gieok.engine.reflect.run import SEMANTIC_GATE_Z, _semantic_match
 from gieok.errors import LLMUnavailableError
 from gieok.providers.llms import OpenAICompatibleLLM, ScriptedLLM
 from gieok.records import ChannelHit, RecalledMemory
@@ -227,7 +227,7 @@ def test_recalls_first_memory_answers_with_half_the_question(question: str, answ
     weighted terms (``TOP_MIN_COVERAGE``), below the lexical gate; the same memory further down does
     not, nor a first memory about someone else."""
     from gieok.answering import EvidenceItem, support
-    from gieok.engine.reflect import TOP_MIN_COVERAGE, _extractive
+    from gieok.engine.reflect.run import TOP_MIN_COVERAGE, _extractive
 
     others = [_recalled("f-2", "날씨가 좋았어. The weather was nice.", speaker, 0.2),
               _recalled("f-3", "책 얘기를 했어. We talked about books.", speaker, 0.2)]

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from gieok import Memory
-from gieok.engine import retain as retain_module
+from gieok.engine.retain import run as retain_module
 from gieok.store._connect import open_connection
 from gieok.store.sqlite import SQLiteStore
 
@@ -124,7 +124,7 @@ _KILLER = textwrap.dedent('''
     sys.path[:0] = [{tests!r}]
     from conftest import FakeEmbedder
     from gieok import Memory
-    from gieok.engine import retain as retain_module
+    from gieok.engine.retain import run as retain_module
     from gieok.providers import registry
 
     registry.register("embedder", "fake", FakeEmbedder, replace=True)

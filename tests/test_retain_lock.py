@@ -1,5 +1,5 @@
 """Retain holds the write lock only for writing: supersede verdicts are judged
-(gieok.engine.versions.prejudge_updates) and entity mentions resolved (gieok.engine._resolution)
+(gieok.engine.retain.supersede.prejudge_updates) and entity mentions resolved (gieok.engine.retain.resolve)
 before it is taken, with the same outcome as doing it inside; a resolution another writer made stale
 meanwhile is done again under the lock. Korean and English."""
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-import gieok.engine._resolution as resolution
-import gieok.engine.retain as retain_module
-import gieok.engine.versions as versions
+import gieok.engine.retain.resolve as resolution
+import gieok.engine.retain.run as retain_module
+import gieok.engine.retain.supersede as versions
 from gieok import Memory
 
 ENGLISH = [

@@ -17,7 +17,7 @@ from server_harness import free_port
 
 from gieok import Memory
 from gieok.cli import cli
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.server.cli import is_loopback
 
 

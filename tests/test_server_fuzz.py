@@ -16,7 +16,7 @@ from pg_server import pg_dsn_factory  # noqa: F401
 from schemathesis import GenerationMode
 
 from gieok import Memory
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.server.app import create_app
 
 SEEDED = "민지"  # a bank with memories, so that reads reach the engine instead of stopping at 404

@@ -17,7 +17,7 @@ from pg_server import pg_dsn_factory  # noqa: F401
 from server_harness import serving
 
 from gieok import Memory
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.server.app import create_app
 
 BIG = 2**63  # one past the widest integer either store keeps

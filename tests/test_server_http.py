@@ -14,7 +14,7 @@ import pytest
 from server_harness import serving, wait_for_operation
 
 from gieok import Memory
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.server.app import create_app
 
 CHAT = [

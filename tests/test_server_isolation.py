@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from server_harness import serving
 
 from gieok import Memory
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.providers import registry
 from gieok.server.app import create_app
 

@@ -13,7 +13,7 @@ from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 from store_snapshot import snapshot
 
 from gieok import Memory
-from gieok.engine.session import SUMMARY_HEADER, extractive_summary
+from gieok.engine.working_memory import SUMMARY_HEADER, extractive_summary
 from gieok.errors import BlockedContentError, InputError, SessionUserError
 from gieok.providers.llms import ScriptedLLM
 from gieok.store._sessions import SessionTurn

@@ -1,5 +1,5 @@
 """The question side of the profile slots (gieok.extract.slot_question_model, read through
-gieok.extract.profile_query.slot_question): which slot a question asks about, whose, whether before
+gieok.extract.slot_question.slot_question): which slot a question asks about, whose, whether before
 now; the ``slot_question`` decision task; recall reading questions itself. Korean and English."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from conftest import registered
 
 from gieok import Memory
-from gieok.extract.profile_query import slot_question
 from gieok.extract.slot_model import SLOTS
+from gieok.extract.slot_question import slot_question
 from gieok.extract.slot_question_model import candidates, relations, slot_question_model
 from gieok.providers import create
 from gieok.providers.decisions import TASKS, Decision, DecisionModel, LLMDecisions, Task

@@ -131,7 +131,7 @@ def test_migrating_an_empty_database_gives_the_schema(open_store: Callable[[], A
         assert store._conn().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     else:
         assert {"keyword_docs", "fact_terms", "keyword_stats", "fact_vectors"} <= _tables(store)
-    # the audit fingerprint key lives outside the database (gieok.engine.fingerprint_key)
+    # the audit fingerprint key lives outside the database (gieok.engine.admin.audit_key)
     assert store.get_meta("fingerprint_key") is None
     store.close()
     again = open_store()  # reopening applies nothing twice

@@ -533,8 +533,8 @@ def test_relative_words_agree_with_the_calendar(now: datetime) -> None:
     ("We met on March 3rd.", "2026-05-04T10:00:00Z", "2026-03-03"),
 ])
 def test_a_birthday_said_without_its_year_is_its_next_occurrence(text: str, said: str, expected: str) -> None:
-    from gieok.engine._retain_plan import make_fact
     from gieok.engine._time import to_datetime
+    from gieok.engine.retain.plan import make_fact
 
     fact = make_fact(text, "user", said, [])
     assert fact.occurred_start is not None

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from gieok.engine.budget import fill_budget
-from gieok.engine.fusion import rrf_fuse, weighted_fuse
+from gieok.engine.recall.budget import fill_budget
+from gieok.engine.recall.fusion import rrf_fuse, weighted_fuse
 from gieok.extract import chunk_document, facts_from_text, is_small_talk
 from gieok.text.sentences import asks_only, ends_asking, split_sentences
 from gieok.text.terms import keyword_terms

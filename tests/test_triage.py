@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gieok import Memory
-from gieok.engine._retain_plan import embed_text
+from gieok.engine.retain.plan import embed_text
 from gieok.extract.triage_model import fact_embed_text, observation_embed_text
 from gieok.providers import create, registry
 from gieok.providers.decisions import Decision, DecisionModel, LearnedDecisions, Task

@@ -25,7 +25,7 @@ import pytest
 from server_harness import serving
 
 from gieok import Memory
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.providers import registry
 from gieok.providers.embedders import Embedder
 from gieok.server.app import create_app

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gieok import Memory
-from gieok.engine import keys
+from gieok.engine.admin import keys
 from gieok.server.app import create_app
 from gieok.server.ui._i18n import STRINGS, pick_language
 

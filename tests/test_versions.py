@@ -161,7 +161,7 @@ def test_history_of_an_unknown_memory_is_a_clear_error(mem: Memory) -> None:
 
 def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
         mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gieok.engine import jobs
+    from gieok.engine.jobs import queue as jobs
 
     _say(mem, "j", "j1", "hello there friend", "2026-01-01T09:00:00+00:00")
     calls = []

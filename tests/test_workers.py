@@ -19,8 +19,8 @@ from server_harness import serving
 
 from gieok import Memory, OperationNotFoundError, OperationStateError
 from gieok.cli import cli
-from gieok.engine import jobs
 from gieok.engine.context import JobContext
+from gieok.engine.jobs import queue as jobs
 from gieok.errors import LLMAuthError, LLMRateLimitError, LLMUnavailableError
 from gieok.server.app import create_app
 from gieok.settings import resolve_settings

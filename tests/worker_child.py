@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import FakeEmbedder  # noqa: E402
 
 from gieok.cli import main  # noqa: E402
-from gieok.engine import reembed  # noqa: E402
+from gieok.engine.jobs import reembed  # noqa: E402
 from gieok.providers import registry  # noqa: E402
 
 

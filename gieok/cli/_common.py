@@ -20,7 +20,7 @@ from gieok.memory import Memory
 __all__ = ["TRUST_LEVELS", "GlobalOptions", "accept_global_options", "echo_json", "global_options", "open_memory",
            "parse_sets", "trust_option"]
 
-# Memory's trust levels (gieok.engine.quarantine.TRUST_LEVELS; a test pins the two together), offered
+# Memory's trust levels (gieok.engine.retain.doubt.TRUST_LEVELS; a test pins the two together), offered
 # as a choice so a typo fails before any file is read
 TRUST_LEVELS = ("user", "assistant", "document", "web", "tool")
 

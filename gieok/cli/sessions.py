@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from gieok.cli._common import echo_json, open_memory
-from gieok.engine.session import ROLES
+from gieok.engine.working_memory import ROLES
 
 __all__ = ["register"]
 

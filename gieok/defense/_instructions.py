@@ -13,7 +13,7 @@ invisible characters between letters, s p a c e d letters, base64 and %-encoded 
 read too) — and name each disguise as a feature of its own, since hiding text is itself a sign.
 The rest is character n-grams (Korean needs no word boundaries) and word pairs.
 
-The engine applies it by trust (``gieok.engine.quarantine``): only text from a source below the
+The engine applies it by trust (``gieok.engine.retain.doubt``): only text from a source below the
 user's own words is judged, so a user telling their own assistant "앞으로는 반말로 해줘" is never
 doubted.
 """

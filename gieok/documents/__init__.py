@@ -3,7 +3,7 @@
 A component (it does not import the engine): :func:`parse_document` turns a file's bytes into its
 extracted text and blocks (headings, paragraphs, lists, tables, each with its span, heading path and
 PDF page); :func:`chunk_blocks` cuts those into chunks that keep their location. The engine's
-``ingest`` (gieok.engine.ingest) retains the chunks as one document.
+``ingest`` (gieok.engine.sources.documents) retains the chunks as one document.
 
 Libraries: PDF text layers through ``pypdfium2`` (PDFium; Apache-2.0 / BSD-3-Clause), DOCX through
 ``python-docx`` (MIT), both in the optional extra ``gieok[documents]`` and imported only when such a

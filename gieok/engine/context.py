@@ -22,9 +22,9 @@ from typing import Any
 
 from gieok.defense import RedactionPolicy
 from gieok.engine._validate import check_encodable
-from gieok.engine.defense import check_id
-from gieok.engine.fingerprint_key import KeySource, resolve_fingerprint_key
+from gieok.engine.admin.audit_key import KeySource, resolve_fingerprint_key
 from gieok.engine.llm_calls import MeteredLLM, spend_limit
+from gieok.engine.retain.redact import check_id
 from gieok.errors import BankNotFoundError, ClaimLostError, ConfigError, EmbedderMismatchError, InputError
 from gieok.limits import limit
 from gieok.providers import create as create_provider
@@ -122,7 +122,7 @@ class Engine:
         self._llms: dict[tuple[str, ...], LLM] = {}
         self._decisions: dict[str, DecisionModel] = {}
         self._lock = threading.Lock()
-        # kept outside the database (moved out of a legacy meta row here): see gieok.engine.fingerprint_key
+        # kept outside the database (moved out of a legacy meta row here): see gieok.engine.admin.audit_key
         self.fingerprint_key = resolve_fingerprint_key(store, settings, fingerprint_key)
 
     # -- providers ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ A softmax (multinomial logistic regression) over two kinds of features of the pa
   The vectors are the ones the engine already stores, so a judgment embeds nothing: a fact's is of
   its embedding text as retain embeds it (:func:`fact_embed_text`, "speaker: text"), an
   observation's is of its statements said by its subject (:func:`observation_embed_text`) — in
-  consolidation the mean of its statements' stored vectors (see :mod:`gieok.engine.consolidate`);
+  consolidation the mean of its statements' stored vectors (see :mod:`gieok.engine.jobs.consolidate`);
 * **lexical** — content words shared (Kiwi morphemes for Korean, words for English), numbers and
   names in the fact the observation lacks, change and negation words, length, laughter or emoji
   only, a question only, and whether the speaker is the observation's subject.
@@ -18,7 +18,7 @@ The weights are trained by ``bench/train_triage.py`` on ``bench/data/triage_trai
 by a helper who never saw this code; 5-fold cross-validation grouped by observation) and ship in
 ``gieok/data/triage_e5-small.npz``. The model never writes text: it chooses one of :data:`LABELS`
 with a probability, and consolidation decides what the choice does (see
-:mod:`gieok.engine.consolidate`).
+:mod:`gieok.engine.jobs.consolidate`).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ _USER_SUBJECT = re.compile(r"^\s*(?:사용자|유저|the user|user)\b", re.IGNOR
 
 
 def fact_embed_text(fact: str, speaker: str) -> str:
-    """What retain embeds for a fact (``gieok.engine._retain_plan.embed_text`` without a context; a
+    """What retain embeds for a fact (``gieok.engine.retain.plan.embed_text`` without a context; a
     test pins that they agree): the vector the head reads is the one the fact is stored with."""
     return f"{speaker}: {fact}" if speaker else fact
 

@@ -2,7 +2,7 @@
 takes — KakaoTalk's exported .txt (Korean and English layouts), ChatGPT's ``conversations.json``
 and OpenAI-format messages as JSONL. Speakers and times are kept; message ids are stable, so
 importing the same (or a longer) export again adds only what is new. Parsing only: nothing here
-touches a store (the engine's :func:`gieok.engine.imports.import_chat` retains what these read)."""
+touches a store (the engine's :func:`gieok.engine.sources.chats.import_chat` retains what these read)."""
 
 from __future__ import annotations
 

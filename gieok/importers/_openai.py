@@ -140,7 +140,7 @@ def _jsonl_message(obj: Any, ids: StableIds) -> dict[str, Any] | None:
     if stamp is not None and not isinstance(stamp, str):
         stamp = _epoch(stamp)
     # a name is a person's only on the user's side: an assistant named "Hana" is still the assistant,
-    # and its trust level is the assistant's (gieok.engine.quarantine), not the user's
+    # and its trust level is the assistant's (gieok.engine.retain.doubt), not the user's
     speaker = str(obj.get("name") or role) if role == "user" else role
     given = obj.get("id")
     if given is not None and (isinstance(given, bool) or not isinstance(given, (str, int))):

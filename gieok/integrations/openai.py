@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from gieok.engine.reflect import memory_lines
+from gieok.engine.reflect.run import memory_lines
 from gieok.errors import BankNotFoundError, GieokError, InputError
 from gieok.memory import Memory
 from gieok.records import Recall

@@ -223,7 +223,7 @@ class LearnedDecisions(DecisionModel):
 
         model = instruction_model()
         judgment = model.judge(text)
-        # the assistant's own messages only when surer (see gieok.engine.quarantine.ASSISTANT_THRESHOLD)
+        # the assistant's own messages only when surer (see gieok.engine.retain.doubt.ASSISTANT_THRESHOLD)
         bar = max(model.threshold, ASSISTANT_THRESHOLD) if trust == "assistant" else model.threshold
         held = judgment.probability >= bar
         return Decision("instruction", "yes" if held else "no",
@@ -294,7 +294,7 @@ def create_learned() -> LearnedDecisions:
     return LearnedDecisions()
 
 
-# updates: a rule's verdict at or above this confidence is a yes (gieok.engine.versions.MIN_CONFIDENCE)
+# updates: a rule's verdict at or above this confidence is a yes (gieok.engine.retain.supersede.MIN_CONFIDENCE)
 UPDATE_RULES_BAR = 0.5
 
 # In a technical chat the assistant's prose is full of imperatives to the user ("This setup ensures …",

@@ -20,10 +20,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from gieok import HeldStatement, __version__
-from gieok.engine import keys as _keys
-from gieok.engine.forget import ForgetResult
-from gieok.engine.keys import ApiKey, Principal
-from gieok.engine.reflect import Reflection
+from gieok.engine.admin import keys as _keys
+from gieok.engine.admin.keys import ApiKey, Principal
+from gieok.engine.forget.run import ForgetResult
+from gieok.engine.reflect.run import Reflection
 from gieok.errors import OperationNotFoundError
 from gieok.memory import Memory
 from gieok.records import (

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from gieok.cli._common import echo_json, open_memory
-from gieok.engine import keys as _keys
+from gieok.engine.admin import keys as _keys
 
 __all__ = ["register", "is_loopback"]
 

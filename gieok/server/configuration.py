@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Query, Request
 
 from gieok.defense.policy import RedactionPolicy
-from gieok.engine.keys import Principal
+from gieok.engine.admin.keys import Principal
 from gieok.memory import Memory
 from gieok.server.schemas import DecisionsRequest, MentalModelRequest, PolicyRequest
 

@@ -28,9 +28,9 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from gieok import __version__
-from gieok.engine import keys as _keys
+from gieok.engine.admin import keys as _keys
+from gieok.engine.admin.keys import Principal
 from gieok.engine.context import check_bank_name
-from gieok.engine.keys import Principal
 from gieok.errors import GieokError, InputError, InternalError
 from gieok.memory import Memory
 

@@ -19,7 +19,7 @@ __all__ = ["TRUST_HELP", "Trust", "MessageIn", "RetainRequest", "RecallRequest",
            "MentalModelRequest", "PolicyRequest", "DecisionsRequest"]
 
 
-# how much a source is believed: gieok.engine.quarantine.TRUST_LEVELS (a test pins the two together)
+# how much a source is believed: gieok.engine.retain.doubt.TRUST_LEVELS (a test pins the two together)
 Trust = Literal["user", "assistant", "document", "web", "tool"]
 TRUST_HELP = ("how much the source is believed: user (the user's own words), assistant, document, web or tool; "
               "left out, each message goes by its speaker and a document is a document. Instruction-like "
@@ -42,7 +42,7 @@ class MessageIn(_Body):
     """A message in either shape Memory.retain reads: gieok's ``{"speaker", "text", "timestamp"}`` or
     OpenAI's chat format ``{"role", "content", "name", "created_at"}`` (so a client's chat history goes in
     as it is). ``text`` or ``content`` is required; the library resolves the rest
-    (:func:`gieok.engine._retain_plan.normalize_messages`)."""
+    (:func:`gieok.engine.retain.plan.normalize_messages`)."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [{"required": ["text"]},
                                                                           {"required": ["content"]}]})

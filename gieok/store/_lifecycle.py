@@ -417,7 +417,7 @@ class LifecycleQueries(StoreQueries):
         """Everything the store keeps as it was given, of one bank or (None) of all: fact, message,
         chunk and document texts, speakers, metadata, the caller's ids, mental-model questions,
         queued retains, bank and key names. What an erasure leaves legitimately; the erasure
-        proof does not count a form these still spell as a leak (see gieok.engine._erased_forms)."""
+        proof does not count a form these still spell as a leak (see gieok.engine.forget.forms)."""
         scoped = "bank_id = ?" if bank_id is not None else "1 = 1"
         params: tuple[Any, ...] = (bank_id,) if bank_id is not None else ()
         json_columns = {"metadata", "payload", "result"}

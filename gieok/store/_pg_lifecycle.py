@@ -78,7 +78,7 @@ class PgErasureProof:
 
     def default_key_file(self) -> str | None:
         """A server database has no "beside the file": the fingerprint key comes from
-        GIEOK_FINGERPRINT_KEY or the ``fingerprint_key_file`` setting (see gieok.engine.fingerprint_key)."""
+        GIEOK_FINGERPRINT_KEY or the ``fingerprint_key_file`` setting (see gieok.engine.admin.audit_key)."""
         return None
 
     def checkpoint(self) -> bool:

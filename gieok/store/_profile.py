@@ -3,7 +3,7 @@ allergy, job, city, family, ...), one row per (fact, holder, slot, value).
 
 A row points at the fact that says it and goes with it (``ON DELETE CASCADE``): an erased fact
 leaves no slot behind. Rows are only added; which value is current is decided when they are read,
-in the order they were said (gieok.engine.profile).
+in the order they were said (gieok.engine.slots).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Re-embedding a bank into another embedder, written once for both stores (see :mod:`gieok.engine.reembed`).
+"""Re-embedding a bank into another embedder, written once for both stores (see :mod:`gieok.engine.jobs.reembed`).
 
 While a bank is re-embedded it keeps serving recall from its live vectors; the new ones are staged
 beside them (``reembed_facts``: a fact's own vector and a reply's context vector; and
@@ -134,7 +134,7 @@ class ReembedQueries(StoreQueries):
         ones moved into the live tables of ``dim`` (the store's approximate index reset and, for a
         large bank, trained again), every observation takes its staged vector (one without gets none),
         the bank's embedder and dimension are set and the staging is cleared. The caller stages every
-        fact and observation first (:func:`gieok.engine.reembed`). Returns what moved."""
+        fact and observation first (:func:`gieok.engine.jobs.reembed`). Returns what moved."""
         conn = self._require_write()
         old_dim = self._bank_dim(conn, bank_id)
         counts = self._swap_fact_vectors(conn, bank_id, old_dim, int(dim))

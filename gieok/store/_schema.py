@@ -368,7 +368,7 @@ UPDATE sources SET session_id = substr(external_id, 6) WHERE substr(external_id,
 # Profile slots: the typed facts a person states about themselves or their family (name, birthday,
 # allergy, job, city, ...), each row pointing at the fact that says it, so an erase of the fact takes
 # the slot with it. A slot's current value and history are read from its rows in the order they were
-# said (gieok.engine.profile).
+# said (gieok.engine.slots).
 PROFILE = """
 CREATE TABLE profile_slots (
     bank_id   $BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
@@ -386,7 +386,7 @@ CREATE INDEX profile_slots_lookup ON profile_slots(bank_id, person, holder, slot
 CREATE INDEX profile_slots_fact ON profile_slots(fact_id)
 """
 
-# Re-embedding a bank into another embedder (gieok.engine.reembed): the target of the bank's reembed
+# Re-embedding a bank into another embedder (gieok.engine.jobs.reembed): the target of the bank's reembed
 # (one at a time), and the new vectors staged beside the live ones until the swap moves them in —
 # each fact's own vector and a reply's context vector, and each observation's with the hash of the
 # text it embeds (an observation rewritten meanwhile is embedded again). Staged rows hang off their
@@ -419,7 +419,7 @@ CREATE UNIQUE INDEX jobs_one_reembed ON jobs(bank_id) WHERE kind = 'reembed' AND
 """
 
 
-# The memory quarantine (gieok.engine.quarantine): how much each fact is believed (facts.trust: user,
+# The memory quarantine (gieok.engine.retain.doubt): how much each fact is believed (facts.trust: user,
 # assistant, document, web, tool; NULL for a fact written before trust was kept, read as its speaker
 # says) and the statements retain held back — instruction-like text from a source below the user's own
 # words. A held statement keeps what writing it as a fact needs (its text, speaker, message and chunk)

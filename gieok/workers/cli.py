@@ -15,7 +15,7 @@ from types import FrameType
 import click
 
 from gieok.cli._common import open_memory
-from gieok.engine.jobs import warm_up
+from gieok.engine.jobs.queue import warm_up
 from gieok.workers.pool import WorkerPool
 
 __all__ = ["register"]

@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gieok.engine import jobs as _jobs
 from gieok.engine.context import Engine
+from gieok.engine.jobs import queue as _jobs
 
 __all__ = ["WorkerPool", "bank_matcher"]
 

@@ -21,7 +21,7 @@ from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse, Response
 
-from gieok.engine.keys import Principal
+from gieok.engine.admin.keys import Principal
 from gieok.errors import GieokError, InputError, KeyRequiredError, NotFoundError
 from gieok.memory import Memory
 from gieok.server.errors import status_of

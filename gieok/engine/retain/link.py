@@ -3,7 +3,7 @@
 The slow part runs before retain takes the write lock: :func:`find_mentions` extracts each new
 fact's entity mentions (Kiwi for Korean, proper-noun spans for English) with the conversation's
 speakers, the bank's recent entity names and the names found earlier in the call as known names,
-and :mod:`gieok.engine._resolution` resolves them against a snapshot of the bank's entities (an
+and :mod:`gieok.engine.retain.resolve` resolves them against a snapshot of the bank's entities (an
 ambiguous mention is linked to nothing, because a wrong edge costs more than a missing one).
 :func:`link_new_facts` runs inside retain's write transaction, after the facts are inserted, so a
 fact can link to facts written earlier in the same call.

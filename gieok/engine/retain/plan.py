@@ -3,7 +3,7 @@
 A plan is the list of chunks to write, each with its facts (deterministic, or the LLM's narrative
 facts when one is configured), the facts' vectors (every fact its own; a reply a second one that
 sees the message it answers), the entity mentions of every fact and the extractor's causal links.
-Nothing here writes: the pipeline in :mod:`gieok.engine.retain` stores a plan in one transaction.
+Nothing here writes: the pipeline in :mod:`gieok.engine.retain.run` stores a plan in one transaction.
 
 Conversations: each message is its own chunk (hash of speaker, time and text), so re-retaining a
 conversation skips messages already stored and re-extracts only changed ones. Documents: chunks at
@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from gieok.engine._edge import check_length
-from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine._time import to_datetime
 from gieok.engine._validate import check_encodable
-from gieok.engine.linking import FactMentions, find_mentions
+from gieok.engine.retain.link import FactMentions, find_mentions
+from gieok.engine.speakers import AGENT_SPEAKERS
 from gieok.errors import ExtractionError, InputError, InvalidMessageError, LLMError, SpendLimitError
 from gieok.extract import SourceItem, chunk_document, extract_facts, facts_from_text
 from gieok.extract.filler_model import filler_model, names_something, short_enough
@@ -84,7 +84,7 @@ class PlannedChunk:
     keep_chunk_id: int | None = None  # an unchanged stored chunk that is kept as it is
     fact_ids: list[int] = field(default_factory=list)
     location: dict[str, Any] | None = None  # an ingested document's page / heading path and span
-    held: list[Any] = field(default_factory=list)  # facts the quarantine holds back (gieok.engine.quarantine.Held)
+    held: list[Any] = field(default_factory=list)  # facts the quarantine holds back (gieok.engine.retain.doubt.Held)
 
 
 def is_system(speaker: str | None) -> bool:
@@ -161,7 +161,7 @@ def _check_encodable(value: str, what: str, limit_name: str | None = None) -> No
 def embed_text(text: str, speaker: str | None, context: str | None = None) -> str:
     """What a fact's vector embeds: its text said by its speaker, after ``context`` (the message a
     reply answers, or a document chunk's heading path) for its second vector. Retain and reembed
-    (gieok.engine.reembed) both build every vector's text here."""
+    (gieok.engine.jobs.reembed) both build every vector's text here."""
     # Dates are left out: measured on LoCoMo, a date prefix lowers dense recall (R@10 0.686 -> 0.657);
     # time is the temporal channel's job.
     said = f"{speaker}: {text}" if speaker else text
@@ -338,7 +338,7 @@ class Plan:
     metadata: dict[str, Any] = field(default_factory=dict)
     # supersede verdicts judged before the lock: (older text, newer text) -> verdict or None
     verdicts: dict[tuple[str, str], Any] = field(default_factory=dict)
-    # entity resolution planned before the lock (gieok.engine._resolution); checked again under it
+    # entity resolution planned before the lock (gieok.engine.retain.resolve); checked again under it
     entities: Any = None
     # a conversation's profile-slot values, one list per fact in the chunks' order (engine.profile)
     slots: list[Any] = field(default_factory=list)

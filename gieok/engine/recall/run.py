@@ -25,8 +25,9 @@ from typing import Any, NamedTuple
 
 from gieok.engine._time import TimeLike, from_epoch, to_datetime
 from gieok.engine._validate import check_encodable
-from gieok.engine.budget import fill_budget
-from gieok.engine.channels import (
+from gieok.engine.context import BankContext
+from gieok.engine.recall.budget import fill_budget
+from gieok.engine.recall.channels import (
     RELEVANCE_POOL,
     Similarity,
     graph_channel,
@@ -36,14 +37,13 @@ from gieok.engine.channels import (
     semantic_channel,
     temporal_channel,
 )
-from gieok.engine.context import BankContext
-from gieok.engine.fusion import rrf_fuse, weighted_fuse
-from gieok.engine.observations import observation_memory, observation_ranking
-from gieok.engine.profile import profile_ranking
-from gieok.engine.quarantine import trust_of
+from gieok.engine.recall.fusion import rrf_fuse, weighted_fuse
+from gieok.engine.recall.observations import observation_memory, observation_ranking
+from gieok.engine.retain.doubt import trust_of
 from gieok.engine.scopes import UNFILTERED, RecallScope, memory_scope, scope_weight
+from gieok.engine.slots import profile_ranking
 from gieok.errors import ConfigError, InputError, RerankerUnavailableError
-from gieok.extract.profile_query import mentions_slot, slot_question
+from gieok.extract.slot_question import mentions_slot, slot_question
 from gieok.ids import fact_memory_id, fact_number
 from gieok.lifecycle import classify_memory, says_a_change
 from gieok.providers.rerankers import Reranker

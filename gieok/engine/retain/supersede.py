@@ -15,7 +15,7 @@ A document is reference text, not statements over time: its sections never close
 guide's FAQ is not replaced by its outage section), nor those of another document (two manuals
 that disagree are both cited, not one hidden). A new version of a document — the same
 ``document_id`` retained with changed text — replaces only its changed chunks, in retain itself
-(unchanged chunks and their facts stay as they are; see ``gieok.engine._retain_plan``); its facts
+(unchanged chunks and their facts stay as they are; see ``gieok.engine.retain.plan``); its facts
 may still update what conversations said.
 
 Only statements by the same speaker are paired (Caroline's move does not close Melanie's address;
@@ -39,8 +39,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from gieok.engine._speakers import is_agent
-from gieok.engine.quarantine import may_replace
+from gieok.engine.retain.doubt import may_replace
+from gieok.engine.speakers import is_agent
 from gieok.entities import candidate_keys
 from gieok.providers.decisions import Decision, DecisionModel
 from gieok.records import FactRow, NewFact, ScopeFilter

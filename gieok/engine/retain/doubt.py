@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from gieok.defense import judged_part
-from gieok.engine._speakers import is_agent
 from gieok.engine._time import at_epoch
+from gieok.engine.speakers import is_agent
 from gieok.errors import HeldNotFoundError, InputError
 from gieok.providers.decisions import DecisionModel
 from gieok.records import FactRow, NewFact

@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from gieok.engine._speakers import AGENT_SPEAKERS
 from gieok.engine._time import day_of
 from gieok.engine.context import JobContext
 from gieok.engine.llm_calls import call_llm
+from gieok.engine.speakers import AGENT_SPEAKERS
 from gieok.errors import LLMError, SpendLimitError, StoreBusyError
 from gieok.providers.decisions import DecisionModel
 from gieok.providers.embedders import Embedder

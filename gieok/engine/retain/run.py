@@ -6,7 +6,7 @@
    values are redacted; ids and a new bank's name are refused (SensitiveIdError) when they hold a
    secret or identifier. A "block" finding refuses the whole call: only the refusal's audit row
    (types, positions, fingerprints — never values) is written.
-3. **Plan** outside the write lock (:mod:`gieok.engine._retain_plan`): chunking, extraction
+3. **Plan** outside the write lock (:mod:`gieok.engine.retain.plan`): chunking, extraction
    (deterministic, or the bank's LLM), embedding and entity-mention extraction — the slow work.
 4. **Write** in one transaction: the bank if it is new, the verbatim source, messages, chunks,
    facts with their index rows and vectors, entity resolution and mentions, temporal / semantic /
@@ -31,9 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from gieok.engine import defense
-from gieok.engine._resolution import plan_entities, write_entities
-from gieok.engine._retain_plan import (
+from gieok.engine._time import TimeLike, optional_epoch, to_datetime
+from gieok.engine._validate import check_encodable, check_metadata, check_number
+from gieok.engine.admin.banks import discard_if_empty
+from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
+from gieok.engine.retain import redact as defense
+from gieok.engine.retain.doubt import check_trust, hold_instructions
+from gieok.engine.retain.link import link_new_facts
+from gieok.engine.retain.plan import (
     FactOptions,
     Layout,
     Plan,
@@ -42,15 +47,10 @@ from gieok.engine._retain_plan import (
     plan_document,
     plan_messages,
 )
-from gieok.engine._time import TimeLike, optional_epoch, to_datetime
-from gieok.engine._validate import check_encodable, check_metadata, check_number
-from gieok.engine.banks import discard_if_empty
-from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
-from gieok.engine.linking import link_new_facts
-from gieok.engine.profile import plan_slots, profile_rows
-from gieok.engine.quarantine import check_trust, hold_instructions
+from gieok.engine.retain.resolve import plan_entities, write_entities
+from gieok.engine.retain.supersede import Verdicts, prejudge_updates, supersede_new_facts
 from gieok.engine.scopes import own_facts
-from gieok.engine.versions import Verdicts, prejudge_updates, supersede_new_facts
+from gieok.engine.slots import plan_slots, profile_rows
 from gieok.errors import InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
 from gieok.lifecycle import DECAY_CLASSES
 from gieok.providers.decisions import DecisionModel
@@ -117,7 +117,7 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     default_ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
     _check_size(engine, messages, text)
     policy = engine.redaction_policy(bank)
-    # ids and bank names are refused, not rewritten (see gieok.engine.defense); checked before the
+    # ids and bank names are refused, not rewritten (see gieok.engine.retain.redact); checked before the
     # refusal audit row below, which stores both
     if engine.store.get_bank(bank) is None:
         defense.check_id(bank, "the bank name", policy)
@@ -464,7 +464,7 @@ def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainR
 
 
 def _hold(store: Store, bank: BankRow, source: int, chunk_id: int, chunk: Any, said_at: str | None) -> int:
-    """Write what the quarantine held back of one chunk (gieok.engine.quarantine)."""
+    """Write what the quarantine held back of one chunk (gieok.engine.retain.doubt)."""
     if chunk.held:
         store.hold(bank.id, source, chunk_id, [
             (h.fact.message_ids[0] if h.fact.message_ids else None, h.fact.speaker, said_at, h.fact.text,

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from gieok.engine import recall as _recall
-from gieok.engine import retain as _retain
 from gieok.engine.context import BankContext, Engine
 from gieok.engine.llm_calls import call_llm
-from gieok.engine.reflect import memory_lines
+from gieok.engine.recall import run as _recall
+from gieok.engine.reflect.run import memory_lines
+from gieok.engine.retain import run as _retain
 from gieok.engine.scopes import check_scope, recall_scope
 from gieok.errors import (
     InputError,

@@ -1,6 +1,6 @@
 """What an erasure takes back from the entity graph.
 
-Retain leaves three traces of a fact in the graph (:mod:`gieok.engine.linking`): the entities its
+Retain leaves three traces of a fact in the graph (:mod:`gieok.engine.retain.link`): the entities its
 mentions resolved to (their canonical name, aliases, titles, index keys, ``last_seen``), the
 co-occurrence counts of those entities (the other names and the domain cues of the fact), and the
 bank's context degrees (how many facts hold each context key). Deleting the fact deletes its
@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gieok.engine._erased_forms import squash
+from gieok.engine.forget.forms import squash
 from gieok.entities import (
     Mention,
     candidate_keys,

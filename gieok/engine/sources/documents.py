@@ -2,8 +2,8 @@
 
 Reads the file (its size is checked before it is read), parses and chunks it with
 :mod:`gieok.documents` — structure-aware chunks that keep their page or heading path — and retains
-the chunks as one document through retain's own pipeline (:func:`gieok.engine.retain.screen` and
-:func:`~gieok.engine.retain.write_screened`): redaction, planning outside the lock, one write
+the chunks as one document through retain's own pipeline (:func:`gieok.engine.retain.run.screen` and
+:func:`~gieok.engine.retain.run.write_screened`): redaction, planning outside the lock, one write
 transaction. So everything retain promises holds: a bad file raises a typed error before anything is
 written, re-ingesting a changed file re-processes only its changed chunks (and removes the facts of
 chunks that are gone), and the facts are class ``document`` — reference text that does not decay and
@@ -22,7 +22,7 @@ from typing import Any
 from gieok.documents import Limits, chunk_blocks, parse_document
 from gieok.engine._time import TimeLike
 from gieok.engine.context import Engine
-from gieok.engine.retain import NO_OVERRIDES, FactOptions, screen, write_screened
+from gieok.engine.retain.run import NO_OVERRIDES, FactOptions, screen, write_screened
 from gieok.errors import DocumentTooLargeError, FileFormatError, InputError
 from gieok.records import UNSCOPED, IngestResult, Scope
 

@@ -3,21 +3,21 @@
 ``forget`` first cancels the retains still queued or running for the source or user it names (in a
 transaction of their own: a worker that had claimed one finds its claim gone when it commits, so
 nothing forgotten is written afterwards). It then selects facts (by source, message, memory, time,
-or entity: every fact naming it by any of its names, see :mod:`gieok.engine._entity_facts`), and the store deletes them
-with everything derived from them (see gieok.store._lifecycle): index rows, vectors, mentions,
-links, the verbatim evidence, observations resting on them (their history included), mental-model
-answers citing them, queued jobs naming them and the payloads of the retains that wrote them. The
-engine takes back what needs it: the facts of the message right after an erased one carry that
-message as context (a second vector and keyword terms), which they lose; the entity graph gives
-back the names, titles, keys and counts the erased facts added (:mod:`gieok.engine._forget_entities`);
-and any observation or mental-model answer still spelling an erased form is dropped. The write
-ahead log is then checkpointed, so on SQLite the bytes are gone from the file and its ``-wal`` when
-``forget`` returns, even if the process is killed right after.
+or entity: every fact naming it by any of its names, see :mod:`gieok.engine.forget.entity_facts`),
+and the store deletes them with everything derived from them (see gieok.store._lifecycle): index
+rows, vectors, mentions, links, the verbatim evidence, observations resting on them (their history
+included), mental-model answers citing them, queued jobs naming them and the payloads of the retains
+that wrote them. The engine takes back what needs it: the facts of the message right after an erased
+one carry that message as context (a second vector and keyword terms), which they lose; the entity
+graph gives back the names, titles, keys and counts the erased facts added
+(:mod:`gieok.engine.forget.entities`); and any observation or mental-model answer still spelling an
+erased form is dropped. The write ahead log is then checkpointed, so on SQLite the bytes are gone
+from the file and its ``-wal`` when ``forget`` returns, even if the process is killed right after.
 
 The proof (``verify=True``) looks for every form the engine derives from the erased text — the text
 itself, its words, its keyword terms as the index stores them (stems, morphemes), and the names,
 keys and titles of its entities, each lower-cased, capitalised and JSON-escaped — except the forms
-what remains still spells (:mod:`gieok.engine._erased_forms`), in every table (FTS and vector
+what remains still spells (:mod:`gieok.engine.forget.forms`), in every table (FTS and vector
 shadow tables and FTS term lists included) and, after a VACUUM, in the bytes of the database file.
 Every name of the entity given to ``forget(entity=...)`` is looked for even if a remaining text
 still spells it.
@@ -32,8 +32,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gieok.engine._entity_facts import EntityNames, entity_names, facts_naming
-from gieok.engine._erased_forms import (
+from gieok.engine._time import TimeLike, to_datetime
+from gieok.engine._validate import check_encodable
+from gieok.engine.context import BankContext
+from gieok.engine.forget.entities import apply_undo, plan_undo
+from gieok.engine.forget.entity_facts import EntityNames, entity_names, facts_naming
+from gieok.engine.forget.forms import (
     Form,
     erased_forms,
     name_forms,
@@ -42,10 +46,6 @@ from gieok.engine._erased_forms import (
     still_indexed,
     unsupported,
 )
-from gieok.engine._forget_entities import apply_undo, plan_undo
-from gieok.engine._time import TimeLike, to_datetime
-from gieok.engine._validate import check_encodable
-from gieok.engine.context import BankContext
 from gieok.engine.scopes import check_scope
 from gieok.errors import EntityNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
@@ -277,7 +277,7 @@ def _drop_derived_quoting(store: Store, bank: BankRow, leaked: Sequence[Form]) -
 
 
 def prove_erased(store: Store, forms: Sequence[Form], *, deep: bool = True) -> ErasureProof:
-    """Look for every spelling of ``forms`` (see :func:`gieok.engine._erased_forms.needles`) in every
+    """Look for every spelling of ``forms`` (see :func:`gieok.engine.forget.forms.needles`) in every
     table and, ``deep``, after a checkpoint and VACUUM, in the bytes of the database file."""
     owner: dict[str, int] = {}
     for i, form in enumerate(forms):

@@ -1,17 +1,17 @@
-"""What an operator does with the quarantine (see :mod:`gieok.engine.quarantine`): list the held
+"""What an operator does with the quarantine (see :mod:`gieok.engine.retain.doubt`): list the held
 statements with their reasons, release one (it is written as a fact, as retain would have written
 it, at its own trust level), or dismiss one (it stays only in the verbatim source). Erasing one is
 forgetting what it came from: ``forget(source_id=<its message id or document>)``."""
 
 from __future__ import annotations
 
-from gieok.engine._resolution import plan_entities, write_entities
-from gieok.engine._retain_plan import FactOptions, make_fact
 from gieok.engine.context import BankContext
-from gieok.engine.linking import find_mentions, link_new_facts
-from gieok.engine.quarantine import HeldStatement, held_number, statement
+from gieok.engine.retain.doubt import HeldStatement, held_number, statement
+from gieok.engine.retain.link import find_mentions, link_new_facts
+from gieok.engine.retain.plan import FactOptions, make_fact
+from gieok.engine.retain.resolve import plan_entities, write_entities
+from gieok.engine.retain.supersede import supersede_new_facts
 from gieok.engine.scopes import own_facts
-from gieok.engine.versions import supersede_new_facts
 from gieok.errors import HeldNotFoundError
 from gieok.ids import fact_memory_id
 from gieok.records import UNSCOPED

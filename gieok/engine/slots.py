@@ -26,12 +26,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from gieok.engine._speakers import is_agent
 from gieok.engine._time import from_epoch
 from gieok.engine.context import BankContext
+from gieok.engine.speakers import is_agent
 from gieok.errors import InputError
-from gieok.extract.profile_query import SlotQuestion, slot_question
 from gieok.extract.slot_model import MULTI_VALUED, RELATIONS, SLOTS, SlotValue
+from gieok.extract.slot_question import SlotQuestion, slot_question
 from gieok.ids import fact_memory_id as memory_id
 from gieok.ids import fact_number
 from gieok.providers.decisions import DecisionModel
@@ -46,7 +46,7 @@ SELF = "self"
 def plan_slots(facts: Sequence[NewFact], decisions: DecisionModel) -> list[list[SlotValue]]:
     """The slot values each fact states, read by the bank's decision model before the write lock: only
     the user's own words fill a slot (an agent's facts, a document's, a forwarded message's state
-    nothing about the person — gieok.engine.quarantine)."""
+    nothing about the person — gieok.engine.retain.doubt)."""
     return [decisions.read_profile(f.text, f.replies_to or "")
             if f.speaker and not is_agent(f.speaker) and f.trust == "user" else [] for f in facts]
 

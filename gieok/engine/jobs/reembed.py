@@ -5,7 +5,7 @@ refuses it (EmbedderMismatchError) rather than mix two vector spaces. :func:`sub
 move; the job (:func:`run_reembed`, run by any worker) re-embeds every vector the bank owns — each
 fact's own vector, a reply's second vector with the message it answers (or a document chunk's
 heading path), and every observation's — with the texts retain embeds (the helpers of
-:mod:`gieok.engine._retain_plan`), so a re-embedded bank holds exactly the vectors a bank retained
+:mod:`gieok.engine.retain.plan`), so a re-embedded bank holds exactly the vectors a bank retained
 afresh with the new embedder would. Which facts have a context vector is read from the bank (a
 reply retain gave one, and that still has it); its context is rebuilt from what is stored: the
 message stored before it in its conversation, or its chunk's text and location.
@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from gieok.engine._retain_plan import embed_text, reply_context, section_context
 from gieok.engine.context import Engine, JobContext, check_bank_name
-from gieok.engine.retain import index_when_due
+from gieok.engine.retain.plan import embed_text, reply_context, section_context
+from gieok.engine.retain.run import index_when_due
 from gieok.errors import BankNotFoundError, ClaimLostError, InputError, ReembedRunningError
 from gieok.providers.embedders import Embedder
 from gieok.store.protocol import BankRow, Store

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 from gieok.engine.context import Engine
-from gieok.engine.ingest import Source, read_source
-from gieok.engine.retain import NO_OVERRIDES, FactOptions, screen, write_screened
+from gieok.engine.retain.run import NO_OVERRIDES, FactOptions, screen, write_screened
+from gieok.engine.sources.documents import Source, read_source
 from gieok.errors import FileFormatError, InputError
 from gieok.importers import FORMATS, parse_export
 from gieok.records import UNSCOPED, ImportResult, Scope

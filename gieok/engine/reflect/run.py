@@ -58,10 +58,10 @@ from gieok.answering import (
 from gieok.answering._answerable import EMBEDDER as ANSWERABLE_EMBEDDER
 from gieok.documents import format_location
 from gieok.engine._time import TimeLike
-from gieok.engine.banks import get_memory
+from gieok.engine.admin.banks import get_memory
 from gieok.engine.context import BankContext, JobContext
 from gieok.engine.llm_calls import call_llm
-from gieok.engine.recall import _ASKS_FOR_HISTORY, recall
+from gieok.engine.recall.run import _ASKS_FOR_HISTORY, recall
 from gieok.engine.scopes import UNFILTERED, RecallScope, memory_scope
 from gieok.errors import InputError, LLMRateLimitError, LLMUnavailableError, MemoryNotFoundError
 from gieok.providers.decisions import Decision

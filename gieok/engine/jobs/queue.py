@@ -4,7 +4,7 @@ Kinds: ``retain`` (a retain submitted to run in the background; its RetainResult
 job row, which is the "operation" the server reports), ``decay`` (recompute strengths, archive
 what faded), ``purge`` (erase facts whose TTL passed), ``consolidate`` (facts into observations),
 ``refresh_models`` (re-answer mental models) and ``reembed`` (move a bank to another embedder, see
-:mod:`gieok.engine.reembed`; its context gets the embedder it moves to, the old one need not load).
+:mod:`gieok.engine.jobs.reembed`; its context gets the embedder it moves to, the old one need not load).
 
 A claim is one statement in a write transaction (two workers never take the same job; on
 PostgreSQL the row is taken ``FOR UPDATE SKIP LOCKED``) and names the claim by a token unique to
@@ -38,12 +38,12 @@ from typing import Any
 
 from gieok.engine._time import at_epoch, from_epoch
 from gieok.engine._validate import INT64_MAX
-from gieok.engine.consolidate import run_consolidation
 from gieok.engine.context import Engine, JobContext
-from gieok.engine.maintenance import run_decay, run_purge
-from gieok.engine.reembed import active_reembed, run_reembed
-from gieok.engine.reflect import refresh_models
-from gieok.engine.retain import index_when_due, run_retain_job
+from gieok.engine.jobs.consolidate import run_consolidation
+from gieok.engine.jobs.maintenance import run_decay, run_purge
+from gieok.engine.jobs.reembed import active_reembed, run_reembed
+from gieok.engine.reflect.run import refresh_models
+from gieok.engine.retain.run import index_when_due, run_retain_job
 from gieok.errors import (
     BlockedContentError,
     ClaimLostError,

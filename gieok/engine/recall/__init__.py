@@ -1,0 +1,1 @@
+"""Recall's rooms: run (the query and its stages), channels, observations, fusion and the token budget."""
