@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs docs-serve bench bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots train-decisions clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable bench-triage train-triage
+.PHONY: demo test lint docs docs-serve bench bench-coldstart bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots train-decisions clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable bench-triage train-triage
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -87,7 +87,7 @@ bench-scale: $(STAMP)
 bench-documents: $(STAMP)
 	$(BIN)/python bench/documents.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable bench-triage
+bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable bench-triage bench-coldstart
 
 clean:
 	rm -rf $(VENV) build *.egg-info
@@ -144,3 +144,6 @@ bench-reembed: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python bench/reembed.py --facts 2000 --to use-multilingual
 	OMP_NUM_THREADS=1 $(BIN)/python bench/reembed.py --facts 2000 --to e5-small
 	OMP_NUM_THREADS=1 $(BIN)/python bench/reembed.py --facts 2000 --to use-multilingual --store postgres
+
+bench-coldstart: $(STAMP)
+	$(BIN)/python bench/coldstart.py
