@@ -10,6 +10,7 @@ configure_threads()  # before numpy, OpenBLAS and the e5 engine load: see gieok/
 from gieok.defense import RedactionPolicy, redact
 from gieok.engine.forget.run import ErasureProof, ForgetResult
 from gieok.engine.reflect.run import Reflection
+from gieok.engine.reflect.shaping import Directive, Disposition
 from gieok.engine.retain.doubt import HeldStatement
 from gieok.errors import (
     AuthError,
@@ -134,6 +135,8 @@ __all__ = [
     "RedactionPolicy",
     "ReembedRunningError",
     "Reflection",
+    "Directive",
+    "Disposition",
     "RerankerError",
     "RerankerUnavailableError",
     "RetainResult",

@@ -29,6 +29,8 @@ from gieok.engine.jobs import reembed as _reembed
 from gieok.engine.recall import run as _recall
 from gieok.engine.reflect import mental_models as _models
 from gieok.engine.reflect import run as _reflect
+from gieok.engine.reflect import shaping as _shaping
+from gieok.engine.reflect.shaping import Directive, Disposition
 from gieok.engine.retain import doubt as _quarantine
 from gieok.engine.retain import run as _retain
 from gieok.engine.scopes import check_scope, recall_scope
@@ -433,6 +435,38 @@ class Memory:
         ``"learned"`` (the heads shipped in the package, offline), ``"llm"`` (the bank's LLM, metered)
         or a plugin; None returns the bank to the setting ``decision_model``. Returns the one in use."""
         return _banks.configure_decisions(self.engine, bank, model)
+
+    # -- shaping reflect ---------------------------------------------------------------------
+    def set_disposition(self, bank: str, disposition: Disposition | Mapping[str, Any] | None = None, *,
+                        skepticism: int | None = None, literalism: int | None = None, empathy: int | None = None,
+                        name: str | None = None, background: str | None = None) -> Disposition:
+        """Who answers ``bank``'s reflect: three dials from 1 to 5 (3 neutral) — ``skepticism``,
+        ``literalism``, ``empathy`` — a ``name`` and a ``background``, given as a :class:`Disposition`,
+        a mapping or keywords (keywords override the mapping's fields; what neither gives is neutral).
+        ``set_disposition(bank)`` returns the bank to neutral. See :mod:`gieok.engine.reflect.shaping`."""
+        base = Disposition.coerce(disposition).to_dict()
+        changes = {"skepticism": skepticism, "literalism": literalism, "empathy": empathy, "name": name,
+                   "background": background}
+        return _shaping.set_disposition(self.engine, bank, {**base, **{k: v for k, v in changes.items()
+                                                                          if v is not None}})
+
+    def disposition(self, bank: str) -> Disposition:
+        """``bank``'s disposition (neutral unless one was set)."""
+        return _shaping.shaping(self.engine.bank(bank)).disposition
+
+    def set_directives(self, bank: str, directives: Sequence[str | Mapping[str, Any] | Directive] | None
+                       ) -> list[Directive]:
+        """Replace ``bank``'s directives, hard rules reflect keeps whatever the disposition, in order:
+        text ("Never give medical dosages", "답변은 존댓말로") or mappings (``{"forbid": "medical
+        dosages", "words": ["mg"]}``, ``{"language": "ko"}``, ``{"register": "polite"}``,
+        ``{"rule": "..."}``). Returns each as read — ``enforced`` says whether code checks it (a
+        forbidden topic refuses before any LLM call; a language or register is verified on the
+        answer) or only an LLM's prompt carries it. None or [] clears them."""
+        return _shaping.set_directives(self.engine, bank, directives)
+
+    def directives(self, bank: str) -> list[Directive]:
+        """``bank``'s directives, in order, as read."""
+        return list(_shaping.shaping(self.engine.bank(bank)).directives)
 
     def llm_usage(self, bank: str) -> dict[str, Any]:
         """LLM calls, tokens and estimated cost of ``bank``, per day and operation, with its ceiling."""

@@ -61,11 +61,12 @@ def question_topic(question: str) -> str:
     return topic
 
 
-def not_in_memory(question: str, *, found: int = 0) -> str:
+def not_in_memory(question: str, *, found: int = 0, language: Language | None = None) -> str:
     """An honest refusal, in the question's language, for a question memory cannot answer; ``found``
-    is how many memories were retrieved and judged insufficient (0: nothing was found)."""
+    is how many memories were retrieved and judged insufficient (0: nothing was found); ``language``
+    overrides the question's (a bank's directive may require one)."""
     topic = question_topic(question)
-    korean = detect_language(question) == "ko"
+    korean = (language or detect_language(question)) == "ko"
     if found:
         if korean:
             about = f"{topic}에 대해 " if topic else ""
@@ -83,11 +84,11 @@ def not_in_memory(question: str, *, found: int = 0) -> str:
     return "That's not in memory: I found nothing stored that answers this question."
 
 
-def not_in_documents(question: str, *, found: int = 0) -> str:
+def not_in_documents(question: str, *, found: int = 0, language: Language | None = None) -> str:
     """The refusal when every memory searched came from ingested documents: the answer is not in
     *these documents* (a knowledge base answers from its files or says plainly it cannot)."""
     topic = question_topic(question)
-    if detect_language(question) == "ko":
+    if (language or detect_language(question)) == "ko":
         about = f"{topic}에 대한 " if topic else ""
         seen = f" 관련 구절 {found}개를 찾았지만 {about}답은 없었어요." if found else f" {about}내용을 찾지 못했어요."
         return "이 문서들에는 없어요:" + seen

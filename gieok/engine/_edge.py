@@ -134,6 +134,8 @@ UNCHECKED = frozenset({
     "text",  # a document's text: the setting max_retain_chars (should_recall reads it as a query: PER_METHOD)
     "content",  # a session turn's text: retained as a message, under max_retain_chars
     "role", "skip_bad", "timezone", "trust",  # one of a few values, checked by their call
+    # a bank's disposition and directives: gieok.engine.reflect.shaping checks each field and its length
+    "disposition", "directives", "skepticism", "literalism", "empathy", "background",
 })
 
 # where an argument name means something else in one method

@@ -62,6 +62,16 @@ from gieok.engine.admin.banks import get_memory
 from gieok.engine.context import BankContext, JobContext
 from gieok.engine.llm_calls import call_llm
 from gieok.engine.recall.run import _ASKS_FOR_HISTORY, recall
+from gieok.engine.reflect.shaping import (
+    Directive,
+    Shaping,
+    breaks,
+    forbidden_by,
+    kind_word,
+    prompt,
+    refusal_text,
+    shaping_of,
+)
 from gieok.engine.scopes import UNFILTERED, RecallScope, memory_scope
 from gieok.errors import InputError, LLMRateLimitError, LLMUnavailableError, MemoryNotFoundError
 from gieok.providers.decisions import Decision
@@ -129,9 +139,14 @@ class Reflection:
     # answer: mode_reason says why) or lookup (a mental model's stored answer)
     mode: str = "offline"
     mode_reason: str | None = None
-    # why an unsupported answer refused: nothing_found (no memory came back) or insufficient
-    # (memories came back, none says what was asked); None when the answer is supported
+    # why an unsupported answer refused: nothing_found (no memory came back), insufficient
+    # (memories came back, none says what was asked) or directive (a bank's directive forbade the
+    # answer; steps name it); None when the answer is supported
     refusal: str | None = None
+    # the bank's disposition the answer was given (None: neutral) and its directives, in order
+    # (see gieok.engine.reflect.shaping)
+    disposition: dict[str, Any] | None = None
+    directives: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -248,7 +263,8 @@ def _only_documents(memories: Iterable[RecalledMemory]) -> bool:
 def _refusal(question: str, language: str, found: int, steps: list[dict[str, Any]], *, documents: bool = False,
              **extra: Any) -> Reflection:
     """The honest refusal; ``documents``: everything searched came from ingested documents."""
-    text = (not_in_documents if documents else not_in_memory)(question, found=found)
+    text = (not_in_documents if documents else not_in_memory)(question, found=found,
+                                                               language="ko" if language == "ko" else "en")
     return Reflection(question, text, False, language, "none", [], steps,
                       refusal="insufficient" if found else "nothing_found", **extra)
 
@@ -279,13 +295,14 @@ Vet = Callable[[str, ExtractiveAnswer, list[RecalledMemory], list[dict[str, Any]
 
 
 def _extractive(question: str, recalled: list[RecalledMemory], steps: list[dict[str, Any]],
-                stats: SimilarityStats | None = None, vet: Vet | None = None) -> Reflection | None:
+                stats: SimilarityStats | None = None, vet: Vet | None = None, *,
+                paraphrase: bool = True) -> Reflection | None:
     for source, types in (("observations", ("observation",)), ("facts", ("fact",))):
         found = [m for m in recalled if m.type in types]
         steps.append({"action": f"recall {source}", "found": [m.id for m in found]})
         evidence = _evidence(found)
         answer = extractive_answer(question, evidence) if found else None
-        if answer is None and source == "facts" and found:
+        if answer is None and source == "facts" and found and paraphrase:
             # the question may paraphrase its answer ("원래 어디서 일하던 사람" / "다른 게임사에서 마케팅
             # 하시던 분"): recall's first memory, or one far more similar than usual, that is about who is
             # asked and covers enough of the question answers it
@@ -312,10 +329,12 @@ def _probability(decision: Decision) -> float:
     return decision.probability if decision.yes else 1.0 - decision.probability
 
 
-def _vetting(ctx: BankContext, doubted: list[tuple[RecalledMemory, Decision]]) -> Vet:
+def _vetting(ctx: BankContext, doubted: list[tuple[RecalledMemory, Decision]],
+             bar_of: Callable[[float], float] = lambda bar: bar) -> Vet:
     """Ask the bank's decision model, for each memory the extractive answer quotes, the ``answers``
     task; a quote whose memory it judges more likely not to answer (``VETO``) is dropped, and so is
-    the answer when none is left. ``doubted`` collects what was dropped, for the refusal to name."""
+    the answer when none is left. ``doubted`` collects what was dropped, for the refusal to name;
+    ``bar_of`` moves the bar (a disposition's skepticism)."""
     decisions = ctx.decisions()
     if decisions.name == "learned" and ctx.embedder.model_id != ANSWERABLE_EMBEDDER:
         # without the vectors it was trained on, the head's lexical variant answers too rarely to
@@ -325,7 +344,7 @@ def _vetting(ctx: BankContext, doubted: list[tuple[RecalledMemory, Decision]]) -
     def vet(question: str, answer: ExtractiveAnswer, found: list[RecalledMemory],
             steps: list[dict[str, Any]]) -> ExtractiveAnswer | None:
         by_id = {m.id: m for m in found}
-        bar = VETO[answer.language]
+        bar = bar_of(VETO[answer.language])
         kept: list[tuple[str, str]] = []
         for memory_id, quote in answer.quotes:
             memory = by_id[memory_id]
@@ -389,40 +408,92 @@ def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use
         raise InputError(f"question must be a string, not {type(question).__name__}")
     if not question.strip():
         raise InputError("question is empty: ask something")
+    shaping = shaping_of(ctx.store.bank_config(ctx.bank.id))
+    return _shaped(shaping, _answer(ctx, question, shaping, now=now, use_models=use_models, scope=scope))
+
+
+def _answer(ctx: BankContext, question: str, shaping: Shaping, *, now: TimeLike | None, use_models: bool,
+            scope: RecallScope) -> Reflection:
     store, bank, llm = ctx.store, ctx.bank, ctx.llm
     recall_fn: RecallFn = lambda q: recall(ctx, q, limit=10, now=now, scope=scope)  # noqa: E731
-    language = detect_language(question)
+    language = shaping.language or detect_language(question)
+    steps: list[dict[str, Any]] = []
+    forbidden = _forbidden(shaping, question, question, language, steps, "question")
+    if forbidden is not None:
+        return forbidden
     if use_models:
         model = match_mental_model(store, bank, question)
         if model is not None and not _model_in_scope(ctx, model.based_on, scope):
-            steps_skipped = [{"action": "mental model out of scope", "name": model.name}]
+            steps.append({"action": "mental model out of scope", "name": model.name})
             model = None
-        else:
-            steps_skipped = []
         if model is not None:
-            return Reflection(question, model.answer, True, language, "mental_model",
-                              [_model_evidence(ctx, mid) for mid in model.based_on],
-                              [{"action": "mental_model", "name": model.name}], mode="lookup")
-    steps: list[dict[str, Any]] = steps_skipped if use_models else []
+            steps.append({"action": "mental_model", "name": model.name})
+            return _forbidden(shaping, question, model.answer, language, steps, "answer") or Reflection(
+                question, model.answer, True, language, "mental_model",
+                [_model_evidence(ctx, mid) for mid in model.based_on], steps, mode="lookup")
     mode, reason = "offline", None
     if llm is not None:
         try:
-            return _with_llm(store, bank, question, recall_fn, llm, ctx.spend_limit, steps)
+            return _with_llm(store, bank, question, recall_fn, llm, ctx.spend_limit, steps, shaping)
         except (LLMUnavailableError, LLMRateLimitError) as error:
             # the LLM did not answer after its retries: the offline answer is still an answer
             mode, reason = "offline_fallback", f"{type(error).__name__}: {error}"
             steps.append({"action": "llm failed, answered offline", "error": type(error).__name__})
+    found = _offline(ctx, question, shaping, language, recall_fn, steps)
+    found.mode, found.mode_reason = mode, reason
+    return found
+
+
+def _offline(ctx: BankContext, question: str, shaping: Shaping, language: str, recall_fn: RecallFn,
+             steps: list[dict[str, Any]]) -> Reflection:
+    """The extractive answer, as the bank's disposition reads it (a literal one takes no paraphrase,
+    a skeptical one a higher answerability bar), in the language a directive requires."""
     recalled = current_versions(ctx, question, recall_fn(question).memories)  # one recall serves both rungs
     doubted: list[tuple[RecalledMemory, Decision]] = []
-    found = _extractive(question, recalled, steps, lambda text: similarity_stats(ctx, text),
-                        _vetting(ctx, doubted))
+    disposition = shaping.disposition
+    stats = None if disposition.literal else (lambda text: similarity_stats(ctx, text))
+    found = _extractive(question, recalled, steps, stats, _vetting(ctx, doubted, disposition.veto),
+                        paraphrase=not disposition.literal)
     if found is None:
         found = _refusal(question, language, len(recalled), steps, documents=_only_documents(recalled))
         found.answer += _not_sure(language, doubted)
-    else:
-        found = _say_trust(_cite_documents(found))
-    found.mode, found.mode_reason = mode, reason
-    return found
+        if disposition.empathy >= 4:
+            found.answer += kind_word(language)
+        return found
+    found.language = language
+    found.answer = _relead(found.answer, language)
+    return (_forbidden(shaping, question, found.answer, language, steps, "answer")
+            or _say_trust(_cite_documents(found)))
+
+
+def _relead(answer: str, language: str) -> str:
+    """The extractive answer's lead in ``language`` (its quotes stay verbatim)."""
+    leads = {"ko": "기억에 따르면:", "en": "From memory:"}
+    for lang, lead in leads.items():
+        if lang != language and answer.startswith(lead):
+            return leads[language] + answer[len(lead):]
+    return answer
+
+
+def _forbidden(shaping: Shaping, question: str, text: str, language: str, steps: list[dict[str, Any]],
+               what: str) -> Reflection | None:
+    """The refusal a ``forbid`` directive makes of ``text`` (the question, or an answer), or None."""
+    hit = forbidden_by(shaping, text)
+    if hit is None:
+        return None
+    directive, word = hit
+    steps.append({"action": "directive", "directive": directive.text, "kind": "forbid", "checked": what,
+                  "matched": word})
+    return Reflection(question, refusal_text(directive, language), False, language, "none", [], steps,
+                      refusal="directive")
+
+
+def _shaped(shaping: Shaping, reflection: Reflection) -> Reflection:
+    """Record on the answer the disposition and directives it was given."""
+    if not shaping.disposition.neutral:
+        reflection.disposition = shaping.disposition.to_dict()
+    reflection.directives = [d.text for d in shaping.directives]
+    return reflection
 
 
 def _model_in_scope(ctx: BankContext, based_on: Sequence[str], scope: RecallScope) -> bool:
@@ -480,14 +551,16 @@ def current_versions(ctx: BankContext, question: str, memories: list[RecalledMem
 
 
 def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, llm: LLM, spend_limit: float,
-              steps: list[dict[str, Any]]) -> Reflection:
-    language = detect_language(question)
+              steps: list[dict[str, Any]], shaping: Shaping) -> Reflection:
+    language = shaping.language or detect_language(question)
+    system = "\n\n".join(p for p in (_SYSTEM, prompt(shaping)) if p)
+    sent_back: set[str] = set()  # the directives an answer was already sent back for (once each)
     retrieved: dict[str, RecalledMemory] = {}
     conversation: list[dict[str, str]] = [{"role": "user", "content": f"Question: {question}"}]
     searched_facts = False
     final: dict[str, Any] | None = None
     for _ in range(MAX_STEPS):
-        reply = call_llm(store, bank, llm, "reflect", conversation, system=_SYSTEM, json_schema=_STEP_SCHEMA,
+        reply = call_llm(store, bank, llm, "reflect", conversation, system=system, json_schema=_STEP_SCHEMA,
                          max_tokens=700, limit_usd=spend_limit)
         step = reply.data or {}
         action = step.get("action")
@@ -500,6 +573,13 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
                 steps.append({"action": "recall", "query": question, "found": [m.id for m in found], "forced": True})
                 conversation.append({"role": "user",
                                      "content": "Before giving up, here are raw facts:\n" + memory_lines(found)})
+                continue
+            broken = breaks(shaping, str(step.get("answer", "")))
+            if broken is not None and broken.text not in sent_back:
+                sent_back.add(broken.text)
+                steps.append({"action": "directive", "directive": broken.text, "kind": broken.kind,
+                              "checked": "answer", "sent_back": True})
+                conversation.append({"role": "user", "content": _send_back(broken)})
                 continue
             final = step
             steps.append({"action": "answer"})
@@ -520,6 +600,15 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
         else:
             conversation.append({"role": "user", "content": "Unknown action: use one of the four tools."})
     answer_text = str((final or {}).get("answer", "")).strip()
+    broken = breaks(shaping, answer_text) if answer_text else None
+    if broken is not None:
+        steps.append({"action": "directive", "directive": broken.text, "kind": broken.kind, "checked": "answer"})
+        return Reflection(question, refusal_text(broken, language), False, language, "none", [], steps,
+                          llm=llm.model, mode="llm", refusal="directive")
+    forbidden = _forbidden(shaping, question, answer_text, language, steps, "answer") if answer_text else None
+    if forbidden is not None:
+        forbidden.llm, forbidden.mode = llm.model, "llm"
+        return forbidden
     if not answer_text:
         return _refusal(question, language, len(retrieved), steps, documents=_only_documents(retrieved.values()),
                         llm=llm.model, mode="llm")
@@ -537,6 +626,12 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
     return _say_trust(_cite_documents(Reflection(question, check.cleaned_answer, True, language, source, based_on,
                                                  steps, [q.quote.text for q in check.dropped], llm=llm.model,
                                                  mode="llm")))
+
+
+def _send_back(directive: Directive) -> str:
+    """The turn that returns an answer breaking ``directive`` to the model, once."""
+    return (f"Your answer breaks this rule: {directive.text!r}. Answer again following it (the quotes from "
+            "memories stay verbatim).")
 
 
 def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:
