@@ -260,3 +260,39 @@ def test_two_banks_with_different_dispositions_answer_in_two_consistent_voices(d
 
 def test_directive_is_exported(mem: Memory) -> None:
     assert isinstance(read_directives(["Answer in Korean"])[0], Directive)
+
+
+# -- the CLI --------------------------------------------------------------------------------------
+
+def test_the_cli_sets_and_shows_a_disposition_and_directives(db_path: str, fake_embedder: Any) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from gieok.cli import cli
+
+    runner = CliRunner()
+
+    def run(*args: str, code: int = 0) -> str:
+        result = runner.invoke(cli, ["--db", db_path, "--embedder", "fake", *args])
+        assert result.exit_code == code, result.output
+        return result.output
+
+    with Memory(db_path, embedder="fake") as mem:
+        _facts(mem, "b")
+    assert "(neutral)" in run("disposition", "b")
+    shown = json.loads(run("disposition", "b", "--skepticism", "5", "--name", "리스크 분석가", "--json"))
+    assert shown == {"skepticism": 5, "literalism": 3, "empathy": 3, "name": "리스크 분석가", "background": ""}
+    assert "리스크 분석가: skepticism 5" in run("disposition", "b")
+    assert "1<=x<=5" in run("disposition", "b", "--empathy", "9", code=2)
+    out = run("directives", "b", "답변은 존댓말로", '{"forbid": "dosages", "words": ["mg"]}', "Be brief",
+              "--forbid", "정치")
+    assert out.splitlines() == ["1. [register, enforced in code] 답변은 존댓말로",
+                                "2. [forbid, enforced in code] dosages", "3. [rule, LLM prompt only] Be brief",
+                                "4. [forbid, enforced in code] 정치"]
+    assert [d["kind"] for d in json.loads(run("directives", "b", "--json"))] == ["register", "forbid", "rule", "forbid"]
+    assert "not valid JSON" in run("directives", "b", "{oops", code=2)
+    refused = json.loads(run("reflect", "b", "How many mg of ibuprofen do I take?", "--json"))
+    assert refused["refusal"] == "directive" and refused["directives"][1] == "dosages"
+    assert run("directives", "b", "--clear") == "no directives\n"
+    assert "(neutral)" in run("disposition", "b", "--reset")

@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "gieok.cli.imports",     # import kakaotalk | chatgpt | jsonl
     "gieok.cli.lifecycle",   # history, forget, verify-erased, jobs, maintain
     "gieok.cli.reflection",  # reflect, models, observations
+    "gieok.cli.shaping",     # disposition, directives
     "gieok.cli.sessions",    # session add / show
     "gieok.cli.profile",     # profile, lookup
     "gieok.cli.quarantine",  # quarantine (list, --release, --dismiss)
