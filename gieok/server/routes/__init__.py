@@ -21,10 +21,10 @@ from fastapi.routing import APIRouter
 from starlette.routing import BaseRoute
 
 from gieok.server.routes import (
+    _api_keys,
     _banks,
     _configuration,
     _entities,
-    _keys,
     _memories,
     _mental_models,
     _operations,
@@ -42,7 +42,7 @@ __all__ = ["ROUTERS", "PATH_ORDER", "Gate", "ServerState", "add_api_routes", "po
 
 ROUTERS: tuple[APIRouter, ...] = (
     _service.router, _banks.router, _memories.router, _recall.router, _sources.router, _entities.router,
-    _profile.router, _sessions.router, _quarantine.router, _operations.router, _keys.router,
+    _profile.router, _sessions.router, _quarantine.router, _operations.router, _api_keys.router,
     _mental_models.router, _configuration.router,
 )
 

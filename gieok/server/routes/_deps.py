@@ -24,8 +24,8 @@ from gieok.server.metrics import Metrics
 from gieok.server.schemas import OperationAccepted
 from gieok.server.worker import Worker
 
-__all__ = ["Gate", "ServerState", "Server", "Mem", "Caller", "Readable", "Writable", "caller", "docs_page",
-           "metrics_page", "accepted"]
+__all__ = ["Gate", "ServerState", "Server", "Mem", "Caller", "Readable", "Writable", "server_state", "served_memory",
+           "caller", "allowed", "docs_page", "metrics_page", "accepted"]
 
 _KEYS_CHECK_SECONDS = 2.0
 
