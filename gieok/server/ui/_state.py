@@ -79,7 +79,11 @@ def ui_state(request: Request) -> UIState:
     return state
 
 
-UI = Annotated[UIState, Depends(ui_state)]
+async def _ui_dependency(request: Request) -> UIState:
+    return ui_state(request)  # async: no trip through the thread pool for an attribute read
+
+
+UI = Annotated[UIState, Depends(_ui_dependency)]
 
 
 class UIRoute(APIRoute):
