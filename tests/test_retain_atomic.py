@@ -33,9 +33,9 @@ EARLIER = [{"id": "e1", "speaker": "alice", "text": "나 땅콩 알레르기 있
 
 # the steps of retain's write, in order; each is made to fail in turn
 STEPS: list[tuple[str, str]] = [
-    ("store", "create_bank"), ("store", "upsert_source"), ("store", "add_message"), ("store", "add_facts"),
-    ("store", "save_entity"), ("store", "add_links"), ("engine", "supersede_new_facts"), ("store", "add_audit"),
-    ("store", "enqueue_job"),
+    ("store", "banks.create"), ("store", "sources.upsert"), ("store", "sources.add_message"), ("store", "facts.add"),
+    ("store", "graph.save_entity"), ("store", "graph.add_links"), ("engine", "supersede_new_facts"), ("store", "audit.add"),
+    ("store", "jobs.enqueue"),
 ]
 
 
@@ -63,8 +63,9 @@ def _fail_at(monkeypatch: pytest.MonkeyPatch, mem: Memory, where: str, name: str
     def crash(*args: Any, **kwargs: Any) -> Any:
         raise _Crash(f"crash in {name}")
 
-    if where == "store":
-        monkeypatch.setattr(mem.store, name, crash)
+    if where == "store":  # name: the area and its method, "facts.add"
+        area, method = name.split(".")
+        monkeypatch.setattr(getattr(mem.store, area), method, crash)
     else:
         monkeypatch.setattr(retain_module, name, crash)
 
@@ -89,7 +90,7 @@ def test_an_error_at_any_step_of_a_first_retain_leaves_nothing(db_path: str, fak
         assert [j["kind"] for j in mem.jobs("alice")] == ["consolidate"]
 
 
-@pytest.mark.parametrize(("where", "name"), [s for s in STEPS if s[1] != "create_bank"])
+@pytest.mark.parametrize(("where", "name"), [s for s in STEPS if s[1] != "banks.create"])
 def test_an_error_at_any_step_leaves_an_existing_bank_as_it_was(db_path: str, fake_embedder: object,
                                                                 monkeypatch: pytest.MonkeyPatch, where: str,
                                                                 name: str) -> None:
@@ -111,7 +112,7 @@ def test_a_document_retain_is_one_unit_too(db_path: str, fake_embedder: object,
     with Memory(db_path, embedder="fake") as mem:
         mem.retain("docs", text=text, document_id="policy")
         before = _counts(db_path)
-        _fail_at(monkeypatch, mem, "store", "enqueue_job")
+        _fail_at(monkeypatch, mem, "store", "jobs.enqueue")
         with pytest.raises(_Crash):  # a new version of the document: its changed chunk fails to land
             mem.retain("docs", text=text.replace("7일", "14일"), document_id="policy")
         monkeypatch.undo()
@@ -141,7 +142,7 @@ _KILLER = textwrap.dedent('''
 
 
 # a fresh interpreter costs seconds: the first and the last step of the write stand for the rest
-@pytest.mark.parametrize(("where", "name"), [("store", "add_facts"), ("store", "enqueue_job")])
+@pytest.mark.parametrize(("where", "name"), [("store", "facts.add"), ("store", "jobs.enqueue")])
 def test_a_process_killed_inside_retain_leaves_no_half_retain(db_path: str, fake_embedder: object, where: str,
                                                               name: str) -> None:
     with Memory(db_path, embedder="fake") as mem:

@@ -125,8 +125,8 @@ def still_indexed(store: Store, bank_ids: Sequence[int], forms: Sequence[Form], 
             continue
         yielded = False
         for bank_id in bank_ids:
-            found = [i for i, _score in store.keyword_search(bank_id, [form.text], hits)]
-            if any(form.text in keyword_terms(f.text) for f in store.get_facts(bank_id, found)):
+            found = [i for i, _score in store.search.keyword(bank_id, [form.text], hits)]
+            if any(form.text in keyword_terms(f.text) for f in store.facts.get(bank_id, found)):
                 yielded = True
                 break
         if not yielded:

@@ -22,7 +22,8 @@ from gieok.records import UNSCOPED, BankInfo, FactRow, Message, NewFact, Scope, 
 from gieok.settings import SETTINGS
 
 __all__ = ["Store", "BankRow", "ChunkRow", "VectorOptions", "Banks", "Meta", "Audit", "Sources", "Facts", "Search",
-           "Graph", "Versions", "Erasure", "Observations", "Jobs", "MentalModels", "LLMUsage", "Slots", "Sessions", "Held", "Reembed", "Keys"]
+           "Graph", "Versions", "Erasure", "Observations", "Jobs", "MentalModels", "LLMUsage", "Slots", "Sessions",
+           "Held", "Reembed", "Keys"]
 
 _DEFAULTS = {s.name: s.default for s in SETTINGS}
 
