@@ -141,12 +141,12 @@ def test_another_writer_gets_the_lock_between_steps(tmp_path: Path) -> None:
 
         def progress(moved: int, total: int) -> None:  # between two steps: the lock is free
             with other.write():
-                other.claim_meta(f"between-{moved}", str(total))
+                other.meta.claim(f"between-{moved}", str(total))
             written.append(moved)
 
         assert store.search.build_index(bank, DIM, batch=200, progress=progress) > 0
         assert written == [200, 400, 600]
-        assert other.get_meta("between-400") == "600"
+        assert other.meta.get("between-400") == "600"
     finally:
         store.close()
         other.close()

@@ -34,8 +34,8 @@ EARLIER = [{"id": "e1", "speaker": "alice", "text": "나 땅콩 알레르기 있
 # the steps of retain's write, in order; each is made to fail in turn
 STEPS: list[tuple[str, str]] = [
     ("store", "banks.create"), ("store", "sources.upsert"), ("store", "sources.add_message"), ("store", "facts.add"),
-    ("store", "graph.save_entity"), ("store", "graph.add_links"), ("engine", "supersede_new_facts"), ("store", "audit.add"),
-    ("store", "jobs.enqueue"),
+    ("store", "graph.save_entity"), ("store", "graph.add_links"), ("engine", "supersede_new_facts"),
+    ("store", "audit.add"), ("store", "jobs.enqueue"),
 ]
 
 
@@ -59,15 +59,20 @@ class _Crash(RuntimeError):
     pass
 
 
+def _owner(mem: Memory, where: str, name: str) -> tuple[Any, str]:
+    """The object a step is an attribute of, and its name: a store step names the store's area and
+    the area's method ("facts.add")."""
+    if where != "store":
+        return retain_module, name
+    area, method = name.split(".")
+    return getattr(mem.store, area), method
+
+
 def _fail_at(monkeypatch: pytest.MonkeyPatch, mem: Memory, where: str, name: str) -> None:
     def crash(*args: Any, **kwargs: Any) -> Any:
         raise _Crash(f"crash in {name}")
 
-    if where == "store":  # name: the area and its method, "facts.add"
-        area, method = name.split(".")
-        monkeypatch.setattr(getattr(mem.store, area), method, crash)
-    else:
-        monkeypatch.setattr(retain_module, name, crash)
+    monkeypatch.setattr(*_owner(mem, where, name), crash)
 
 
 @pytest.mark.parametrize(("where", "name"), STEPS)
@@ -133,8 +138,9 @@ _KILLER = textwrap.dedent('''
     with Memory({path!r}, embedder="fake") as mem:
         def die(*args, **kwargs):
             os._exit(9)  # no rollback, no close: what kill -9 leaves
-        if where == "store":
-            setattr(mem.store, name, die)
+        if where == "store":  # the store's area and its method: "facts.add"
+            area, method = name.split(".")
+            setattr(getattr(mem.store, area), method, die)
         else:
             setattr(retain_module, name, die)
         mem.retain("alice", messages={chat!r}, document_id="chat")
@@ -160,14 +166,14 @@ def test_a_process_killed_inside_retain_leaves_no_half_retain(db_path: str, fake
 def _steps_run(monkeypatch: pytest.MonkeyPatch, mem: Memory) -> list[str]:
     seen: list[str] = []
     for where, name in STEPS:
-        owner: Any = mem.store if where == "store" else retain_module
-        original: Callable[..., Any] = getattr(owner, name)
+        owner, attribute = _owner(mem, where, name)
+        original: Callable[..., Any] = getattr(owner, attribute)
 
         def spy(*args: Any, _name: str = name, _original: Callable[..., Any] = original, **kwargs: Any) -> Any:
             seen.append(_name)
             return _original(*args, **kwargs)
 
-        monkeypatch.setattr(owner, name, spy)
+        monkeypatch.setattr(owner, attribute, spy)
     return seen
 
 

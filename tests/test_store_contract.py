@@ -145,8 +145,8 @@ def test_a_claimed_meta_row_keeps_its_first_value(open_store: Callable[[], AnySt
     with first.write():
         kept = first.meta.claim("secret:test", "aa11")
     with second.write():
-        assert second.claim_meta("secret:test", "bb22") == kept == "aa11"
-    assert second.get_meta("secret:test") == "aa11"
+        assert second.meta.claim("secret:test", "bb22") == kept == "aa11"
+    assert second.meta.get("secret:test") == "aa11"
     first.close()
     second.close()
 
@@ -803,7 +803,7 @@ def test_concurrent_claims_never_take_a_job_twice(open_store: Callable[[], AnySt
         try:
             while True:
                 with stores[k].write():
-                    job = stores[k].claim_job(f"c{k}-{len(taken[k])}", 100.0, 60.0, after_bank=cursor)
+                    job = stores[k].jobs.claim(f"c{k}-{len(taken[k])}", 100.0, 60.0, after_bank=cursor)
                 if job is None:
                     return
                 cursor = job.bank_id
@@ -833,15 +833,15 @@ def test_one_consolidation_per_bank_at_a_time(open_store: Callable[[], AnyStore]
     with first.write():
         assert first.jobs.claim("p1", 10.0, 60.0, bank_id=a).id == a1
     with second.write():  # another process: a's second consolidation waits, b's may run
-        assert second.claim_job("p2", 10.0, 60.0, kinds=["consolidate"], bank_id=a) is None
-        assert second.claim_job("p2", 10.0, 60.0, kinds=["consolidate"]).id == b1
+        assert second.jobs.claim("p2", 10.0, 60.0, kinds=["consolidate"], bank_id=a) is None
+        assert second.jobs.claim("p2", 10.0, 60.0, kinds=["consolidate"]).id == b1
     with first.write():
         assert first.jobs.finish(a1, result={}, claimed_by="p1")
     with second.write():
-        assert second.claim_job("p3", 11.0, 60.0, kinds=["consolidate"]).id == a2
+        assert second.jobs.claim("p3", 11.0, 60.0, kinds=["consolidate"]).id == a2
     with second.write():  # its lease ran out: the same job is claimed again, none other
         assert first.jobs.get(a2).status == "running"
-        assert second.claim_job("p4", 100.0, 60.0, kinds=["consolidate"], bank_id=a).id == a2
+        assert second.jobs.claim("p4", 100.0, 60.0, kinds=["consolidate"], bank_id=a).id == a2
 
 
 def test_one_consolidation_race_loses_quietly(open_store: Callable[[], AnyStore]) -> None:

@@ -10,6 +10,7 @@ subclass, named by the store's ``_search_area`` and ``_erasure_area``.
 
 from __future__ import annotations
 
+from gieok.store._area import Area
 from gieok.store._audit import SQLAudit
 from gieok.store._banks import SQLBanks
 from gieok.store._erasure import SQLErasure
@@ -43,6 +44,14 @@ class StoreBase(WritePath):
     vector_options = VectorOptions()  # the engine sets its own from its settings
     _search_area: type[SQLSearch]
     _erasure_area: type[SQLErasure]
+
+    @classmethod
+    def area_classes(cls) -> dict[str, type[Area]]:
+        """Each area attribute of this store and the class that serves it."""
+        return {"banks": SQLBanks, "meta": SQLMeta, "audit": SQLAudit, "sources": SQLSources, "facts": SQLFacts,
+                "search": cls._search_area, "graph": SQLGraph, "versions": SQLVersions, "erasure": cls._erasure_area,
+                "observations": SQLObservations, "jobs": SQLJobs, "models": SQLMentalModels, "llm": SQLLLMUsage,
+                "slots": SQLSlots, "sessions": SQLSessions, "held": SQLHeld, "reembed": SQLReembed, "keys": SQLKeys}
 
     def _open_areas(self) -> None:
         self.banks = SQLBanks(self)
