@@ -5,14 +5,13 @@ set, erased facts gone from the index, new facts indexed after training, small b
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
-from test_store_contract import AnyStore, _fact, open_store  # noqa: F401  (fixture)
+from store_contract import AnyStore, _fact
 
 from gieok import Memory
 from gieok.errors import ConfigError
@@ -25,11 +24,6 @@ DIM = 16
 CENTRES = 30
 TEXTS = ["민지는 부산에서 커피를 마셨다", "Minji had coffee in Busan", "제주도 여행 계획을 세웠다",
          "The report is due on Friday"]
-
-
-@pytest.fixture
-def store(open_store: Callable[[], AnyStore]) -> AnyStore:  # noqa: F811
-    return open_store()
 
 
 def _clustered(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from store_contract import _fact
 from test_ann import DIM, _bank, _clustered, _exact, _large
-from test_store_contract import _fact
 
 from gieok import Memory
 from gieok.store import SQLiteStore

@@ -24,7 +24,6 @@ from click.testing import CliRunner
 from conftest import FakeEmbedder
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 from server_harness import serving, wait_for_operation
-from test_store_contract import open_store  # noqa: F401  (fixture)
 
 from gieok import EmbedderMismatchError, InputError, Memory, ReembedRunningError, UnknownProviderError
 from gieok.cli import cli
