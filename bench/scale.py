@@ -3,7 +3,7 @@
 Vectors are **synthetic** (256 dimensions, a mixture of 2,000 random cluster centres plus noise,
 unit length): the index is what is measured, not an embedding model. Every other fact is a reply
 with a second (context) vector near its own, as a conversation has. Facts are written through the
-store's bulk path (``add_facts`` in batches of 5,000, so a SQLite bank trains its clusters at
+store's bulk path (``store.facts.add`` in batches of 5,000, so a SQLite bank trains its clusters at
 ``ann_min_vectors`` and retrains them as it grows, inside those writes), not one ``retain`` per
 fact; texts are short Korean/English lines so the keyword channel has real rows. Built banks are
 cached under ``/tmp/gieok-scale`` (one SQLite file per size; one PostgreSQL data folder), so a

@@ -4,7 +4,7 @@ Retain leaves three traces of a fact in the graph (:mod:`gieok.engine.linking`):
 mentions resolved to (their canonical name, aliases, titles, index keys, ``last_seen``), the
 co-occurrence counts of those entities (the other names and the domain cues of the fact), and the
 bank's context degrees (how many facts hold each context key). Deleting the fact deletes its
-mentions, and an entity left without any goes with them (the store's ``delete_orphan_entities``).
+mentions, and an entity left without any goes with them (the store's ``store.graph.delete_orphans``).
 The rest is taken back here, in two steps:
 
 * :func:`plan_undo`, before the write lock (it runs Kiwi): the erased facts' mentions and contexts
@@ -106,7 +106,7 @@ def _names_spelled(store: Store, facts: Sequence[FactRow], entity_id: int, names
 
 
 def apply_undo(store: Store, bank: BankRow, undo: GraphUndo, unsupported: set[str]) -> int:
-    """Take the erased facts back from the graph (after ``erase_facts``, in its transaction);
+    """Take the erased facts back from the graph (after ``store.erasure.erase``, in its transaction);
     ``unsupported`` are the erased forms no remaining evidence of the bank spells. Returns how many
     surviving entities were rewritten."""
     store.graph.adjust_context_degrees(bank.id, {key: -n for key, n in undo.degrees.items()})

@@ -12,7 +12,7 @@ it. The claim holds a lease (``job_lease_seconds``) that a :class:`Heartbeat` re
 runs; a job whose lease ran out (its worker was killed) is claimed again. Banks take turns (see
 ``Jobs.claim``): a caller passes the last bank it served as ``after_bank``.
 
-Exactly once: a job's end is recorded only while its claim still holds it (``finish_job(...,
+Exactly once: a job's end is recorded only while its claim still holds it (``store.jobs.finish(...,
 claimed_by=token)``). A retain marks its job done inside the very transaction that writes its
 facts (:meth:`JobContext.commit`), so a crash after that commit leaves nothing to redo, and a
 worker whose claim was lost meanwhile has its writes rolled back (ClaimLostError) instead of

@@ -142,7 +142,7 @@ class SQLGraph(Area):
         return [found[i] for i in sorted(found)]
 
     def set_entity_keys(self, bank_id: int, entity_id: int, keys: Sequence[str]) -> None:
-        """Replace the entity's index keys with ``keys`` (``save_entity`` only ever adds keys)."""
+        """Replace the entity's index keys with ``keys`` (``store.graph.save_entity`` only ever adds keys)."""
         conn = self._require_write()
         conn.execute("DELETE FROM entity_keys WHERE entity_id = ?", (entity_id,))
         conn.executemany(

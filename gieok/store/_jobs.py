@@ -69,8 +69,8 @@ class SQLJobs(Area):
               bank_id: int | None = None, *, banks: Sequence[int] | None = None,
               after_bank: int | None = None, job_id: int | None = None) -> JobRow | None:
         """Claim one job in one statement: a due queued job, or a running one whose lease ran out
-        (its worker died). ``worker`` is the claim's token (unique per claim: ``finish_job``,
-        ``renew_lease`` and ``release_job`` name it). Banks take turns: the first bank after
+        (its worker died). ``worker`` is the claim's token (unique per claim: ``store.jobs.finish``,
+        ``store.jobs.renew_lease`` and ``store.jobs.release`` name it). Banks take turns: the first bank after
         ``after_bank`` (wrapping around) that has such a job gives its oldest one, so a bank with a
         thousand queued jobs delays another bank's job by one job, not a thousand. A consolidation (a
         reembed) is never claimed while another of its bank runs (the unique indexes
@@ -184,7 +184,7 @@ class SQLJobs(Area):
         """Cancel the queued or running retains of a source (by its id or one of its message ids) or
         of a user, and blank their payloads; returns the payloads as they were. In the caller's
         write transaction, so a worker running one finds its claim gone when it commits (its
-        ``finish_job(claimed_by=...)`` matches no row; on PostgreSQL it waits for this row lock) and
+        ``store.jobs.finish(claimed_by=...)`` matches no row; on PostgreSQL it waits for this row lock) and
         its writes roll back; a retain that committed first is already in the tables."""
         conn = self._require_write()
         now = time.time()

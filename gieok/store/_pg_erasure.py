@@ -93,6 +93,6 @@ class PostgresErasure(SQLErasure):
                 conn.execute(sql.SQL("VACUUM (FULL) {}").format(sql.SQL(", ").join(map(sql.Identifier, tables))))
 
     def file_contains(self, needles: Sequence[str]) -> list[str]:
-        """Always empty: the PostgreSQL proof covers the tables (:meth:`scan_for` after :meth:`vacuum`),
+        """Always empty: the PostgreSQL proof covers the tables (:meth:`scan` after :meth:`vacuum`),
         not the server's raw data files or WAL, which this process cannot read."""
         return []

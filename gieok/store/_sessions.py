@@ -44,7 +44,7 @@ class SQLSessions(Area):
     def add_turn(self, bank_id: int, session_id: str, role: str, content: str, tokens: int,
                  at: float | None = None, *, user_id: str | None = None) -> int:
         """Append a turn of ``user_id``'s session; return its position (0, 1, 2, ... per session).
-        The caller checks :meth:`session_owner` first, in the same write transaction."""
+        The caller checks ``store.sessions.owner`` first, in the same write transaction."""
         conn = self._require_write()
         row = conn.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM session_turns WHERE bank_id = ? "
                            "AND session_id = ?", (bank_id, session_id)).fetchone()

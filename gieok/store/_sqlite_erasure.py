@@ -110,7 +110,7 @@ class SQLiteErasure(SQLErasure):
         """Which needles appear as UTF-8 bytes in the database file or its WAL. A needle that is
         part of a term the FTS index still holds is not counted: the index stores terms
         prefix-compressed, so such pieces are in the file whatever was erased, and the term itself is
-        what :meth:`scan_for` reports."""
+        what :meth:`scan` reports."""
         if self._store.ephemeral:
             return []
         blobs = []

@@ -183,8 +183,8 @@ class SQLiteSearch(SQLSearch):
                 self._insert_vector(conn, bank_id, dim, view, centroids, fact_id, value)
 
     def _facts_indexed(self, conn: Any, bank_id: int, dim: int, count: int) -> None:
-        """Count what came. Whether the bank's clusters are due (:meth:`vector_index_due`) is read
-        after the write; :meth:`build_vector_index` trains them then, in steps of their own."""
+        """Count what came. Whether the bank's clusters are due (``store.search.index_due``) is read
+        after the write; ``store.search.build_index`` trains them then, in steps of their own."""
         conn.execute("INSERT INTO vector_index (bank_id, added) VALUES (?, ?) ON CONFLICT (bank_id) "
                      "DO UPDATE SET added = added + excluded.added", (bank_id, int(count)))
 
@@ -397,7 +397,7 @@ class SQLiteSearch(SQLSearch):
     def _swap_fact_vectors(self, conn: Any, bank_id: int, old_dim: int, dim: int) -> dict[str, int]:
         """Delete the bank's vectors of ``old_dim`` (exact and clustered tables), insert the staged
         ones into ``vec_<dim>`` / ``vecctx_<dim>``, and reset the bank's clusters (a training under way
-        included): a bank of at least ``min_vectors`` facts is then due, and :meth:`build_vector_index`
+        included): a bank of at least ``min_vectors`` facts is then due, and ``store.search.build_index``
         trains it after the swap's write, in steps."""
         for view in VECTOR_VIEWS:
             for table in (vec_table(old_dim, view), ivf_table(old_dim, view)):
