@@ -169,5 +169,5 @@ def test_scan_for_finds_a_marker_in_every_kind_of_column_and_vacuum_proves_it_go
         store.banks.delete(b.id)
     store.erasure.vacuum()
     assert {h["table"] for h in store.erasure.scan([MARKER_KO, MARKER_EN])} == {"audit_log"}
-    # SQLite proves the file's bytes too; PostgreSQL's proof covers the tables (see _pg_lifecycle)
+    # SQLite proves the file's bytes too; PostgreSQL's proof covers the tables (see gieok.store._pg_erasure)
     assert store.erasure.file_contains([MARKER_KO]) == []

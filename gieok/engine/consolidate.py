@@ -203,7 +203,7 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, draft: _Draft, us
     history = list(previous.history if previous else [])
     if previous is not None and previous.text != text:
         # based_on: what the previous text was built on, so erasing one of those facts finds the
-        # text that quoted it here (gieok.store._lifecycle drops the observation)
+        # text that quoted it here (gieok.store._erasure drops the observation)
         history.append({"at": ctx.now, "added": sorted(stated), "based_on": sorted(previous.fact_ids),
                         "previous": previous.text[:1000]})
     history = _trimmed(history)

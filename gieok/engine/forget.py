@@ -4,7 +4,7 @@
 transaction of their own: a worker that had claimed one finds its claim gone when it commits, so
 nothing forgotten is written afterwards). It then selects facts (by source, message, memory, time,
 or entity: every fact naming it by any of its names, see :mod:`gieok.engine._entity_facts`), and the store deletes them
-with everything derived from them (see gieok.store._lifecycle): index rows, vectors, mentions,
+with everything derived from them (see gieok.store._erasure): index rows, vectors, mentions,
 links, the verbatim evidence, observations resting on them (their history included), mental-model
 answers citing them, queued jobs naming them and the payloads of the retains that wrote them. The
 engine takes back what needs it: the facts of the message right after an erased one carry that

@@ -1,4 +1,4 @@
-"""The memory quarantine's rows, written once for both stores (see ``_schema.QUARANTINE``).
+"""``store.held``: the memory quarantine's rows, written once for both stores (see ``_schema.QUARANTINE``).
 
 A held statement is what retain would have written as a fact but held back: its text (as in the
 verbatim source), speaker, message id and chunk, the trust level of where it came from, and why.
@@ -47,8 +47,8 @@ def _row(r: Sequence[object]) -> HeldRow:
 class SQLHeld(Area):
     """The quarantine: statements retain held back for review."""
 
-    def add(self, bank_id: int, source_id: int, chunk_id: int, rows: Sequence[tuple[str | None, str | None,
-            str | None, str, str, str, float]]) -> list[int]:
+    def add(self, bank_id: int, source_id: int, chunk_id: int,
+            rows: Sequence[tuple[str | None, str | None, str | None, str, str, str, float]]) -> list[int]:
         """Hold statements of one chunk: (message id, speaker, said at, text, trust, reason, probability)."""
         conn, now = self._require_write(), time.time()
         return [self._dialect.insert_id(

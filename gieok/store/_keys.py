@@ -1,4 +1,4 @@
-"""API keys of the server, written once for both stores.
+"""``store.keys``: API keys of the server, written once for both stores.
 
 Only a key's SHA-256 is stored, with its first characters (``prefix``) so a person can tell keys
 apart in ``gieok keys list``. A key names banks by name: a key for a bank that does not exist yet

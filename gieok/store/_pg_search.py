@@ -1,4 +1,4 @@
-"""Keyword (Okapi BM25) and vector (pgvector cosine) indexes of the PostgreSQL store.
+"""``store.search`` on PostgreSQL: keyword (Okapi BM25) and vector (pgvector cosine) indexes.
 
 **BM25, the same as SQLite's FTS5 ``bm25()``.** The engine hands the store pre-computed terms
 (Korean lemmas, English stems) and context terms. They are split into tokens the way FTS5's
@@ -33,7 +33,7 @@ so the walk goes on past other banks' rows until the bank has its k (at most
 ``hnsw.max_scan_tuples``, 20,000 by default). Relaxed order is re-sorted here.
 
 Both kinds of table are shared by every bank and hang off facts and banks by ``ON DELETE CASCADE``,
-so of the index hooks the shared queries call (see :class:`gieok.store._dialect.StoreQueries`) only
+so of the index hooks the shared areas call (see :class:`gieok.store._search.SQLSearch`) only
 ``_index_fact`` has work to do. The SQL here is PostgreSQL's alone and keeps psycopg's ``%s`` and
 ``%(name)s`` placeholders. The SQLite store's counterpart is :mod:`gieok.store._sqlite_search`.
 """

@@ -1,4 +1,5 @@
-"""Re-embedding a bank into another embedder, written once for both stores (see :mod:`gieok.engine.reembed`).
+"""``store.reembed``: re-embedding a bank into another embedder, written once for both stores
+(see :mod:`gieok.engine.reembed`).
 
 While a bank is re-embedded it keeps serving recall from its live vectors; the new ones are staged
 beside them (``reembed_facts``: a fact's own vector and a reply's context vector; and

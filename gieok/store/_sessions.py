@@ -1,4 +1,5 @@
-"""Working-memory sessions, written once for both stores: a session's raw turns and its summary slot.
+"""``store.sessions``: working-memory sessions, written once for both stores: a session's raw turns
+and its summary slot.
 
 The turns are kept verbatim (the summary is always rebuilt from them); the slot holds the current
 summary and the position before which turns are folded into it. Each turn names the user its session

@@ -1,4 +1,4 @@
-"""Profile slots, written once for both stores: the typed facts a person states (name, birthday,
+"""``store.slots``: profile slots, written once for both stores: the typed facts a person states (name, birthday,
 allergy, job, city, family, ...), one row per (fact, holder, slot, value).
 
 A row points at the fact that says it and goes with it (``ON DELETE CASCADE``): an erased fact

@@ -1,4 +1,4 @@
-"""Keyword (FTS5 BM25) and vector (sqlite-vec cosine) indexes of the SQLite store.
+"""``store.search`` on SQLite: keyword (FTS5 BM25) and vector (sqlite-vec cosine) indexes.
 
 Each bank gets its own FTS5 table (``fts_bank_<id>``, rowid = fact id) so BM25's document
 frequencies and average length are that bank's, not the whole file's. Vectors live in ``vec_<dim>``
@@ -7,8 +7,8 @@ it answers) lives in ``vecctx_<dim>``, the same way. A bank of at least ``ann_mi
 has its vectors in ``ivf_<dim>`` / ``ivfctx_<dim>`` instead, partitioned by bank and k-means cluster,
 with its centroids in ``vector_index`` (see :mod:`gieok.store._ivf`): each vector is in exactly one
 table, in the file, and goes when its fact goes. These tables are not reached by
-foreign keys, so the hooks of :class:`gieok.store._dialect.StoreQueries` keep them in step with the
-facts: the shared queries call them when a bank is created or deleted and when facts come or go.
+foreign keys, so the hooks of :class:`gieok.store._search.SQLSearch` keep them in step with the
+facts: the shared areas call them when a bank is created or deleted and when facts come or go.
 
 sqlite-vec answers ``rowid IN (...)`` and a partition filter outside a KNN by scanning the whole
 table, so vectors are read and deleted one rowid at a time (a point lookup each).
