@@ -67,7 +67,7 @@ class ChunkRow(Protocol):
 
 
 class Banks(Protocol):
-    """``store.banks``: the banks: their rows (id, name, embedder, dimension), summaries, configuration and deletion."""
+    """``store.banks``: the banks' rows (id, name, embedder, dimension), summaries, configuration and deletion."""
 
     def get(self, name: str) -> BankRow | None: ...
     def by_id(self, bank_id: int) -> BankRow | None: ...
