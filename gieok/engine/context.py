@@ -99,7 +99,7 @@ class RecallMarks:
         for fact_id, at in pending:
             by_time.setdefault(at, []).append(fact_id)
         for at, ids in by_time.items():
-            self._store.touch_recalled(ids, at)
+            self._store.versions.touch_recalled(ids, at)
 
 
 class Engine:
@@ -136,7 +136,7 @@ class Engine:
 
     def decisions_for(self, bank: BankRow | None) -> DecisionModel:
         """The decision model of ``bank`` (None: a bank not yet written, which has only the settings)."""
-        name = (self.store.bank_config(bank.id).get("decision_model") if bank is not None else None) \
+        name = (self.store.banks.config(bank.id).get("decision_model") if bank is not None else None) \
             or self.settings.decision_model
         if name == "llm":
             llm = self.llm_for(bank) if bank is not None else self.llm
@@ -155,7 +155,7 @@ class Engine:
 
     def llm_for(self, bank: BankRow) -> LLM | None:
         """The bank's LLM: its own configuration, else the Memory's ``llm=``, else the global settings."""
-        config = self.store.bank_config(bank.id).get("llm") or {}
+        config = self.store.banks.config(bank.id).get("llm") or {}
         if config.get("enabled") is False:
             return None
         provider = config.get("provider") or (None if self.llm is not None else self.settings.llm)
@@ -184,15 +184,15 @@ class Engine:
         same database (``gieok serve`` behind a load balancer, its workers) signs with the same one:
         the UI's CSRF tokens. Not a key to data: whoever reads the database reads the data already."""
         key = f"secret:{name}"
-        value = self.store.get_meta(key)
+        value = self.store.meta.get(key)
         if value is None:
             with self.store.write():
-                value = self.store.claim_meta(key, secrets.token_hex(32))
+                value = self.store.meta.claim(key, secrets.token_hex(32))
         return bytes.fromhex(value)
 
     def find_bank(self, name: str) -> BankRow | None:
         """The bank row, checked against this memory's embedder; None when there is no such bank."""
-        row = self.store.get_bank(check_bank_name(name))
+        row = self.store.banks.get(check_bank_name(name))
         if row is not None and row.embedder != self.embedder_id:
             raise EmbedderMismatchError(name, row.embedder, self.embedder_id)
         return row
@@ -213,7 +213,7 @@ class Engine:
             embedder = self.embedder()
             with self.store.write():
                 self.store.lock_bank(name)  # two processes creating one bank: the second finds the first's
-                row = self.store.get_bank(name) or self.store.create_bank(name, embedder.model_id, embedder.dim)
+                row = self.store.banks.get(name) or self.store.banks.create(name, embedder.model_id, embedder.dim)
         return self.context(row)
 
     def context(self, bank: BankRow) -> BankContext:
@@ -221,8 +221,8 @@ class Engine:
 
     def redaction_policy(self, name: str) -> RedactionPolicy:
         """The policy retain applies to bank ``name``: its own if set, else this memory's default."""
-        row = self.store.get_bank(check_bank_name(name))
-        mapping = (self.store.bank_config(row.id).get("redaction") if row else None) or self.default_redaction
+        row = self.store.banks.get(check_bank_name(name))
+        mapping = (self.store.banks.config(row.id).get("redaction") if row else None) or self.default_redaction
         return RedactionPolicy.from_mapping(mapping, fingerprint_key=self.fingerprint_key)
 
 
@@ -281,6 +281,6 @@ class JobContext(BankContext):
         (which rolls the transaction back) when this claim no longer holds the job."""
         if self.job_id is None or self.claim is None:
             return
-        if not self.store.finish_job(self.job_id, result=result, claimed_by=self.claim):
+        if not self.store.jobs.finish(self.job_id, result=result, claimed_by=self.claim):
             raise ClaimLostError(self.job_id)
         self.committed = True

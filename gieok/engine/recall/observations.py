@@ -25,7 +25,7 @@ __all__ = ["observation_ranking", "observation_memory"]
 
 def observation_ranking(store: Store, bank: BankRow, query_vector: np.ndarray | None, query_terms: tuple[str, ...],
                         limit: int, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
-    ids, vectors = store.observation_vectors(bank.id, scope)
+    ids, vectors = store.observations.vectors(bank.id, scope)
     if not ids or vectors is None:
         return []
     scores = np.zeros(len(ids), dtype=np.float64)
@@ -34,7 +34,7 @@ def observation_ranking(store: Store, bank: BankRow, query_vector: np.ndarray | 
     wanted = set(query_terms)
     if wanted:
         overlap = {oid: len(wanted & set(terms.split())) / len(wanted)
-                   for oid, terms in store.observation_terms(bank.id, scope)}
+                   for oid, terms in store.observations.terms(bank.id, scope)}
         scores += 0.5 * np.array([overlap.get(oid, 0.0) for oid in ids])
     order = np.argsort(-scores)[:limit]
     return [(ids[i], float(scores[i])) for i in order]
@@ -42,11 +42,11 @@ def observation_ranking(store: Store, bank: BankRow, query_vector: np.ndarray | 
 
 def observation_memory(store: Store, bank: BankRow, observation_id: int, score: float,
                        channels: dict[str, ChannelHit]) -> RecalledMemory | None:
-    found = store.get_observations(bank.id, [observation_id])
+    found = store.observations.get(bank.id, [observation_id])
     if not found:
         return None
     obs = found[0]
-    facts = store.get_facts(bank.id, obs.fact_ids)
+    facts = store.facts.get(bank.id, obs.fact_ids)
     message_ids = list(dict.fromkeys(m for f in facts for m in f.message_ids))
     sources = list(dict.fromkeys(f.source_external_id for f in facts))
     scope = common_scope([f.scope for f in facts])

@@ -84,7 +84,7 @@ def query_terms(store: Store, bank: BankRow, query: str) -> tuple[str, ...]:
     written 김민지 in the facts, "Mel" Melanie, and BM25 matches whole terms only."""
     terms = keyword_terms(query)
     named = [entity for entity, weight in query_entities(store, bank, query).items() if weight >= 0.5]
-    extra = [t for name in store.entity_names(named).values() for t in keyword_terms(name)] if named else []
+    extra = [t for name in store.graph.entity_names(named).values() for t in keyword_terms(name)] if named else []
     return tuple(dict.fromkeys([*terms, *extra]))
 
 
@@ -143,7 +143,7 @@ def fact_to_memory(fact: FactRow, score: float, channels: dict[str, ChannelHit])
 
 def add_locations(store: Store, pairs: list[tuple[RecalledMemory, int]]) -> None:
     """Give each memory of an ingested document its chunk's location (page / heading path / span)."""
-    found = store.chunk_locations(sorted({chunk for _, chunk in pairs})) if pairs else {}
+    found = store.sources.chunk_locations(sorted({chunk for _, chunk in pairs})) if pairs else {}
     for memory, chunk in pairs:
         memory.location = found.get(chunk)
 
@@ -209,7 +209,7 @@ def _slot_may_be_stale(store: Store, bank: BankRow, slot: str, slot_facts: list[
     announces a change ("We
     moved! We're in Jersey City now" after "I live in Park Slope", said in words the slot rules do not
     read), or retain found the slot's statement replaced. The channel then stays out of it."""
-    slot_rows = store.get_facts(bank.id, [i for i, _ in slot_facts])
+    slot_rows = store.facts.get(bank.id, [i for i, _ in slot_facts])
     if not slot_rows or any(f.superseded_by for f in slot_rows):
         return True
     latest = max(f.mentioned_at or 0.0 for f in slot_rows)
@@ -221,7 +221,7 @@ def _slot_may_be_stale(store: Store, bank: BankRow, slot: str, slot_facts: list[
                 break
             above.add(fact_id)
     return any(f.speaker in speakers and (f.mentioned_at or 0.0) > latest and says_a_change(f.text)
-               and mentions_slot(f.text, slot) for f in store.get_facts(bank.id, list(above)))
+               and mentions_slot(f.text, slot) for f in store.facts.get(bank.id, list(above)))
 
 
 def _weighted_features(facts: dict[int, FactRow], semantic: dict[int, float], similarity: Similarity | None,
@@ -341,7 +341,7 @@ def _observations(store: Store, bank: BankRow, query_vector: object, terms: tupl
 def add_versions(store: Store, memories: list[RecalledMemory]) -> None:
     """Say when a memory replaced an earlier statement (and, under as_of, when it was later replaced)."""
     ids = [fact_number(m.id) for m in memories]
-    lifecycle = store.lifecycle_of([i for i in ids if i is not None])
+    lifecycle = store.versions.state_of([i for i in ids if i is not None])
     for memory, fact_id in zip(memories, ids):
         info = lifecycle.get(fact_id) if fact_id is not None else None
         if info:
@@ -390,7 +390,7 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
         rankings["semantic"] = semantic_channel(store, bank, query_vector, pool, similarity,  # type: ignore[arg-type]
                                                 only)
     if "keyword" in channels:
-        rankings["keyword"] = store.keyword_search(bank.id, query_terms(store, bank, query), pool,
+        rankings["keyword"] = store.search.keyword(bank.id, query_terms(store, bank, query), pool,
                                                    settings.keyword_context_weight, only)
     time_range_dt = query_time_range(query, now)
     time_range = (time_range_dt[0].timestamp(), time_range_dt[1].timestamp()) if time_range_dt else None
@@ -400,7 +400,7 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
             for rank, (fact_id, _score) in enumerate(ranked[: settings.graph_seeds], start=1):
                 seeds[fact_id] = max(seeds.get(fact_id, 0.0), 1.0 / rank)
         candidates = list(dict.fromkeys(i for ranked in rankings.values() for i, _ in ranked))
-        facts.update((f.id, f) for f in store.get_facts(bank.id, candidates))
+        facts.update((f.id, f) for f in store.facts.get(bank.id, candidates))
         rankings["graph"] = graph_channel(store, bank, query, list(seeds.items()), pool, similarity,
                                           [facts[i] for i in candidates if i in facts], scope=only)
     if "temporal" in channels and time_range is not None:
@@ -421,13 +421,13 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     weighted = settings.fusion == "weighted"
     if weighted:
         nominated = list(dict.fromkeys(i for ranked in rankings.values() for i, _ in ranked))
-        facts.update((f.id, f) for f in store.get_facts(bank.id, [i for i in nominated if i not in facts]))
+        facts.update((f.id, f) for f in store.facts.get(bank.id, [i for i in nominated if i not in facts]))
         features = _weighted_features(facts, dict(rankings.get("semantic", [])), similarity, now_ts)
         fused = weighted_fuse(rankings, features, (settings.weighted_relevance, settings.weighted_importance,
                                                    settings.weighted_recency), settings.weighted_recency_days)
     else:
         fused = rrf_fuse(rankings, k=settings.rrf_k, weights=weights)
-    facts.update((f.id, f) for f in store.get_facts(bank.id, [i for i, _, _ in fused if i not in facts]))
+    facts.update((f.id, f) for f in store.facts.get(bank.id, [i for i, _, _ in fused if i not in facts]))
     as_of_ts = as_of.timestamp() if as_of is not None else None
     # "나 전에 어디 살았지?" asks for a replaced version as much as "원래" does
     history = as_of is None and (asks_for_history(query) or (asked is not None and asked.previous))
@@ -437,7 +437,7 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
     present = float(settings.present_recency) if not history and _ASKS_FOR_NOW.search(query) else _RECENCY_REACH
     other_weight = float(settings.other_speaker_weight)
     named = _one_named_speaker(query, facts.values()) if other_weight < 1.0 else None
-    support = Counter(other for _seed, other, kind, _w in store.links_of(list(facts), ("semantic",), only)
+    support = Counter(other for _seed, other, kind, _w in store.graph.links_of(list(facts), ("semantic",), only)
                       if kind == "semantic")
     # memory objects are built only for what is returned (a recall fuses a few hundred candidates)
     scored: list[_Scored] = []

@@ -142,7 +142,7 @@ def match_mental_model(store: Store, bank: BankRow, question: str) -> Any | None
     if not wanted:
         return None
     best, best_score = None, 0.0
-    for model in store.mental_models(bank.id):
+    for model in store.models.all(bank.id):
         terms = question_terms(model.question)
         if not terms or model.answer is None:
             continue
@@ -542,7 +542,7 @@ def _with_llm(store: Store, bank: BankRow, question: str, recall_fn: RecallFn, l
 def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:
     if memory is None:
         return "That memory was not retrieved in this conversation; recall it first."
-    source = store.get_source(bank.id, bank.name, memory.source_id)
+    source = store.sources.get(bank.id, bank.name, memory.source_id)
     if source is None:
         return "(source not found)"
     if source.kind == "document":
@@ -556,7 +556,7 @@ def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:
 def similarity_stats(ctx: BankContext, text: str) -> tuple[float, float]:
     """Mean and spread of ``text``'s cosine to a sample of the bank's memories: what "unusually
     similar" means for this bank and embedder (absolute cosines do not transfer between models)."""
-    sample = ctx.store.vectors_sample(ctx.bank.id, ctx.bank.dim, 256)
+    sample = ctx.store.search.sample(ctx.bank.id, ctx.bank.dim, 256)
     if len(sample) < 20:
         return 0.0, 0.0
     sims = sample @ np.asarray(ctx.embedder.embed_query(text), dtype=np.float32)
@@ -566,9 +566,9 @@ def similarity_stats(ctx: BankContext, text: str) -> tuple[float, float]:
 def refresh_models(ctx: JobContext) -> dict[str, Any]:
     """The ``refresh_models`` job: re-answer every mental model of the bank (skipping the lookup rung)."""
     refreshed = 0
-    for model in ctx.store.mental_models(ctx.bank.id):
+    for model in ctx.store.models.all(ctx.bank.id):
         result = reflect(ctx, model.question, use_models=False)
         with ctx.store.write():
-            ctx.store.set_mental_model_answer(model.id, result.answer, [b["id"] for b in result.based_on], ctx.now)
+            ctx.store.models.set_answer(model.id, result.answer, [b["id"] for b in result.based_on], ctx.now)
         refreshed += 1
     return {"refreshed": refreshed}

@@ -119,7 +119,7 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     policy = engine.redaction_policy(bank)
     # ids and bank names are refused, not rewritten (see gieok.engine.retain.redact); checked before the
     # refusal audit row below, which stores both
-    if engine.store.get_bank(bank) is None:
+    if engine.store.banks.get(bank) is None:
         defense.check_id(bank, "the bank name", policy)
     if document_id is not None:
         defense.check_id(document_id, "document_id", policy)
@@ -251,7 +251,7 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
             _write_document(ctx, plan, screened)
         _audit(store, bank, audit_operation, source_id, redacted)
         if result.facts_added:
-            store.enqueue_job(ctx.bank.id, "consolidate")
+            store.jobs.enqueue(ctx.bank.id, "consolidate")
         final = RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
                              result.chunks_total, result.chunks_skipped, redactions=redacted.count,
                              quarantined=result.quarantined)
@@ -265,7 +265,7 @@ def index_when_due(store: Store, bank_id: int, dim: int) -> None:
     """After a write: (re)train the bank's approximate vector index when it is due (SQLite's
     clusters, at ``ann_min_vectors`` facts and at each fourfold growth), in steps that each hold the
     write lock briefly — other writers wait for a step, not for the whole training."""
-    store.build_vector_index(bank_id, dim)  # nothing when it is not due (one read)
+    store.search.build_index(bank_id, dim)  # nothing when it is not due (one read)
 
 
 def _written(plan: Plan) -> tuple[list[NewFact], list[Any]]:
@@ -289,9 +289,9 @@ def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
     """Did no other writer, between planning and the write lock, store the messages this plan adds
     (two processes retaining the same message id) or change the document's chunks?"""
     if plan.kind == "conversation":
-        return store.existing_messages(bank.id, [m.id for m in plan.messages]) == plan.existing
-    row = store.get_source_row(bank.id, plan.source_id)
-    stored = {c.id for c in store.chunks_of(row[0]) if c.position >= 0} if row is not None else set()
+        return store.sources.existing_messages(bank.id, [m.id for m in plan.messages]) == plan.existing
+    row = store.sources.row(bank.id, plan.source_id)
+    stored = {c.id for c in store.sources.chunks(row[0]) if c.position >= 0} if row is not None else set()
     planned = set(plan.removed_chunks) | {c.keep_chunk_id for c in plan.chunks if c.keep_chunk_id is not None}
     return stored == planned
 
@@ -306,10 +306,10 @@ def _scope_words(scope: Scope) -> str:
 def _check_scope_holds(store: Store, bank: BankRow, plan: Plan, scope: Scope) -> None:
     """A source has one scope: refuse (before anything is written) a retain that would add to a
     source, or re-write a message, of another scope — one user's words never join another's source."""
-    row = store.get_source_row(bank.id, plan.source_id)
+    row = store.sources.row(bank.id, plan.source_id)
     owners = {row[0]} if row is not None else set()
     owners |= {owner for owner, _text in plan.existing.values()} if plan.kind == "conversation" else set()
-    for stored in store.source_scopes(sorted(owners)).values():
+    for stored in store.sources.scopes(sorted(owners)).values():
         if stored != scope:
             raise ScopeConflictError(
                 f"source {plan.source_id!r} (or a message id in this call) was retained with {_scope_words(stored)}, "
@@ -337,7 +337,7 @@ def submit(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     with engine.store.write():
         ctx = engine.bank_for_write(bank)
         _audit(engine.store, bank, "retain-queued", screened.source_id, redacted)
-        job_id = engine.store.enqueue_job(ctx.bank.id, "retain", payload, unique=False)
+        job_id = engine.store.jobs.enqueue(ctx.bank.id, "retain", payload, unique=False)
     assert job_id is not None
     return job_id
 
@@ -368,13 +368,14 @@ def run_retain_job(ctx: JobContext) -> dict[str, Any]:
 def _audit(store: Store, bank: str, operation: str, source_id: str, redacted: defense.Redacted) -> None:
     entries = [{"bank": bank, "operation": operation, "source_id": source_id, **e} for e in redacted.audit]
     if entries:
-        store.add_audit(entries)
+        store.audit.add(entries)
 
 
 def _write_causal(store: Store, bank: BankRow, plan: Plan) -> None:
     """Once the facts have ids: the extractor's causal links, between facts written in this call."""
-    store.add_links(bank.id, [(a.fact_ids[i], b.fact_ids[j], relation, 1.0) for a, i, relation, b, j in plan.causal
-                              if i < len(a.fact_ids) and j < len(b.fact_ids)])
+    store.graph.add_links(bank.id, [(a.fact_ids[i], b.fact_ids[j], relation, 1.0)
+                                    for a, i, relation, b, j in plan.causal
+                                    if i < len(a.fact_ids) and j < len(b.fact_ids)])
 
 
 def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list[NewFact],
@@ -389,12 +390,12 @@ def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list
 
 def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
     store, bank = ctx.store, ctx.bank
-    row = store.get_source_row(bank.id, plan.source_id)
+    row = store.sources.row(bank.id, plan.source_id)
     if row is not None and row[1] != "conversation":
         raise InvalidMessageError(f"source {plan.source_id!r} is a document; retain messages under another id")
-    source_id = store.upsert_source(bank.id, plan.source_id, "conversation", None,
-                                    screened.redacted.metadata if screened.metadata_given else None, screened.scope)
-    position = store.next_message_position(source_id)
+    source_id = store.sources.upsert(bank.id, plan.source_id, "conversation", None,
+                                     screened.redacted.metadata if screened.metadata_given else None, screened.scope)
+    position = store.sources.next_position(source_id)
     added = removed = held = 0
     # linking once per source, not per message: the calibration sample and entity names are read once
     to_link: dict[int, tuple[list[int], list[NewFact], list[np.ndarray]]] = {}
@@ -405,15 +406,16 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
         assert message is not None
         if message.id in plan.changed:
             owner = plan.existing[message.id][0]
-            removed += store.delete_chunks(bank.id, store.chunk_ids_for_message(bank.id, owner, message.id))
-            store.update_message_text(bank.id, message.id, message.text)
+            removed += store.sources.delete_chunks(bank.id, store.sources.chunks_of_message(bank.id, owner, message.id))
+            store.sources.set_message_text(bank.id, message.id, message.text)
             target_source = owner
         else:
-            store.add_message(bank.id, source_id, message, position)
+            store.sources.add_message(bank.id, source_id, message, position)
             position += 1
             target_source = source_id
-        chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
-        chunk.fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors, context_vectors)
+        chunk_id = store.sources.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text,
+                                           chunk.message_ids)
+        chunk.fact_ids = store.facts.add(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors, context_vectors)
         held += _hold(store, bank, target_source, chunk_id, chunk, message.timestamp)
         batch = to_link.setdefault(target_source, ([], [], []))
         batch[0].extend(chunk.fact_ids)
@@ -424,7 +426,7 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
         added += len(chunk.fact_ids)
     _write_causal(store, bank, plan)
     write_entities(store, bank, written, *_written(plan), plan.entities)
-    store.add_profile_slots(bank.id, profile_rows(written, written_facts, plan.slots, time.time()))
+    store.slots.add(bank.id, profile_rows(written, written_facts, plan.slots, time.time()))
     for target_source, (ids, facts, vectors) in to_link.items():
         _link(ctx, plan, target_source, ids, facts, vectors, screened.scope)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped,
@@ -433,24 +435,24 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
 
 def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
     store, bank = ctx.store, ctx.bank
-    row = store.get_source_row(bank.id, plan.source_id)
+    row = store.sources.row(bank.id, plan.source_id)
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {plan.source_id!r} is a conversation; retain the document under another id")
-    source_id = store.upsert_source(bank.id, plan.source_id, "document", plan.text, plan.metadata, screened.scope)
+    source_id = store.sources.upsert(bank.id, plan.source_id, "document", plan.text, plan.metadata, screened.scope)
     # a section the new version left out is closed, not deleted: the document's history stays
     # recallable as it stood (as_of), and forgetting the document still removes all of it
-    removed = store.retire_chunks(bank.id, plan.removed_chunks, time.time(), REMOVED_FROM_DOCUMENT)
+    removed = store.sources.retire_chunks(bank.id, plan.removed_chunks, time.time(), REMOVED_FROM_DOCUMENT)
     added = skipped = held = 0
     ids: list[int] = []
     facts: list[NewFact] = []
     vectors: list[np.ndarray] = []
     for position, (chunk, (chunk_vectors, context_vectors)) in enumerate(zip(plan.chunks, plan.vectors)):
         if chunk.keep_chunk_id is not None:
-            store.set_chunk_position(chunk.keep_chunk_id, position, chunk.location)
+            store.sources.move_chunk(chunk.keep_chunk_id, position, chunk.location)
             skipped += 1
             continue
-        chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [], chunk.location)
-        chunk.fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
+        chunk_id = store.sources.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [], chunk.location)
+        chunk.fact_ids = store.facts.add(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
         held += _hold(store, bank, source_id, chunk_id, chunk, screened.timestamp)
         ids += chunk.fact_ids
         facts += chunk.facts
@@ -466,7 +468,7 @@ def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainR
 def _hold(store: Store, bank: BankRow, source: int, chunk_id: int, chunk: Any, said_at: str | None) -> int:
     """Write what the quarantine held back of one chunk (gieok.engine.retain.doubt)."""
     if chunk.held:
-        store.hold(bank.id, source, chunk_id, [
+        store.held.add(bank.id, source, chunk_id, [
             (h.fact.message_ids[0] if h.fact.message_ids else None, h.fact.speaker, said_at, h.fact.text,
              h.fact.trust, h.reason, h.probability) for h in chunk.held])
     return len(chunk.held)
