@@ -75,7 +75,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table  # noqa: E402
 
 from gieok import Memory  # noqa: E402
-from gieok.engine.recall import run as recall_module  # noqa: E402
+from gieok.engine.recall.run import gather as recall_module  # noqa: E402
 from gieok.providers import Embedder, create, register  # noqa: E402
 
 POOLED_ID = "perf-pooled-e5"
@@ -340,7 +340,7 @@ class StageTimer:
         return timed
 
 
-# stage name -> attributes wrapped (on the store instance, or globals of gieok.engine.recall.run); any that
+# stage name -> attributes wrapped (on the store instance, or globals of gieok.engine.recall.gather); any that
 # the library does not have (it evolves) are skipped, their time lands in "rest"
 STORE_STAGES = {
     "KNN": ("vector_search",),

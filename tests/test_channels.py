@@ -120,7 +120,7 @@ def test_graph_channel_finds_what_a_named_speaker_said(mem: Memory, query: str, 
 
 
 def test_keyword_terms_of_a_query_add_the_full_names_of_whom_it_names(mem: Memory) -> None:
-    from gieok.engine.recall.run import query_terms
+    from gieok.engine.recall.gather import query_terms
 
     mem.retain("jiwoo", messages=TEAM)
     bank = mem.store.banks.get("jiwoo")

@@ -20,8 +20,9 @@ from gieok.store.protocol import BankRow, Store
 __all__ = ["call_llm", "spend_limit", "MeteredLLM"]
 
 
-def spend_limit(store: Store, bank: BankRow, default: float) -> float:
-    config = store.banks.config(bank.id).get("llm") or {}
+def spend_limit(store: Store, bank: BankRow, default: float, config: Mapping[str, Any] | None = None) -> float:
+    """The bank's spend ceiling in USD (0: none); ``config`` is the bank's configuration when already read."""
+    config = (config if config is not None else store.banks.config(bank.id)).get("llm") or {}
     value = config.get("spend_limit_usd", default)
     return float(value) if value is not None else 0.0
 

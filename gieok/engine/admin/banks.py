@@ -11,8 +11,8 @@ from gieok.defense import RedactionPolicy
 from gieok.engine._time import from_epoch
 from gieok.engine._validate import check_name
 from gieok.engine.context import BankContext, Engine
+from gieok.engine.recall.memories import add_locations, add_versions, fact_to_memory
 from gieok.engine.recall.observations import observation_memory
-from gieok.engine.recall.run import add_locations, add_versions, fact_to_memory
 from gieok.errors import BankNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import parse_memory_id
 from gieok.providers import available as available_providers

@@ -16,7 +16,7 @@ from typing import Any
 
 from gieok.engine._time import day_of, from_epoch
 from gieok.engine.context import BankContext
-from gieok.engine.recall.run import add_versions, fact_to_memory
+from gieok.engine.recall.memories import add_versions, fact_to_memory
 from gieok.entities import candidate_keys, entity_keys, name_similarity
 from gieok.errors import EntityNotFoundError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id

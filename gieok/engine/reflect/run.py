@@ -61,7 +61,8 @@ from gieok.engine._time import TimeLike
 from gieok.engine.admin.banks import get_memory
 from gieok.engine.context import BankContext, JobContext
 from gieok.engine.llm_calls import call_llm
-from gieok.engine.recall.run import _ASKS_FOR_HISTORY, recall
+from gieok.engine.recall.run import recall
+from gieok.engine.recall.score import asks_for_history
 from gieok.engine.scopes import UNFILTERED, RecallScope, memory_scope
 from gieok.errors import InputError, LLMRateLimitError, LLMUnavailableError, MemoryNotFoundError
 from gieok.providers.decisions import Decision
@@ -459,7 +460,7 @@ def memory_lines(memories: list[RecalledMemory]) -> str:
 def current_versions(ctx: BankContext, question: str, memories: list[RecalledMemory]) -> list[RecalledMemory]:
     """A replaced version does not answer; its replacement does, in its place. A replacement recall
     left out is fetched. A question about the past ("원래", "used to") keeps every version."""
-    if _ASKS_FOR_HISTORY.search(question):
+    if asks_for_history(question):
         return memories
     ids = {m.id for m in memories}
     out: list[RecalledMemory] = []

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -51,7 +51,7 @@ from gieok.engine.retain.resolve import plan_entities, write_entities
 from gieok.engine.retain.supersede import Verdicts, prejudge_updates, supersede_new_facts
 from gieok.engine.scopes import own_facts
 from gieok.engine.slots import plan_slots, profile_rows
-from gieok.errors import InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
+from gieok.errors import EmbedderMismatchError, InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
 from gieok.lifecycle import DECAY_CLASSES
 from gieok.providers.decisions import DecisionModel
 from gieok.records import UNSCOPED, Message, NewFact, RetainResult, Scope
@@ -95,6 +95,8 @@ class Screened:
     scope: Scope = UNSCOPED  # whose the source is (gieok.engine.scopes)
     metadata_given: bool = False  # a conversation's stored metadata is replaced only when the call gives some
     trust: str | None = None  # the caller's trust level for the whole source (None: by speaker / kind)
+    # the bank as the call found it, resolved once and passed down (None: a bank this call creates)
+    context: BankContext | None = field(default=None, repr=False, compare=False)
 
 
 def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
@@ -116,10 +118,12 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     metadata = check_metadata(metadata) if metadata is not None else None
     default_ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
     _check_size(engine, messages, text)
-    policy = engine.redaction_policy(bank)
+    row = engine.find_bank(bank)  # the one lookup of the bank: the context travels with the Screened call
+    ctx = engine.context(row) if row is not None else None
+    policy = ctx.redaction_policy() if ctx is not None else engine.policy_from(None)
     # ids and bank names are refused, not rewritten (see gieok.engine.retain.redact); checked before the
     # refusal audit row below, which stores both
-    if engine.store.banks.get(bank) is None:
+    if ctx is None:
         defense.check_id(bank, "the bank name", policy)
     if document_id is not None:
         defense.check_id(document_id, "document_id", policy)
@@ -149,7 +153,7 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
             _audit(engine.store, bank, "retain-refused", source_id, redacted)
         defense.check_blocked(redacted)
     return Screened(bank, "conversation" if messages is not None else "document", source_id, redacted, default_ts,
-                    layout, scope, metadata is not None, check_trust(trust))
+                    layout, scope, metadata is not None, check_trust(trust), ctx)
 
 
 def _check_size(engine: Engine, messages: Any, text: Any) -> None:
@@ -184,7 +188,7 @@ def write_screened(engine: Engine, screened: Screened, options: FactOptions = NO
     """Steps 3 and 4: plan outside the write lock, then write everything in one transaction. A call
     that fails leaves no new, empty bank behind (see the module docstring). ``on_commit(result)``
     runs last inside the write transaction (a queued retain marks its job done there)."""
-    new_bank = engine.find_bank(screened.bank) is None
+    new_bank = screened.context is None
     try:
         return _plan_and_write(engine, screened, options, progress, on_total, audit_operation, on_commit)
     except BaseException:
@@ -204,6 +208,9 @@ def _plan_and_write(engine: Engine, screened: Screened, options: FactOptions, pr
                                      on_total if attempt == 0 else None, audit_operation, on_commit)
         if result is not None:
             return result
+        # another writer changed what the plan was made against, and may have made the bank: read it again
+        row = engine.find_bank(screened.bank)
+        screened = replace(screened, context=engine.context(row) if row is not None else None)
     raise StoreBusyError(f"bank {screened.bank!r}: other writers kept changing source {screened.source_id!r} "
                          f"while this retain was planned ({_REPLANS + 1} tries); retry it")
 
@@ -214,13 +221,15 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     """Plan outside the write lock, then write in one transaction; None when another writer changed
     the messages or chunks the plan was made against (nothing is written then: plan again)."""
     bank, redacted, source_id = screened.bank, screened.redacted, screened.source_id
-    row = engine.find_bank(bank)
+    known = screened.context
     # 3. plan, outside the write lock
-    embedder = engine.embedder(row.embedder if row is not None else None)
-    if row is None and engine.settings.llm_extraction and (engine.llm is not None or engine.settings.llm):
-        row = engine.bank_for_write(bank).bank  # the LLM's spend is metered against the bank as it goes
-    llm = engine.context(row).extraction_llm() if row is not None else None
-    decisions = engine.decisions_for(row)
+    embedder = known.embedder if known is not None else engine.embedder()
+    if known is None and engine.settings.llm_extraction and (engine.llm is not None or engine.settings.llm):
+        with engine.store.write():  # the LLM's spend is metered against the bank as it goes
+            known = engine.created_bank(bank)
+    row = known.bank if known is not None else None
+    llm = known.extraction_llm() if known is not None else None
+    decisions = known.decisions() if known is not None else engine.decisions_for(None)
     if screened.kind == "conversation":
         plan = plan_messages(engine.store, row, engine.settings, embedder, redacted.messages, source_id, options,
                              llm, progress, on_total, decisions=decisions)
@@ -233,17 +242,13 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if plan.kind == "conversation":
-        plan.slots = plan_slots([f for chunk in plan.chunks for f in chunk.facts], engine.decisions_for(row))
+        plan.slots = plan_slots([f for chunk in plan.chunks for f in chunk.facts], decisions)
     if engine.settings.supersede:
         plan.verdicts = _prejudge(engine.store, row, plan, screened.scope, decisions)
     # 4. write, as one transaction
     store = engine.store
     with store.write():
-        # inside the transaction: a bank a concurrent retain made meanwhile, with another embedder,
-        # is refused (EmbedderMismatchError), never mixed
-        ctx = engine.bank_for_write(bank)
-        store.lock_bank(ctx.bank.id)
-        engine.find_bank(bank)  # again, under the bank's lock: a reembed that swapped meanwhile is refused too
+        ctx = _locked_bank(engine, bank, known)
         if not _plan_still_holds(store, ctx.bank, plan):
             return None  # the transaction wrote nothing; leaving it rolls nothing back
         _check_scope_holds(store, ctx.bank, plan, screened.scope)
@@ -259,6 +264,23 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
             on_commit(final)
     index_when_due(store, ctx.bank.id, ctx.bank.dim)
     return final
+
+
+def _locked_bank(engine: Engine, name: str, known: BankContext | None) -> BankContext:
+    """Inside the write transaction: the bank, locked. A bank a concurrent retain made meanwhile, with
+    another embedder, is refused (EmbedderMismatchError), never mixed; so is one a reembed swapped
+    since ``known`` was read — its row is read again by id under the bank's lock, the one check of it."""
+    if known is None:
+        created = engine.created_bank(name)
+        engine.store.lock_bank(created.bank.id)
+        return created
+    engine.store.lock_bank(known.bank.id)
+    now = engine.store.banks.by_id(known.bank.id)
+    if now is None:  # deleted since it was read: written into a new, empty bank, as the first retain would
+        return _locked_bank(engine, name, None)
+    if now.embedder != engine.embedder_id:
+        raise EmbedderMismatchError(name, now.embedder, engine.embedder_id)
+    return known
 
 
 def index_when_due(store: Store, bank_id: int, dim: int) -> None:
@@ -335,7 +357,7 @@ def submit(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
                "redactions": redacted.count, "options": asdict(options), "scope": asdict(scope),
                "trust": screened.trust}
     with engine.store.write():
-        ctx = engine.bank_for_write(bank)
+        ctx = _locked_bank(engine, bank, screened.context)
         _audit(engine.store, bank, "retain-queued", screened.source_id, redacted)
         job_id = engine.store.jobs.enqueue(ctx.bank.id, "retain", payload, unique=False)
     assert job_id is not None
@@ -355,7 +377,7 @@ def run_retain_job(ctx: JobContext) -> dict[str, Any]:
                   tuple(stored_scope.get("tags") or ()))
     screened = Screened(ctx.bank.name, str(p["kind"]), str(p["source_id"]), redacted, p.get("timestamp"),
                         scope=scope, metadata_given=bool(p.get("metadata_given", p["kind"] == "document")),
-                        trust=p.get("trust"))
+                        trust=p.get("trust"), context=ctx)
     redactions = int(p.get("redactions", 0))
 
     def done(result: RetainResult) -> None:
