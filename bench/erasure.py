@@ -266,7 +266,7 @@ def gaps(embedder: str, workdir: Path) -> dict[str, Any]:
             except Exception as exc:  # what main answered: SourceNotFoundError, and the job wrote it later
                 answered = type(exc).__name__
             mem.run_jobs()
-            mem.engine.store.checkpoint()
+            mem.engine.store.erasure.checkpoint()
             left = in_file(path, [marker]) or list(in_tables(path, [marker]))
         (failed if left or answered != "forgot" else held).append(f"queued {marker}: {answered}, left {len(left)}")
     for i, (entity, texts, short) in enumerate(GAP_ENTITY):

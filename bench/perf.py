@@ -32,7 +32,7 @@ What is measured, and how (printed at the start of every run):
   messages are retained into it with the pooled provider switched to real e5 for documents, each
   call followed by e5 embedding the same texts alone — retain's cost at that bank size.
 * **Floor**: embedding the query once with real e5 (no cache) + one sqlite-vec KNN with
-  k = ``settings.candidates`` in the bank's partition (``Store.vector_search``). Floor and recall are
+  k = ``settings.candidates`` in the bank's partition (``Search.vector``). Floor and recall are
   measured on the same queries, alternating, after warm-up queries; caches that would let a repeated
   query skip work (embedder cache — the pooled embedder keeps none — and the keyword-term LRU caches)
   are cleared before each size. Ratio = recall p50 ÷ floor p50; the target is ≤ 2 at 10k facts.
@@ -75,7 +75,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table  # noqa: E402
 
 from gieok import Memory  # noqa: E402
-from gieok.engine.recall import run as recall_module  # noqa: E402
+from gieok.engine.recall.run import gather as recall_module  # noqa: E402
 from gieok.providers import Embedder, create, register  # noqa: E402
 
 POOLED_ID = "perf-pooled-e5"
@@ -340,7 +340,7 @@ class StageTimer:
         return timed
 
 
-# stage name -> attributes wrapped (on the store instance, or globals of gieok.engine.recall.run); any that
+# stage name -> attributes wrapped (on the store instance, or globals of gieok.engine.recall.gather); any that
 # the library does not have (it evolves) are skipped, their time lands in "rest"
 STORE_STAGES = {
     "KNN": ("vector_search",),
@@ -421,7 +421,7 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
         bank = "perf"
         settings = mem.settings
         store = mem.store
-        vector_search = store.vector_search
+        vector_search = store.search.vector
         # one-time loading (Kiwi model, entity lexicons, tokenizer) is not part of any timed batch
         warm_messages, warm_parts = SyntheticText(seed=args.seed + 3000).pooled_conversation(
             pool, 8, prefix="warm", start=START)
@@ -432,8 +432,8 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
         try:
             facts = 0
             if reuse:
-                existing = mem.store.get_bank(bank)
-                facts = store.count_facts(existing.id) if existing is not None else 0
+                existing = mem.store.banks.get(bank)
+                facts = store.facts.count(existing.id) if existing is not None else 0
                 if facts:
                     console.print(f"--reuse: measuring the existing {facts:,}-fact bank in {path} (no loading)")
                     sizes = [facts]
@@ -491,7 +491,7 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
                                         "unlinked": (out["unlinked_from"] if isinstance(out["unlinked_from"], int)
                                                      else None)})
                 # -- latency ------------------------------------------------------------------------
-                row = store.get_bank(bank)
+                row = store.banks.get(bank)
                 assert row is not None
                 k = out["k"] = settings.candidates
 

@@ -56,8 +56,8 @@ def main() -> None:
             facts += result.facts_added
             part += 1
         mem.run_jobs(bank="chat")  # consolidation: the observations are re-embedded too
-        bank = mem.store.get_bank("chat")
-        facts = mem.store.count_facts(bank.id)
+        bank = mem.store.banks.get("chat")
+        facts = mem.store.facts.count(bank.id)
         print(f"built {facts} facts, {len(mem.observations('chat'))} observations in {time.monotonic() - built:.1f} s "
               f"({args.store}, {source} {bank.dim}-d)")
         target = mem.engine.embedder(args.to)

@@ -3,7 +3,7 @@
 Vectors are **synthetic** (256 dimensions, a mixture of 2,000 random cluster centres plus noise,
 unit length): the index is what is measured, not an embedding model. Every other fact is a reply
 with a second (context) vector near its own, as a conversation has. Facts are written through the
-store's bulk path (``add_facts`` in batches of 5,000, so a SQLite bank trains its clusters at
+store's bulk path (``store.facts.add`` in batches of 5,000, so a SQLite bank trains its clusters at
 ``ann_min_vectors`` and retrains them as it grows, inside those writes), not one ``retain`` per
 fact; texts are short Korean/English lines so the keyword channel has real rows. Built banks are
 cached under ``/tmp/gieok-scale`` (one SQLite file per size; one PostgreSQL data folder), so a
@@ -74,17 +74,17 @@ def fill(store: Any, size: int, settings: dict[str, Any]) -> None:
     rng = np.random.default_rng(size)
     centres = np.random.default_rng(0).standard_normal((CENTRES, DIM)).astype(np.float32)
     with store.write():
-        bank = store.create_bank("scale", EMBEDDER, DIM)
-        source = store.upsert_source(bank.id, "synthetic", "conversation", None, {})
-        chunk = store.add_chunk(bank.id, source, 0, "sha", "synthetic", [])
+        bank = store.banks.create("scale", EMBEDDER, DIM)
+        source = store.sources.upsert(bank.id, "synthetic", "conversation", None, {})
+        chunk = store.sources.add_chunk(bank.id, source, 0, "sha", "synthetic", [])
     for start in range(0, size, BATCH):
         n = min(BATCH, size - start)
         facts = [NewFact(_text(i), _text(i), tuple(keyword_terms(_text(i)))) for i in range(start, start + n)]
         vectors = _vectors(rng, centres, n)
         replies = vectors + 0.1 * rng.standard_normal(vectors.shape).astype(np.float32) / np.sqrt(DIM)
         with store.write():
-            store.add_facts(bank.id, source, chunk, facts, vectors, [replies[j] if j % 2 else None for j in range(n)])
-        store.build_vector_index(bank.id, DIM)  # as retain does after its write: the clusters, when due
+            store.facts.add(bank.id, source, chunk, facts, vectors, [replies[j] if j % 2 else None for j in range(n)])
+        store.search.build_index(bank.id, DIM)  # as retain does after its write: the clusters, when due
         if start and start % 100_000 == 0:
             print(f"    {start:,} facts", flush=True)
 
@@ -160,8 +160,8 @@ def measure(open_store: Callable[[], Any], queries: int, settings: dict[str, Any
     store = open_store()
     try:
         ann = store.vector_options = VectorOptions.from_settings(resolve_settings(settings))
-        bank = store.get_bank("scale")
-        stored = store.vectors_sample(bank.id, DIM, 5000)
+        bank = store.banks.get("scale")
+        stored = store.search.sample(bank.id, DIM, 5000)
         probes = stored[rng.integers(len(stored), size=queries)]
         probes = probes + 0.2 * rng.standard_normal(probes.shape).astype(np.float32) / np.sqrt(DIM)
         exact_t: list[float] = []
@@ -169,10 +169,10 @@ def measure(open_store: Callable[[], Any], queries: int, settings: dict[str, Any
         hits = 0
         for q in probes:
             store.vector_options = dataclasses.replace(ann, exact=True)
-            exact, took = _timed(store.vector_search, bank.id, DIM, q, 10)
+            exact, took = _timed(store.search.vector, bank.id, DIM, q, 10)
             exact_t.append(took)
             store.vector_options = ann
-            got, took = _timed(store.vector_search, bank.id, DIM, q, 10)
+            got, took = _timed(store.search.vector, bank.id, DIM, q, 10)
             ann_t.append(took)
             hits += len({i for i, _ in got} & {i for i, _ in exact})
         # the keyword channel alone (BM25 over the bank's FTS5 table / SQL): the other big part of a
@@ -183,7 +183,7 @@ def measure(open_store: Callable[[], Any], queries: int, settings: dict[str, Any
         for i in range(queries):
             for exact_scan in (False, True):
                 store.vector_options = dataclasses.replace(ann, exact=exact_scan)
-                found, took = _timed(store.keyword_search, bank.id, keyword_terms(QUERIES[i % len(QUERIES)]), 100,
+                found, took = _timed(store.search.keyword, bank.id, keyword_terms(QUERIES[i % len(QUERIES)]), 100,
                                      0.3)
                 keyword_t[exact_scan].append(took)
                 mass[exact_scan] += sum(score for _, score in found)

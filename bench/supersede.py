@@ -103,10 +103,10 @@ def engine_closes(pairs: Sequence[Pair], embedder: str, console: Console) -> dic
 
 
 def _closures(mem: Memory, bank: str) -> list[tuple[str, str, str]]:
-    row = mem.store.get_bank(bank)
+    row = mem.store.banks.get(bank)
     if row is None:
         return []
-    facts = {f.id: f for f in mem.store.get_facts(row.id, list(mem.store.iter_fact_ids(row.id)))}
+    facts = {f.id: f for f in mem.store.facts.get(row.id, list(mem.store.facts.ids(row.id)))}
     reasons = _reasons(mem, [f.id for f in facts.values() if f.superseded_by is not None])
     return [(f.text, facts[f.superseded_by].text if f.superseded_by in facts else "?", reasons.get(f.id, ""))
             for f in facts.values() if f.superseded_by is not None]
@@ -214,9 +214,9 @@ def closures_report(console: Console, name: str, chats: Iterable[tuple[str, list
                 mem.retain(bank, messages=[{"id": t.id, "speaker": t.speaker, "text": t.text,
                                             "timestamp": t.timestamp} for t in session],
                            document_id=f"{bank}-session-{index}")
-            row = mem.store.get_bank(bank)
+            row = mem.store.banks.get(bank)
             assert row is not None
-            facts = {f.id: f for f in mem.store.get_facts(row.id, list(mem.store.iter_fact_ids(row.id)))}
+            facts = {f.id: f for f in mem.store.facts.get(row.id, list(mem.store.facts.ids(row.id)))}
             total += len(facts)
             old = sorted((f for f in facts.values() if f.superseded_by is not None), key=lambda f: f.id)
             why = _reasons(mem, [f.id for f in old])

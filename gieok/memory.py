@@ -305,11 +305,11 @@ class Memory:
 
     # -- inspection --------------------------------------------------------------------------
     def banks(self) -> list[BankInfo]:
-        return self.engine.store.list_banks()
+        return self.engine.store.banks.all()
 
     def sources(self, bank: str) -> list[SourceInfo]:
         ctx = self.engine.bank(bank)
-        return ctx.store.list_sources(ctx.bank.id, ctx.bank.name)
+        return ctx.store.sources.all(ctx.bank.id, ctx.bank.name)
 
     def entities(self, bank: str) -> list[EntityInfo]:
         """The people, places and things ``bank`` knows, most named first, with their aliases."""
@@ -420,7 +420,7 @@ class Memory:
 
     def audit_log(self, bank: str, limit: int = 1000) -> list[dict[str, Any]]:
         """Audit entries of ``bank``, newest first: types, positions, fingerprints; never values."""
-        return self.engine.store.audit_log(check_bank_name(bank), check_int64(limit, "limit", low=1))
+        return self.engine.store.audit.log(check_bank_name(bank), check_int64(limit, "limit", low=1))
 
     def configure_llm(self, bank: str, *, provider: str | None = None, model: str | None = None,
                       base_url: str | None = None, api_key_env: str | None = None,
@@ -494,7 +494,7 @@ class Memory:
     def maintain(self, bank: str | None = None, *, now: TimeLike | None = None) -> list[dict[str, Any]]:
         """Queue the maintenance jobs (decay, TTL purge) for ``bank`` (or every bank) and run every
         pending job; returns one report per job. Run it from cron or a worker, not per request."""
-        rows = [self.engine.bank(bank).bank] if bank is not None else self.engine.store.bank_rows()
+        rows = [self.engine.bank(bank).bank] if bank is not None else self.engine.store.banks.rows()
         _jobs.build_due_indexes(self.engine, rows)
         _jobs.queue_maintenance(self.engine, rows, optional_epoch(now, "now"))
         return self.run_jobs(bank=bank, now=now)

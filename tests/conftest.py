@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pytest
@@ -126,3 +126,28 @@ def store_mem(request: pytest.FixtureRequest, tmp_path: Path, fake_embedder: Fak
         dsn = request.getfixturevalue("pg_dsn_factory")()
         with Memory(store=PostgresStore(dsn), embedder="fake") as memory:
             yield memory
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Any]]:
+    """Opens a store on this test's own empty database (every call: the same database), SQLite then
+    PostgreSQL (the test module imports ``pg_dsn_factory``)."""
+    from gieok.store import PostgresStore, SQLiteStore
+
+    target = str(tmp_path / "memories.db") if request.param == "sqlite" else request.getfixturevalue("pg_dsn_factory")()
+    opened: list[Any] = []
+
+    def open_() -> Any:
+        store = SQLiteStore(target) if request.param == "sqlite" else PostgresStore(target)
+        opened.append(store)
+        return store
+
+    yield open_
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(open_store: Callable[[], Any]) -> Any:
+    """A store of each kind (see ``open_store``); the contract tests call only protocol methods on it."""
+    return open_store()

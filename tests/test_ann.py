@@ -5,14 +5,13 @@ set, erased facts gone from the index, new facts indexed after training, small b
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
-from test_store_contract import AnyStore, _fact, open_store  # noqa: F401  (fixture)
+from store_contract import AnyStore, _fact
 
 from gieok import Memory
 from gieok.errors import ConfigError
@@ -27,11 +26,6 @@ TEXTS = ["민지는 부산에서 커피를 마셨다", "Minji had coffee in Busa
          "The report is due on Friday"]
 
 
-@pytest.fixture
-def store(open_store: Callable[[], AnyStore]) -> AnyStore:  # noqa: F811
-    return open_store()
-
-
 def _clustered(rng: np.random.Generator, n: int) -> np.ndarray:
     centres = np.random.default_rng(0).standard_normal((CENTRES, DIM)).astype(np.float32)
     return centres[rng.integers(CENTRES, size=n)] + 0.25 * rng.standard_normal((n, DIM)).astype(np.float32)
@@ -39,22 +33,22 @@ def _clustered(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def _bank(store: AnyStore, name: str, vectors: np.ndarray, contexts: bool = True) -> tuple[int, list[int]]:
     with store.write():
-        bank = store.create_bank(name, "fake", DIM)
-        source = store.upsert_source(bank.id, "s", "conversation", None, {})
-        store.add_chunk(bank.id, source, 0, "sha", "x", [])
+        bank = store.banks.create(name, "fake", DIM)
+        source = store.sources.upsert(bank.id, "s", "conversation", None, {})
+        store.sources.add_chunk(bank.id, source, 0, "sha", "x", [])
     return bank.id, _add(store, bank.id, vectors, contexts)
 
 
 def _add(store: AnyStore, bank_id: int, vectors: np.ndarray, contexts: bool = True) -> list[int]:
-    source = store.get_source_row(bank_id, "s")[0]
+    source = store.sources.row(bank_id, "s")[0]
     chunk = int(store._conn().execute("SELECT id FROM chunks WHERE source_id = ?", (source,)).fetchone()[0])
     facts = [_fact(f"{TEXTS[i % len(TEXTS)]} #{i}") for i in range(len(vectors))]
     # a reply's second vector is the same model's embedding of more text: near its own, same space
     shifted = vectors + 0.1 * np.random.default_rng(len(vectors)).standard_normal(vectors.shape).astype(np.float32)
     context = [shifted[i] if contexts and i % 2 else None for i in range(len(vectors))]
     with store.write():
-        ids = list(store.add_facts(bank_id, source, chunk, facts, vectors, context))
-    store.build_vector_index(bank_id, DIM)  # what retain does after its write: train the clusters when due
+        ids = list(store.facts.add(bank_id, source, chunk, facts, vectors, context))
+    store.search.build_index(bank_id, DIM)  # what retain does after its write: train the clusters when due
     return ids
 
 
@@ -62,7 +56,7 @@ def _exact(store: AnyStore, bank_id: int, query: np.ndarray, k: int, view: str =
     saved = store.vector_options
     store.vector_options = dataclasses.replace(saved, exact=True)
     try:
-        return list(store.vector_search(bank_id, DIM, query, k, view=view))
+        return list(store.search.vector(bank_id, DIM, query, k, view=view))
     finally:
         store.vector_options = saved
 
@@ -92,10 +86,10 @@ def test_the_approximate_search_returns_the_exact_top_k_on_a_clustered_set(store
             f"SELECT COUNT(*) FROM {vec_table(DIM)} WHERE bank_id = ?", (bank,)).fetchone()[0] == 0
     for _ in range(20):
         query = vectors[rng.integers(len(vectors))] + 0.1 * rng.standard_normal(DIM).astype(np.float32)
-        got, exact = store.vector_search(bank, DIM, query, 10), _exact(store, bank, query, 10)
+        got, exact = store.search.vector(bank, DIM, query, 10), _exact(store, bank, query, 10)
         assert [i for i, _ in got] == [i for i, _ in exact]
         assert [s for _, s in got] == pytest.approx([s for _, s in exact], abs=1e-5)
-        context = store.vector_search(bank, DIM, query, 10, view="context")
+        context = store.search.vector(bank, DIM, query, 10, view="context")
         assert [i for i, _ in context] == [i for i, _ in _exact(store, bank, query, 10, "context")]
 
 
@@ -124,17 +118,17 @@ def test_an_erased_fact_leaves_the_index_and_is_never_returned(store: AnyStore) 
     vectors = _clustered(rng, 600)
     bank, ids = _bank(store, "big", vectors)
     query = vectors[7]
-    top = [i for i, _ in store.vector_search(bank, DIM, query, 20)]
+    top = [i for i, _ in store.search.vector(bank, DIM, query, 20)]
     gone = top[:10]
     with store.write():
-        assert store.erase_facts(bank, DIM, gone)["facts"] == 10
+        assert store.erasure.erase(bank, DIM, gone)["facts"] == 10
     for view in ("fact", "context"):
-        after = [i for i, _ in store.vector_search(bank, DIM, query, 20, view=view)]
+        after = [i for i, _ in store.search.vector(bank, DIM, query, 20, view=view)]
         assert len(after) == 20 and not set(after) & set(gone)
-    assert store.vectors_of(DIM, gone) == {} and store.vectors_of(DIM, gone, view="context") == {}
+    assert store.search.vectors_of(DIM, gone) == {} and store.search.vectors_of(DIM, gone, view="context") == {}
     assert _vector_rows(store, bank) == 590
-    assert store.get_facts(bank, gone) == []
-    kept = [f.text for f in store.get_facts(bank, top[10:])]
+    assert store.facts.get(bank, gone) == []
+    kept = [f.text for f in store.facts.get(bank, top[10:])]
     assert kept and all(any(t in text for t in TEXTS) for text in kept)  # Korean and English text intact
 
 
@@ -151,7 +145,7 @@ def test_facts_added_after_training_are_indexed_and_found(store: AnyStore) -> No
             f"SELECT cluster FROM {ivf_table(DIM)} WHERE bank_id = ?", (bank,))}
         assert clusters == {generation}
     for fact_id, vector in zip(new_ids, late):
-        assert store.vector_search(bank, DIM, vector, 1)[0][0] == fact_id
+        assert store.search.vector(bank, DIM, vector, 1)[0][0] == fact_id
     assert _vector_rows(store, bank) == 420
 
 
@@ -162,9 +156,9 @@ def test_a_bank_mostly_erased_after_training_still_returns_every_fact_it_holds(s
     vectors = _clustered(rng, 400)
     bank, ids = _bank(store, "big", vectors)
     with store.write():
-        store.erase_facts(bank, DIM, ids[:-30])
+        store.erasure.erase(bank, DIM, ids[:-30])
     # one probed cluster holds a few of the 30 left: the search widens until it has them all
-    got = store.vector_search(bank, DIM, vectors[-1], 50)
+    got = store.search.vector(bank, DIM, vectors[-1], 50)
     assert sorted(i for i, _ in got) == sorted(ids[-30:])
     assert got == _exact(store, bank, vectors[-1], 50)
 
@@ -177,7 +171,7 @@ def test_a_small_bank_is_scanned_exactly(store: AnyStore) -> None:
         assert store._conn().execute("SELECT centroids FROM vector_index WHERE bank_id = ?",
                                      (bank,)).fetchone()[0] is None
     query = vectors[3]
-    assert store.vector_search(bank, DIM, query, 10) == _exact(store, bank, query, 10)
+    assert store.search.vector(bank, DIM, query, 10) == _exact(store, bank, query, 10)
 
 
 def test_deleting_a_bank_drops_its_clustered_vectors(store: AnyStore) -> None:
@@ -186,7 +180,7 @@ def test_deleting_a_bank_drops_its_clustered_vectors(store: AnyStore) -> None:
     bank, _ = _bank(store, "big", _clustered(rng, 400))
     other, _ = _bank(store, "keep", _clustered(rng, 50))
     with store.write():
-        store.delete_bank(bank)
+        store.banks.delete(bank)
     assert _vector_rows(store, bank) == 0 and _vector_rows(store, other) == 50
     if isinstance(store, SQLiteStore):
         assert store._conn().execute("SELECT COUNT(*) FROM vector_index WHERE bank_id = ?", (bank,)).fetchone()[0] == 0
@@ -244,7 +238,7 @@ def test_recall_and_forget_through_the_clusters_in_korean_and_english(db_path: s
         mem.retain("b", filler, document_id="filler")
         mem.retain("b", [{"speaker": "user", "text": "민지는 부산에서 돼지국밥을 먹었다"},
                          {"speaker": "user", "text": "Minji hiked Hallasan on Jeju"}], document_id="trip")
-        bank = mem.store.get_bank("b")
+        bank = mem.store.banks.get("b")
         assert mem.store._conn().execute("SELECT trained_on FROM vector_index WHERE bank_id = ?",
                                          (bank.id,)).fetchone()[0] > 0
         assert "돼지국밥" in mem.recall("b", "민지는 부산에서 뭐 먹었어?", limit=3).memories[0].text
@@ -277,7 +271,7 @@ def test_a_user_filtered_recall_through_the_index_sees_only_that_user(db_path: s
             mem.retain("b", [{"speaker": "user", "text": f"{user} {w} 기록 {i} note {i}"}
                              for i, w in enumerate(["회의", "meeting", "여행", "travel"] * 20)],
                        document_id=f"filler-{user}", user_id=user)
-        bank = mem.store.get_bank("b")
+        bank = mem.store.banks.get("b")
         assert mem.store._conn().execute("SELECT trained_on FROM vector_index WHERE bank_id = ?",
                                          (bank.id,)).fetchone()[0] > 0
         for user, other in (("u1", "u2"), ("u2", "u1")):
@@ -300,16 +294,16 @@ def test_a_reembed_of_a_large_bank_resets_and_retrains_its_index(store: AnyStore
     new = centres[rng.integers(CENTRES, size=len(ids))] + 0.25 * rng.standard_normal((len(ids), new_dim)).astype(
         np.float32)
     with store.write():
-        store.start_reembed(bank, "other", new_dim)
+        store.reembed.start(bank, "other", new_dim)
         for start in range(0, len(ids), 256):
-            store.stage_fact_vectors(bank, [(i, new[k], new[k] * 0.9 if k % 2 else None)
+            store.reembed.stage_facts(bank, [(i, new[k], new[k] * 0.9 if k % 2 else None)
                                             for k, i in enumerate(ids) if start <= k < start + 256])
-        moved = store.swap_vectors(bank, "other", new_dim)
+        moved = store.reembed.swap(bank, "other", new_dim)
     assert (moved["facts"], moved["context_vectors"]) == (600, 300)
-    assert store.get_bank("big").dim == new_dim and store.vectors_of(DIM, ids) == {}
+    assert store.banks.get("big").dim == new_dim and store.search.vectors_of(DIM, ids) == {}
     if isinstance(store, SQLiteStore):
-        assert store.vector_index_due(bank)
-        assert store.build_vector_index(bank, new_dim) > 0 and not store.vector_index_due(bank)
+        assert store.search.index_due(bank)
+        assert store.search.build_index(bank, new_dim) > 0 and not store.search.index_due(bank)
         trained_on, empty = store._conn().execute(
             f"SELECT trained_on, (SELECT COUNT(*) FROM {vec_table(new_dim)} WHERE bank_id = ?) FROM vector_index "
             "WHERE bank_id = ?", (bank, bank)).fetchone()
@@ -322,8 +316,8 @@ def test_a_reembed_of_a_large_bank_resets_and_retrains_its_index(store: AnyStore
         assert f"fact_vectors_hnsw_{new_dim}" in indexes
     saved = store.vector_options
     for k in range(0, 600, 60):
-        got = store.vector_search(bank, new_dim, new[k], 10)
+        got = store.search.vector(bank, new_dim, new[k], 10)
         store.vector_options = dataclasses.replace(saved, exact=True)
-        exact = store.vector_search(bank, new_dim, new[k], 10)
+        exact = store.search.vector(bank, new_dim, new[k], 10)
         store.vector_options = saved
         assert got[0][0] == ids[k] and [i for i, _ in got] == [i for i, _ in exact]

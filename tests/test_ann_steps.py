@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from store_contract import _fact
 from test_ann import DIM, _bank, _clustered, _exact, _large
-from test_store_contract import _fact
 
 from gieok import Memory
 from gieok.store import SQLiteStore
@@ -42,9 +42,9 @@ def _stop_after(steps: int) -> Any:
 def _write(store: SQLiteStore, bank: int, vectors: np.ndarray) -> list[int]:
     """Facts written without the build retain runs after its write."""
     with store.write():
-        source = store.get_source_row(bank, "s")[0]
+        source = store.sources.row(bank, "s")[0]
         chunk = int(store._conn().execute("SELECT id FROM chunks WHERE source_id = ?", (source,)).fetchone()[0])
-        return list(store.add_facts(bank, source, chunk, [_fact(f"Minji 민지 #{i}") for i in range(len(vectors))],
+        return list(store.facts.add(bank, source, chunk, [_fact(f"Minji 민지 #{i}") for i in range(len(vectors))],
                                     vectors, [None] * len(vectors)))
 
 
@@ -54,7 +54,7 @@ def _same_as_exact(store: SQLiteStore, bank: int, vectors: np.ndarray, rng: np.r
     for _ in range(15):
         query = vectors[rng.integers(len(vectors))] + 0.1 * rng.standard_normal(DIM).astype(np.float32)
         for view in ("fact", "context"):
-            got, exact = store.vector_search(bank, DIM, query, 10, view=view), _exact(store, bank, query, 10, view)
+            got, exact = store.search.vector(bank, DIM, query, 10, view=view), _exact(store, bank, query, 10, view)
             hits += len({i for i, _ in got} & {i for i, _ in exact})
             total += len(exact)
     assert hits / total >= 0.95
@@ -66,7 +66,7 @@ def _unbuilt_bank(store: SQLiteStore, n: int, rng: np.random.Generator) -> tuple
     store.vector_options = VectorOptions(min_vectors=10**6, probes=12, ef_search=100)
     bank, ids = _bank(store, "big", vectors)  # too small for 10**6: scanned exactly, nothing built
     _large(store)  # now 300: due
-    assert store.vector_index_due(bank)
+    assert store.search.index_due(bank)
     return bank, ids, vectors
 
 
@@ -76,7 +76,7 @@ def test_a_build_cut_off_midway_serves_exact_results_and_resumes(tmp_path: Path)
     try:
         bank, ids, vectors = _unbuilt_bank(store, 900, rng)
         with pytest.raises(_Stop):
-            store.build_vector_index(bank, DIM, batch=200, progress=_stop_after(2))
+            store.search.build_index(bank, DIM, batch=200, progress=_stop_after(2))
         trained_on, _generation, building, cursor = _index_row(store, bank)
         assert building and trained_on == 0 and cursor == ids[399]  # two steps of 200 written
         flat = store._conn().execute(f"SELECT COUNT(*) FROM {vec_table(DIM)} WHERE bank_id = ?", (bank,)).fetchone()
@@ -88,17 +88,17 @@ def test_a_build_cut_off_midway_serves_exact_results_and_resumes(tmp_path: Path)
                                         (new_ids[0],)).fetchone()[0]
         assert cluster >> GENERATION_SHIFT == building
         with store.write():
-            store.erase_facts(bank, DIM, [ids[0], ids[600]])  # one moved already, one not yet
-        assert store.vector_index_due(bank)
-        clusters = store.build_vector_index(bank, DIM, batch=200)  # resumes at the third step
-        assert clusters > 0 and not store.vector_index_due(bank)
+            store.erasure.erase(bank, DIM, [ids[0], ids[600]])  # one moved already, one not yet
+        assert store.search.index_due(bank)
+        clusters = store.search.build_index(bank, DIM, batch=200)  # resumes at the third step
+        assert clusters > 0 and not store.search.index_due(bank)
         trained_on, generation, building, _ = _index_row(store, bank)
         assert (trained_on, building) == (903, 0) and generation > 0
         assert store._conn().execute(f"SELECT COUNT(*) FROM {vec_table(DIM)} WHERE bank_id = ?",
                                      (bank,)).fetchone()[0] == 0
         assert store._conn().execute(f"SELECT COUNT(*) FROM {ivf_table(DIM)} WHERE bank_id = ?",
                                      (bank,)).fetchone()[0] == 903
-        assert not {ids[0], ids[600]} & {i for i, _ in store.vector_search(bank, DIM, vectors[0], 50)}
+        assert not {ids[0], ids[600]} & {i for i, _ in store.search.vector(bank, DIM, vectors[0], 50)}
         _same_as_exact(store, bank, vectors, rng)
     finally:
         store.close()
@@ -115,11 +115,11 @@ def test_a_retraining_moves_every_vector_from_the_old_generation_in_steps(tmp_pa
         assert first > 0
         more = _clustered(rng, 300 * (RETRAIN_GROWTH - 1))
         _write(store, bank, more)  # the fourfold growth
-        assert store.vector_index_due(bank)
+        assert store.search.index_due(bank)
         with pytest.raises(_Stop):
-            store.build_vector_index(bank, DIM, batch=250, progress=_stop_after(1))
+            store.search.build_index(bank, DIM, batch=250, progress=_stop_after(1))
         _same_as_exact(store, bank, np.vstack([vectors, more]), rng)  # old and new generation both read
-        store.build_vector_index(bank, DIM, batch=250)
+        store.search.build_index(bank, DIM, batch=250)
         trained_on, second, building, _ = _index_row(store, bank)
         assert second > first and building == 0 and trained_on == 300 * RETRAIN_GROWTH
         generations = {int(c) >> GENERATION_SHIFT for (c,) in store._conn().execute(
@@ -141,12 +141,12 @@ def test_another_writer_gets_the_lock_between_steps(tmp_path: Path) -> None:
 
         def progress(moved: int, total: int) -> None:  # between two steps: the lock is free
             with other.write():
-                other.claim_meta(f"between-{moved}", str(total))
+                other.meta.claim(f"between-{moved}", str(total))
             written.append(moved)
 
-        assert store.build_vector_index(bank, DIM, batch=200, progress=progress) > 0
+        assert store.search.build_index(bank, DIM, batch=200, progress=progress) > 0
         assert written == [200, 400, 600]
-        assert other.get_meta("between-400") == "600"
+        assert other.meta.get("between-400") == "600"
     finally:
         store.close()
         other.close()
@@ -159,7 +159,7 @@ def test_retain_trains_the_clusters_after_its_write(db_path: str, fake_embedder:
         mem.retain("b", [{"speaker": "user", "text": f"기록 {i} note {i} 민지 Minji"} for i in range(70)],
                    document_id="notes")
         trained_on = mem.store._conn().execute("SELECT trained_on FROM vector_index").fetchone()[0]
-        assert trained_on == 70 and not mem.store.vector_index_due(mem.store.get_bank("b").id)
+        assert trained_on == 70 and not mem.store.search.index_due(mem.store.banks.get("b").id)
         mem.retain("b", [{"speaker": "user", "text": "민지는 부산에서 돼지국밥을 먹었다"},
                          {"speaker": "user", "text": "Minji ate pork soup in Busan"}], document_id="busan")
         texts = [m.text for m in mem.recall("b", "민지 부산 돼지국밥", limit=3).memories]

@@ -147,12 +147,12 @@ def bank(request: pytest.FixtureRequest, tmp_path: Path,
 def _fill(store: Any) -> int:
     texts = _texts(300)
     with store.write():
-        b = store.create_bank("a", "fake", 4)
-        src = store.upsert_source(b.id, "s", "document", "x", {})
-        chunk = store.add_chunk(b.id, src, 0, "sha", "x", [])
+        b = store.banks.create("a", "fake", 4)
+        src = store.sources.upsert(b.id, "s", "document", "x", {})
+        chunk = store.sources.add_chunk(b.id, src, 0, "sha", "x", [])
         facts = [NewFact(t, t, keyword_terms(t), context_terms=keyword_terms(texts[i - 1]), tokens=3)
                  for i, t in enumerate(texts)]
-        store.add_facts(b.id, src, chunk, facts, np.ones((len(texts), 4), np.float32))
+        store.facts.add(b.id, src, chunk, facts, np.ones((len(texts), 4), np.float32))
     return int(b.id)
 
 
@@ -161,7 +161,7 @@ def _search(store: Any, bank_id: int, query: str, cap: int | None, weight: float
     base = VectorOptions.from_settings(resolve_settings({}))
     store.vector_options = dataclasses.replace(base, exact=True) if cap is None else \
         dataclasses.replace(base, keyword_postings=cap)
-    return store.keyword_search(bank_id, keyword_terms(query), limit, weight)
+    return store.search.keyword(bank_id, keyword_terms(query), limit, weight)
 
 
 def _same(got: list[tuple[int, float]], expected: list[tuple[int, float]]) -> None:
@@ -181,7 +181,7 @@ def test_store_bounded_search_is_exact_where_a_rare_word_decides(bank: tuple[Any
 
 def test_store_bounded_search_of_common_words_scores_the_newest_facts(bank: tuple[Any, int]) -> None:
     store, bank_id = bank
-    exact_all = dict(store.keyword_search(bank_id, keyword_terms("커피 coffee"), 400))
+    exact_all = dict(store.search.keyword(bank_id, keyword_terms("커피 coffee"), 400))
     got = _search(store, bank_id, "커피 coffee", 40, 0.0)
     newest = sorted(exact_all)[-40:]  # 20 newest postings of each word: the 40 newest facts
     assert len(got) == 10 and {i for i, _ in got} <= set(newest)

@@ -73,12 +73,12 @@ def test_an_entity_is_found_by_its_korean_or_english_name_or_an_alias(mem: Memor
 def test_merge_suggestions_pair_names_that_can_be_one_and_never_namesakes(mem: Memory) -> None:
     mem.retain("s", CHAT, document_id="chat-1")
     store = mem.store
-    bank = store.get_bank("s")
+    bank = store.banks.get("s")
     with store.write():
         for name, kind in (("민지", "person"), ("김민지", "person"), ("이민지", "person"), ("Caroline", "unknown"),
                            ("Caroline Smith", "person"), ("Jane Smith", "person"), ("John Smith", "person"),
                            ("Room 101", "place"), ("Room 102", "place"), ("Caroline", "place")):
-            store.save_entity(bank.id, None, name, kind, [name], [], {}, None, [f"test:{name}:{kind}"])
+            store.graph.save_entity(bank.id, None, name, kind, [name], [], {}, None, [f"test:{name}:{kind}"])
     found = mem.merge_suggestions("s")
     pairs = {frozenset(s["entities"]) for s in found}
     wanted = ({"민지", "김민지"}, {"민지", "이민지"}, {"Caroline", "Caroline Smith"})

@@ -91,9 +91,9 @@ def test_context_vectors_can_be_turned_off_to_halve_the_embedding(db_path: str, 
             before = sum(n for _, n in fake_embedder.calls)
             mem.retain(f"b{on}", messages=messages)
             embedded.append(sum(n for _, n in fake_embedder.calls) - before)
-            bank = mem.store.get_bank(f"b{on}")
+            bank = mem.store.banks.get(f"b{on}")
             ids = [int(m.id[2:]) for m in mem.recall(f"b{on}", "한라산", limit=10).memories]
-            assert bool(mem.store.vectors_of(bank.dim, ids, view="context")) is on
+            assert bool(mem.store.search.vectors_of(bank.dim, ids, view="context")) is on
     assert embedded == [3, 2]  # two own vectors, and the reply's context vector when on
 
 
@@ -110,20 +110,20 @@ def test_graph_channel_finds_what_a_named_speaker_said(mem: Memory, query: str, 
     from gieok.engine.recall.channels import graph_channel
 
     mem.retain("chat", messages=CHAT)
-    bank = mem.store.get_bank("chat")
+    bank = mem.store.banks.get("chat")
     by_message = {m.source_ids[0]: int(m.id[2:]) for m in mem.recall("chat", "그림 paint", limit=50).memories}
     assert len(by_message) == len(CHAT)
     ranked = graph_channel(mem.store, bank, query, [], 100,
-                           pool=mem.store.get_facts(bank.id, sorted(by_message.values())))
+                           pool=mem.store.facts.get(bank.id, sorted(by_message.values())))
     reached = {mid for mid, fid in by_message.items() if fid in {i for i, _ in ranked}}
     assert said_by <= reached and not (reached & other)
 
 
 def test_keyword_terms_of_a_query_add_the_full_names_of_whom_it_names(mem: Memory) -> None:
-    from gieok.engine.recall.run import query_terms
+    from gieok.engine.recall.gather import query_terms
 
     mem.retain("jiwoo", messages=TEAM)
-    bank = mem.store.get_bank("jiwoo")
+    bank = mem.store.banks.get("jiwoo")
     assert "김민지" in query_terms(mem.store, bank, "민지 씨는 무슨 운동 해?")  # written 김민지 in k1
     assert "smith" in query_terms(mem.store, bank, "Does Caroline like marathons?")
     cousin = query_terms(mem.store, bank, "사촌 민수는 언제 놀러 왔어?")

@@ -49,13 +49,13 @@ def test_forget_a_source_leaves_no_trace_even_in_the_file_bytes(mem: Memory) -> 
 def test_forget_one_message_cuts_it_from_the_evidence_and_the_replys_context(mem: Memory) -> None:
     _conversation(mem)
     reply = next(m for m in mem.recall("alice", "noted", limit=50).memories if m.source_ids == ["e2"])
-    fact_id, dim = int(reply.id[2:]), mem.store.get_bank("alice").dim
-    assert mem.store.vectors_of(dim, [fact_id], view="context")  # e2 answers e1: it has a context vector
+    fact_id, dim = int(reply.id[2:]), mem.store.banks.get("alice").dim
+    assert mem.store.search.vectors_of(dim, [fact_id], view="context")  # e2 answers e1: it has a context vector
     result = mem.forget("alice", source_id="e1", verify=True)
     assert result.proof is not None and result.proof.clean
     assert result.contexts_cleared >= 1
-    assert mem.store.vectors_of(dim, [fact_id], view="context") == {}
-    assert mem.store.vectors_of(dim, [fact_id])  # its own vector stays
+    assert mem.store.search.vectors_of(dim, [fact_id], view="context") == {}
+    assert mem.store.search.vectors_of(dim, [fact_id])  # its own vector stays
     source = mem.source("alice", "chat-2")
     assert [m.id for m in source.messages] == ["e2", "e3"]
     assert mem.verify_erased("Berlin gym").clean

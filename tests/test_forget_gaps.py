@@ -21,7 +21,7 @@ QUEUED = [pytest.param({"id": "q1", "speaker": "user", "text": "내 사물함 �
 
 def _facts(mem: Memory, bank: str) -> list[str]:
     ctx = mem.engine.bank(bank)
-    return [f.text for f in ctx.store.get_facts(ctx.bank.id, list(ctx.store.iter_fact_ids(ctx.bank.id)))]
+    return [f.text for f in ctx.store.facts.get(ctx.bank.id, list(ctx.store.facts.ids(ctx.bank.id)))]
 
 
 @pytest.mark.parametrize(("message", "marker"), QUEUED)
@@ -92,8 +92,8 @@ def test_entity_proof_reports_a_leftover_named_by_another_form(store_mem: Memory
     store_mem.retain("b", messages=messages, document_id="chat")
 
     def mentions_only(store: object, bank: object, named: EntityNames) -> list[int]:  # the graph's links alone
-        return [i for i in store.fact_ids_where(bank.id, entity_ids=named.entity_ids)  # type: ignore[attr-defined]
-                if texts[1][:4] not in store.get_facts(bank.id, [i])[0].text]  # type: ignore[attr-defined]
+        return [i for i in store.erasure.fact_ids(bank.id, entity_ids=named.entity_ids)  # type: ignore[attr-defined]
+                if texts[1][:4] not in store.facts.get(bank.id, [i])[0].text]  # type: ignore[attr-defined]
 
     monkeypatch.setattr(forget_module, "facts_naming", mentions_only)
     result = store_mem.forget("b", entity=entity, verify=True)
@@ -117,7 +117,7 @@ def test_corrected_message_leaves_no_old_value_in_supersede_reason(store_mem: Me
                                          "timestamp": f"2026-0{i + 1}-01T10:00:00+00:00"}], document_id="chat")
     assert store_mem.verify_erased([old]).clean
     ctx = store_mem.engine.bank("b")
-    assert [r for _i, r in ctx.store.supersede_reasons(ctx.bank.id)]  # the new value closed the old one again
+    assert [r for _i, r in ctx.store.versions.reasons(ctx.bank.id)]  # the new value closed the old one again
 
 
 @pytest.mark.parametrize(("entity", "erased", "kept"), [

@@ -45,9 +45,9 @@ def test_a_key_is_shown_once_and_only_its_digest_is_stored(any_mem: Memory) -> N
     assert record.banks == ["민지", "alice"] and record.role == "write" and record.revoked_at is None
     assert secret not in repr(keys.list_keys(any_mem.engine))
     if any_mem.store.file_backed:
-        any_mem.store.vacuum()
-        assert any_mem.store.file_contains([secret]) == []
-    assert any_mem.store.scan_for([secret]) == []
+        any_mem.store.erasure.vacuum()
+        assert any_mem.store.erasure.file_contains([secret]) == []
+    assert any_mem.store.erasure.scan([secret]) == []
     who = keys.authenticate(any_mem.engine, secret)
     assert who.sees("민지") and who.sees("alice") and not who.sees("bob")
     assert keys.list_keys(any_mem.engine)[0].last_used_at is not None
@@ -115,7 +115,7 @@ def test_a_submit_is_screened_before_it_is_queued(any_mem: Memory) -> None:
         any_mem.submit_retain("alice", text="주민등록번호 900101-1234568 입니다")
     secret = "sk-" + "A1b2C3d4" * 5
     op = any_mem.submit_retain("alice", text=f"The deploy key is {secret} for staging.", document_id="d1")
-    assert any_mem.store.scan_for([secret, "900101-1234568"]) == []  # the queue never holds the secret
+    assert any_mem.store.erasure.scan([secret, "900101-1234568"]) == []  # the queue never holds the secret
     any_mem.run_jobs(bank="alice")
     result = any_mem.operation(op.id).result
     assert result is not None and result.redactions == 1

@@ -212,4 +212,4 @@ def test_a_database_from_before_context_vectors_gains_them_when_opened(db_path: 
         mem.retain("old", messages=[{"id": "c", "speaker": "ann", "text": "How was the hike?"},
                                     {"id": "d", "speaker": "ben", "text": "Windy but great"}])
         reply = next(m for m in mem.recall("old", "windy hike", limit=10).memories if m.source_ids == ["d"])
-        assert mem.store.vectors_of(64, [int(reply.id[2:])], view="context")
+        assert mem.store.search.vectors_of(64, [int(reply.id[2:])], view="context")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gieok import Memory
-from gieok.engine.recall.run import _one_named_speaker
+from gieok.engine.recall.score import _one_named_speaker
 
 CHATS = {
     "en": ([("Melanie", "Caroline, which fields would you pursue: counseling, mental health or writing fields?"),

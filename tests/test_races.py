@@ -119,17 +119,17 @@ def test_a_consolidation_racing_another_makes_one_observation_per_topic(
             store, bank = mem.engine.store, mem.engine.find_bank("b")
             assert bank is not None
             with store.write():  # the other worker's observation of the same topic
-                store.save_observation(bank.id, None, entity_id=None, topic=topic, text=f"{topic}: (the other run)",
-                                       fact_ids=[], history=[], believed_at=None,
-                                       embedding=mem.engine.embedder().embed([topic], "document")[0],
-                                       terms=(), tokens=3)
+                store.observations.save(bank.id, None, entity_id=None, topic=topic, text=f"{topic}: (the other run)",
+                                        fact_ids=[], history=[], believed_at=None,
+                                        embedding=mem.engine.embedder().embed([topic], "document")[0],
+                                        terms=(), tokens=3)
         return text
 
     monkeypatch.setattr(consolidate, "_render", render_while_another_writes)
     mem.run_jobs("b")
     assert raced
-    bank = mem.store.get_bank("b")
+    bank = mem.store.banks.get("b")
     assert bank is not None
-    topics = [o.topic for o in mem.store.observations_of_bank(bank.id)]
+    topics = [o.topic for o in mem.store.observations.all(bank.id)]
     assert len(topics) == len(set(topics)), topics
     assert any("(the other run)" not in o.text and raced[0] in o.text for o in mem.observations("b"))

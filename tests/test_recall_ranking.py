@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from gieok import Memory
-from gieok.engine.recall.run import asks_for_history
+from gieok.engine.recall.score import asks_for_history
 from gieok.temporal import parse_time_range
 
 NOW = datetime(2026, 5, 13, 12, tzinfo=timezone.utc)  # a Wednesday
@@ -68,7 +68,7 @@ def test_the_replacement_ranks_above_the_version_it_replaced(mem: Memory, lang: 
 
 
 def test_replacements_first_moves_only_a_replacement_and_says_so() -> None:
-    from gieok.engine.recall.run import _Scored, replacements_first
+    from gieok.engine.recall.score import Candidate, Features, replacements_first
     from gieok.records import FactRow
 
     def fact(i: int, by: int | None) -> FactRow:
@@ -77,16 +77,16 @@ def test_replacements_first_moves_only_a_replacement_and_says_so() -> None:
                        utc_offset=None, valid_from=None, valid_to=1.0 if by else None, importance=0.5, pinned=False,
                        decay_class="standard", expires_at=None, tokens=3, superseded_by=by)
 
-    def scored(i: int, score: float, by: int | None = None) -> _Scored:
-        return _Scored(score, 3, (fact(i, by), {}, score, {}))
+    def scored(i: int, score: float, by: int | None = None) -> Candidate:
+        return Candidate(score, 3, Features(fact(i, by), {}, score))
 
     # 1 was replaced by 2 and 2 by 3 (a chain); 4 is unrelated and stays where it is
     ranked = replacements_first([scored(1, 0.9, by=2), scored(4, 0.8), scored(2, 0.5, by=3), scored(3, 0.1)],
                                 lambda f: f.valid_to is not None)
-    order = [c.item[0].id for c in ranked]
+    order = [c.features.fact.id for c in ranked if c.features is not None]
     assert order.index(3) < order.index(2) < order.index(1)
     assert order.index(4) > order.index(1)
-    assert ranked[0].item[3]["replaces"] > 1.0
+    assert ranked[0].multipliers["replaces"] > 1.0
 
 
 @pytest.mark.parametrize(("question", "old", "new"), [

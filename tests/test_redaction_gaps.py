@@ -244,7 +244,7 @@ def test_a_new_database_keeps_its_key_beside_it_not_in_it(db_path: str, fake_emb
         key = Path(db_path + ".key").read_text().strip()
         assert len(key) == 64 and stat.S_IMODE(os.stat(db_path + ".key").st_mode) == 0o600
         assert _meta_key(db_path) is None
-        mem.store.checkpoint()
+        mem.store.erasure.checkpoint()
         assert key.encode() not in b"".join(Path(p).read_bytes() for p in glob.glob(db_path + "*")
                                             if not p.endswith(".key"))
     with Memory(db_path, embedder="fake") as again:  # the same key next time
@@ -329,7 +329,7 @@ def test_postgres_has_no_key_unless_one_is_configured(pg_dsn_factory, fake_embed
     store.close()
     key_file = tmp_path / "pg.key"
     with Memory(store=PostgresStore(dsn), embedder="fake", fingerprint_key_file=str(key_file)) as mem:
-        assert mem.engine.fingerprint_key == LEGACY_KEY.encode() and mem.store.get_meta("fingerprint_key") is None
+        assert mem.engine.fingerprint_key == LEGACY_KEY.encode() and mem.store.meta.get("fingerprint_key") is None
     monkeypatch.setenv("GIEOK_FINGERPRINT_KEY", "e" * 32)
     with Memory(store=PostgresStore(dsn), embedder="fake") as mem:
         mem.retain("alice", messages=[{"id": "m2", "text": f"또 토큰 {TOKEN}"}])

@@ -24,7 +24,6 @@ from click.testing import CliRunner
 from conftest import FakeEmbedder
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 from server_harness import serving, wait_for_operation
-from test_store_contract import open_store  # noqa: F401  (fixture)
 
 from gieok import EmbedderMismatchError, InputError, Memory, ReembedRunningError, UnknownProviderError
 from gieok.cli import cli
@@ -122,13 +121,13 @@ def _vectors(mem: Memory, bank: str) -> dict[str, Any]:
     """Everything vector the bank holds, keyed by what does not depend on row ids: fact texts (with
     their message ids) and observation texts."""
     store = mem.store
-    row = store.get_bank(bank)
-    ids = list(store.iter_fact_ids(row.id))
-    facts = {f.id: (f.text, tuple(f.message_ids)) for f in store.get_facts(row.id, ids)}
-    own = store.vectors_of(row.dim, ids)
-    context = store.vectors_of(row.dim, ids, "context")
-    observation_ids, observation_vectors = store.observation_vectors(row.id)
-    texts = {o.id: o.text for o in store.get_observations(row.id, observation_ids)}
+    row = store.banks.get(bank)
+    ids = list(store.facts.ids(row.id))
+    facts = {f.id: (f.text, tuple(f.message_ids)) for f in store.facts.get(row.id, ids)}
+    own = store.search.vectors_of(row.dim, ids)
+    context = store.search.vectors_of(row.dim, ids, "context")
+    observation_ids, observation_vectors = store.observations.vectors(row.id)
+    texts = {o.id: o.text for o in store.observations.get(row.id, observation_ids)}
     return {"dim": row.dim, "embedder": row.embedder,
             "facts": {facts[i]: own[i].tolist() for i in ids},
             "context": {facts[i]: context[i].tolist() for i in context},
@@ -197,15 +196,15 @@ def test_the_old_embedder_serves_recall_until_the_swap_and_is_refused_after(
         _memory(target, "fake").recall("a", "x")
     new = _memory(target, "salted")
     assert [m.text for m in new.recall("a", "제주도 여행").memories]
-    assert mem.store.reembed_target(mem.store.get_bank("a").id) is None  # staging cleared
+    assert mem.store.reembed.target(mem.store.banks.get("a").id) is None  # staging cleared
 
 
 def test_a_job_killed_midway_resumes_where_it_stopped(target: Callable[[], Any], fake_embedder: FakeEmbedder,
                                                        salted: SaltedEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
     mem = _memory(target, "fake")
     _fill(mem, "a")
-    bank = mem.store.get_bank("a")
-    facts = mem.store.count_facts(bank.id)
+    bank = mem.store.banks.get("a")
+    facts = mem.store.facts.count(bank.id)
     monkeypatch.setattr(reembed_module, "BATCH", 4)
     salted.fail_after, salted.failure = 2, Killed()  # the worker dies while embedding the third batch
     op = mem.reembed("a", "salted")
@@ -213,7 +212,7 @@ def test_a_job_killed_midway_resumes_where_it_stopped(target: Callable[[], Any],
         mem.run_jobs(bank="a")
     staged = _staged(mem.store, bank.id)
     assert len(staged) == 8 and mem.operation(op.id).status == "running"  # two batches committed
-    assert mem.store.get_bank("a").embedder == "fake"  # nothing swapped
+    assert mem.store.banks.get("a").embedder == "fake"  # nothing swapped
     embedded_before = salted.texts
     salted.fail_after = None
     # its lease runs out; the next worker takes the job over and starts at the first unstaged fact
@@ -236,9 +235,9 @@ def test_facts_retained_or_erased_while_it_runs(target: Callable[[], Any], fake_
                                                salted: SaltedEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
     mem = _memory(target, "fake")
     _fill(mem, "a")
-    bank = mem.store.get_bank("a")
+    bank = mem.store.banks.get("a")
     monkeypatch.setattr(reembed_module, "BATCH", 3)
-    erased_id = min(mem.store.iter_fact_ids(bank.id))
+    erased_id = min(mem.store.facts.ids(bank.id))
     happened: dict[str, Any] = {}
 
     def meanwhile(batch: int) -> None:
@@ -260,8 +259,8 @@ def test_facts_retained_or_erased_while_it_runs(target: Callable[[], Any], fake_
     moved = _vectors(new, "a")
     texts = {text for text, _ in moved["facts"]}
     assert "제주도에서 흑돼지 먹었어" in texts and ("맛있었겠다!", ("m10",)) in moved["context"]
-    assert erased_id not in set(new.store.iter_fact_ids(bank.id))
-    assert new.store.vectors_of(40, [erased_id]) == {} and new.store.vectors_of(64, [erased_id]) == {}
+    assert erased_id not in set(new.store.facts.ids(bank.id))
+    assert new.store.search.vectors_of(40, [erased_id]) == {} and new.store.search.vectors_of(64, [erased_id]) == {}
     # the new facts' vectors are the new embedder's, with the same texts retain gives them
     fresh = _memory(target, "salted")
     fresh.retain("b", messages=[{"id": "m6", "speaker": "Caroline", "text": "Yes, twice!"},
@@ -345,7 +344,7 @@ def test_a_retain_planned_before_the_swap_and_written_after_it_is_refused(
     """Retain embeds outside the write lock; a swap in between must not let old-space vectors in."""
     mem = _memory(target, "fake")
     mem.retain("a", messages=CHAT[:3], document_id="chat")
-    facts = mem.store.count_facts(mem.store.get_bank("a").id)
+    facts = mem.store.facts.count(mem.store.banks.get("a").id)
     plain = fake_embedder.embed_batch
 
     def embed_then_swap(texts: list[str], kind: str) -> np.ndarray:
@@ -359,7 +358,7 @@ def test_a_retain_planned_before_the_swap_and_written_after_it_is_refused(
         mem.retain("a", messages=[{"id": "m7", "speaker": "민지", "text": "We moved to Jersey City last week"}],
                    document_id="chat")
     new = _memory(target, "salted")
-    assert new.store.count_facts(new.store.get_bank("a").id) == facts  # nothing of the retain was written
+    assert new.store.facts.count(new.store.banks.get("a").id) == facts  # nothing of the retain was written
     assert "Jersey" not in " ".join(m.text for m in new.recall("a", "Jersey City").memories)
 
 
@@ -383,9 +382,9 @@ def test_an_observation_written_across_the_swap_is_embedded_by_the_new_embedder(
     reports = mem.run_jobs(bank="a")
     assert swapped == ["done"] and {r["kind"]: r["status"] for r in reports}["consolidate"] == "done"
     new = _memory(target, "salted")
-    ids, vectors = new.store.observation_vectors(new.store.get_bank("a").id)
+    ids, vectors = new.store.observations.vectors(new.store.banks.get("a").id)
     assert ids and vectors is not None and vectors.shape[1] == 40
-    text = {o.id: o.text for o in new.store.get_observations(new.store.get_bank("a").id, ids)}
+    text = {o.id: o.text for o in new.store.observations.get(new.store.banks.get("a").id, ids)}
     assert np.array_equal(vectors, SaltedEmbedder().embed([text[i] for i in ids], "document"))
 
 
@@ -424,7 +423,7 @@ def test_a_failing_embedder_leaves_the_bank_as_it_was_and_a_retry_finishes_the_m
     op = mem.reembed("a", "salted", wait=True)
     assert op.status == "queued" and op.error is not None and "embedder down" in op.error
     assert [m.id for m in mem.recall("a", "한라산 pottery").memories] == expected  # still the old bank
-    assert len(_staged(mem.store, mem.store.get_bank("a").id)) == 5
+    assert len(_staged(mem.store, mem.store.banks.get("a").id)) == 5
     assert mem.reembed("a", "salted").id == op.id  # the same move asked again: its operation, waiting
     salted.fail_after = None
     mem.run_jobs(bank="a", now=datetime.now(timezone.utc) + timedelta(hours=1))  # after its backoff

@@ -35,9 +35,9 @@ def _of(mem: Memory, bank: str, name: str) -> list:  # noqa: ANN001 - RecalledMe
 
 
 def _topics_unique(mem: Memory, bank: str) -> bool:
-    row = mem.store.get_bank(bank)
+    row = mem.store.banks.get(bank)
     assert row is not None
-    keys = [(o.topic, o.user_id) for o in mem.store.observations_of_bank(row.id)]
+    keys = [(o.topic, o.user_id) for o in mem.store.observations.all(row.id)]
     return len(keys) == len(set(keys))
 
 
@@ -85,9 +85,9 @@ def test_observation_history_says_what_each_earlier_text_rested_on(adds_all: Mem
     first = next(o for o in mem.observations("b") if o.text.startswith("김민지"))
     _say(mem, "b", "k3", "user", "김민지 팀장은 요즘 테니스도 배워", "2026-03-05T10:00:00+09:00")
     mem.run_jobs()
-    bank = mem.store.get_bank("b")
+    bank = mem.store.banks.get("b")
     assert bank is not None
-    entry = mem.store.get_observations(bank.id, [int(first.id[2:])])[0].history[-1]
+    entry = mem.store.observations.get(bank.id, [int(first.id[2:])])[0].history[-1]
     assert entry["previous"] == first.text and entry["based_on"] == sorted(int(i[2:]) for i in first.based_on)
 
 
@@ -259,8 +259,8 @@ def test_retain_extracts_narrative_facts_with_an_llm_and_falls_back_without(db_p
         assert trip.occurred_start is not None and trip.occurred_start.date().isoformat() == "2026-05-04"
         cause = narrative["민지는 부산 여행 때문에 마감을 미뤘다"]
         assert cause.source_ids == ["m1", "m2"]
-        bank_id = mem.store.get_bank("x").id  # type: ignore[union-attr]
-        links = mem.store.links_of([int(cause.id[2:])], ("caused_by",))
+        bank_id = mem.store.banks.get("x").id  # type: ignore[union-attr]
+        links = mem.store.graph.links_of([int(cause.id[2:])], ("caused_by",))
         assert [(a, b) for a, b, _t, _w in links] == [(int(cause.id[2:]), int(trip.id[2:]))]
         assert mem.llm_usage("x")["rows"][0]["operation"] == "extract"
         # the LLM is down: the deterministic extractor keeps retain working
@@ -285,7 +285,7 @@ def test_documents_are_extracted_by_the_llm_per_chunk_and_consolidated_by_it(db_
         texts = sorted(m.text for m in mem.recall("d", "Acme Busan", limit=10).memories)
         assert texts == ["Acme hired 40 engineers in Busan because of the move",
                          "Acme moved its headquarters to Busan in 2025"]
-        assert mem.store.links_of([2], ("caused_by",))
+        assert mem.store.graph.links_of([2], ("caused_by",))
         mem.run_jobs()
         obs = mem.observations("d")
         assert len(obs) >= 1 and obs[0].text.endswith("Acme is headquartered in Busan and is hiring there")

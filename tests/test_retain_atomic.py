@@ -33,9 +33,9 @@ EARLIER = [{"id": "e1", "speaker": "alice", "text": "나 땅콩 알레르기 있
 
 # the steps of retain's write, in order; each is made to fail in turn
 STEPS: list[tuple[str, str]] = [
-    ("store", "create_bank"), ("store", "upsert_source"), ("store", "add_message"), ("store", "add_facts"),
-    ("store", "save_entity"), ("store", "add_links"), ("engine", "supersede_new_facts"), ("store", "add_audit"),
-    ("store", "enqueue_job"),
+    ("store", "banks.create"), ("store", "sources.upsert"), ("store", "sources.add_message"), ("store", "facts.add"),
+    ("store", "graph.save_entity"), ("store", "graph.add_links"), ("engine", "supersede_new_facts"),
+    ("store", "audit.add"), ("store", "jobs.enqueue"),
 ]
 
 
@@ -59,14 +59,20 @@ class _Crash(RuntimeError):
     pass
 
 
+def _owner(mem: Memory, where: str, name: str) -> tuple[Any, str]:
+    """The object a step is an attribute of, and its name: a store step names the store's area and
+    the area's method ("facts.add")."""
+    if where != "store":
+        return retain_module, name
+    area, method = name.split(".")
+    return getattr(mem.store, area), method
+
+
 def _fail_at(monkeypatch: pytest.MonkeyPatch, mem: Memory, where: str, name: str) -> None:
     def crash(*args: Any, **kwargs: Any) -> Any:
         raise _Crash(f"crash in {name}")
 
-    if where == "store":
-        monkeypatch.setattr(mem.store, name, crash)
-    else:
-        monkeypatch.setattr(retain_module, name, crash)
+    monkeypatch.setattr(*_owner(mem, where, name), crash)
 
 
 @pytest.mark.parametrize(("where", "name"), STEPS)
@@ -89,7 +95,7 @@ def test_an_error_at_any_step_of_a_first_retain_leaves_nothing(db_path: str, fak
         assert [j["kind"] for j in mem.jobs("alice")] == ["consolidate"]
 
 
-@pytest.mark.parametrize(("where", "name"), [s for s in STEPS if s[1] != "create_bank"])
+@pytest.mark.parametrize(("where", "name"), [s for s in STEPS if s[1] != "banks.create"])
 def test_an_error_at_any_step_leaves_an_existing_bank_as_it_was(db_path: str, fake_embedder: object,
                                                                 monkeypatch: pytest.MonkeyPatch, where: str,
                                                                 name: str) -> None:
@@ -111,7 +117,7 @@ def test_a_document_retain_is_one_unit_too(db_path: str, fake_embedder: object,
     with Memory(db_path, embedder="fake") as mem:
         mem.retain("docs", text=text, document_id="policy")
         before = _counts(db_path)
-        _fail_at(monkeypatch, mem, "store", "enqueue_job")
+        _fail_at(monkeypatch, mem, "store", "jobs.enqueue")
         with pytest.raises(_Crash):  # a new version of the document: its changed chunk fails to land
             mem.retain("docs", text=text.replace("7일", "14일"), document_id="policy")
         monkeypatch.undo()
@@ -132,8 +138,9 @@ _KILLER = textwrap.dedent('''
     with Memory({path!r}, embedder="fake") as mem:
         def die(*args, **kwargs):
             os._exit(9)  # no rollback, no close: what kill -9 leaves
-        if where == "store":
-            setattr(mem.store, name, die)
+        if where == "store":  # the store's area and its method: "facts.add"
+            area, method = name.split(".")
+            setattr(getattr(mem.store, area), method, die)
         else:
             setattr(retain_module, name, die)
         mem.retain("alice", messages={chat!r}, document_id="chat")
@@ -141,7 +148,7 @@ _KILLER = textwrap.dedent('''
 
 
 # a fresh interpreter costs seconds: the first and the last step of the write stand for the rest
-@pytest.mark.parametrize(("where", "name"), [("store", "add_facts"), ("store", "enqueue_job")])
+@pytest.mark.parametrize(("where", "name"), [("store", "facts.add"), ("store", "jobs.enqueue")])
 def test_a_process_killed_inside_retain_leaves_no_half_retain(db_path: str, fake_embedder: object, where: str,
                                                               name: str) -> None:
     with Memory(db_path, embedder="fake") as mem:
@@ -159,14 +166,14 @@ def test_a_process_killed_inside_retain_leaves_no_half_retain(db_path: str, fake
 def _steps_run(monkeypatch: pytest.MonkeyPatch, mem: Memory) -> list[str]:
     seen: list[str] = []
     for where, name in STEPS:
-        owner: Any = mem.store if where == "store" else retain_module
-        original: Callable[..., Any] = getattr(owner, name)
+        owner, attribute = _owner(mem, where, name)
+        original: Callable[..., Any] = getattr(owner, attribute)
 
         def spy(*args: Any, _name: str = name, _original: Callable[..., Any] = original, **kwargs: Any) -> Any:
             seen.append(_name)
             return _original(*args, **kwargs)
 
-        monkeypatch.setattr(owner, name, spy)
+        monkeypatch.setattr(owner, attribute, spy)
     return seen
 
 

@@ -60,7 +60,7 @@ def _closed(memory: Memory) -> set[tuple[str, str]]:
     store = memory.engine.store
     bank = memory.engine.find_bank("b")
     assert bank is not None
-    rows = store.get_facts(bank.id, list(range(1, 500)))
+    rows = store.facts.get(bank.id, list(range(1, 500)))
     by_id = {r.id: r.text for r in rows}
     return {(r.text, by_id[r.superseded_by]) for r in rows if r.superseded_by is not None}
 
@@ -118,7 +118,7 @@ def _graph(memory: Memory) -> set[tuple[str, str, tuple[str, ...], int]]:
     bank = memory.engine.find_bank("b")
     assert bank is not None
     return {(row.canonical_name, row.kind, tuple(sorted(row.aliases)), n)
-            for row, n in memory.engine.store.list_entities(bank.id)}
+            for row, n in memory.engine.store.graph.entities(bank.id)}
 
 
 class _ResolveWatch:
@@ -184,10 +184,10 @@ def test_a_resolution_made_stale_by_another_writer_is_done_again(lang: str, name
 
     monkeypatch.setattr(retain_module, "plan_entities", plan_then_race)
     mem.retain("b", _messages([second], 1))
-    named = [row for row, _ in mem.engine.store.list_entities(mem.engine.find_bank("b").id)  # type: ignore[union-attr]
+    named = [row for row, _ in mem.engine.store.graph.entities(mem.engine.find_bank("b").id)  # type: ignore[union-attr]
              if row.canonical_name == name]
     assert len(named) == 1, named  # one person, not a second entity from the stale plan
-    assert mem.engine.store.list_entities(mem.engine.find_bank("b").id)[0][1] >= 2  # type: ignore[union-attr]
+    assert mem.engine.store.graph.entities(mem.engine.find_bank("b").id)[0][1] >= 2  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(("common", "rare"), [("deploy", "kubernetes"), ("배포", "쿠버네티스")])

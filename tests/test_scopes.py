@@ -226,7 +226,7 @@ def test_forget_a_user_erases_every_source_of_theirs(scoped: Memory) -> None:
     assert scoped.recall("team", "새우 알레르기", user_id="u-bo", include_shared=False).memories == []
     with scoped.store.write():  # no scope row outlives the erase
         pass
-    assert scoped.store.sources_of_user(scoped.store.get_bank("team").id, "u-bo") == []  # type: ignore[union-attr]
+    assert scoped.store.sources.of_user(scoped.store.banks.get("team").id, "u-bo") == []  # type: ignore[union-attr]
 
 
 def test_scope_filter_admits_is_the_sql_rule() -> None:
@@ -291,28 +291,28 @@ def test_every_channel_query_filters_in_sql_and_still_fills_its_limit(scoped: Me
     _chat(scoped, "u-ana", "ana", *[f"김민지 팀장님 커피 얘기 {i}번" for i in range(4)])
     scoped.run_jobs("team")
     store = scoped.store
-    bank = store.get_bank("team")
+    bank = store.banks.get("team")
     assert bank is not None
     ana = ScopeFilter(user_id="u-ana", include_shared=False)
-    ana_facts = {f.id for f in store.get_facts(bank.id, list(store.iter_fact_ids(bank.id)))
+    ana_facts = {f.id for f in store.facts.get(bank.id, list(store.facts.ids(bank.id)))
                  if f.scope.user_id == "u-ana"}
     vector = scoped.engine.embedder(bank.embedder).embed_query("김민지 커피 coffee")
-    hits = store.vector_search(bank.id, bank.dim, vector, 3, scope=ana)
+    hits = store.search.vector(bank.id, bank.dim, vector, 3, scope=ana)
     assert {i for i, _ in hits} <= ana_facts and len(hits) == 3
-    assert {i for i, _ in store.vector_search(bank.id, bank.dim, vector, 3, view="context", scope=ana)} <= ana_facts
-    hits = store.keyword_search(bank.id, ["커피", "coffee", "김민지"], 3, 0.5, scope=ana)
+    assert {i for i, _ in store.search.vector(bank.id, bank.dim, vector, 3, view="context", scope=ana)} <= ana_facts
+    hits = store.search.keyword(bank.id, ["커피", "coffee", "김민지"], 3, 0.5, scope=ana)
     assert {i for i, _ in hits} <= ana_facts and len(hits) == 3
-    in_range = store.facts_in_range(bank.id, 0.0, 4_000_000_000.0, 100, scope=ana)
+    in_range = store.facts.in_range(bank.id, 0.0, 4_000_000_000.0, 100, scope=ana)
     assert {i for i, _s, _e in in_range} == ana_facts
-    entities = [e.id for e, _n in store.list_entities(bank.id)]
-    reached = {f for fs in store.facts_of_entities(entities, 200, scope=ana).values() for f in fs}
+    entities = [e.id for e, _n in store.graph.entities(bank.id)]
+    reached = {f for fs in store.graph.facts_of_entities(entities, 200, scope=ana).values() for f in fs}
     assert reached and reached <= ana_facts
-    links = store.links_of(sorted(ana_facts), scope=ana)
+    links = store.graph.links_of(sorted(ana_facts), scope=ana)
     assert all(other in ana_facts for _seed, other, _t, _w in links)
-    ids, _vectors = store.observation_vectors(bank.id, ana)
-    for observation in store.get_observations(bank.id, ids):
+    ids, _vectors = store.observations.vectors(bank.id, ana)
+    for observation in store.observations.get(bank.id, ids):
         assert set(observation.fact_ids) <= ana_facts
-    assert {o for o, _t in store.observation_terms(bank.id, ana)} == set(ids)
+    assert {o for o, _t in store.observations.terms(bank.id, ana)} == set(ids)
 
 
 def test_the_same_note_retained_for_two_users_is_two_documents(mem: Memory) -> None:

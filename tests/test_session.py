@@ -73,15 +73,15 @@ def test_no_summary_of_summary_drift_after_many_folds(store_mem: Memory) -> None
     folds = []
     for i in range(40):
         s.add("user", f"{FILLER_EN} {i}." if i % 2 else f"{FILLER_KO} {i}.")
-        state = store_mem.store.session_state(store_mem.store.get_bank("carol").id, "long")
+        state = store_mem.store.sessions.state(store_mem.store.banks.get("carol").id, "long")
         if state and (not folds or state.folds != folds[-1]):
             folds.append(state.folds)
     assert len(folds) >= 5  # folded many times
     assert "Hanbit" in s.summary and "3월 14일" in s.summary
     # the stored summary is exactly the one the raw turns give: it was built from them, not from itself
-    bank = store_mem.store.get_bank("carol")
-    state = store_mem.store.session_state(bank.id, "long")
-    raw = [t for t in store_mem.store.session_turns(bank.id, "long") if t.position < state.folded_upto]
+    bank = store_mem.store.banks.get("carol")
+    state = store_mem.store.sessions.state(bank.id, "long")
+    raw = [t for t in store_mem.store.sessions.turns(bank.id, "long") if t.position < state.folded_upto]
     assert state.summary == extractive_summary(raw, s.summary_tokens)
     assert s.refold() == state.summary
 
@@ -96,9 +96,9 @@ def test_turns_are_retained_to_long_term_memory_and_erased_with_the_session(stor
     hits = store_mem.recall("dan", "Where does Sujin live?").memories
     assert "Vancouver" in hits[0].text
     store_mem.forget("dan", source_id="session:trip")
-    bank = store_mem.store.get_bank("dan")
-    assert store_mem.store.session_turns(bank.id, "trip") == []
-    assert store_mem.store.session_state(bank.id, "trip") is None
+    bank = store_mem.store.banks.get("dan")
+    assert store_mem.store.sessions.turns(bank.id, "trip") == []
+    assert store_mem.store.sessions.state(bank.id, "trip") is None
     assert s.render() == [] and store_mem.recall("dan", "수진").memories == []
     assert store_mem.verify_erased(["수진이야", "Vancouver"]).clean
 
@@ -108,16 +108,16 @@ def test_a_narrower_erase_takes_the_session_turns_that_say_it(store_mem: Memory)
                  "기억해 줘, 내 비밀번호 힌트는 파란 고래야.", "Remember this: my locker code is 4471.",
                  "수진이는 다음 달에 밴쿠버로 이사 가.")
     assert "파란 고래" in s.summary  # folded: the summary says it too
-    bank = store_mem.store.get_bank("fay")
+    bank = store_mem.store.banks.get("fay")
     # by memory id: the turn and the summary that quoted it go; the others stay
     fact = next(m for m in store_mem.recall("fay", "비밀번호 힌트", limit=5).memories if "파란 고래" in m.text)
     store_mem.forget("fay", memory_id=fact.id)
-    left = [t.content for t in store_mem.store.session_turns(bank.id, "talk")]
+    left = [t.content for t in store_mem.store.sessions.turns(bank.id, "talk")]
     assert not any("파란 고래" in c for c in left) and any("4471" in c for c in left)
     assert "파란 고래" not in s.summary and all("파란 고래" not in m["content"] for m in s.render())
     # by entity: every turn naming the person goes
     store_mem.forget("fay", entity="수진")
-    assert not any("수진" in t.content for t in store_mem.store.session_turns(bank.id, "talk"))
+    assert not any("수진" in t.content for t in store_mem.store.sessions.turns(bank.id, "talk"))
     # by memory id in English, and nothing of it is left anywhere
     fact = next(m for m in store_mem.recall("fay", "locker code", limit=5).memories if "4471" in m.text)
     store_mem.forget("fay", memory_id=fact.id)
@@ -294,8 +294,8 @@ def test_forgetting_a_user_takes_their_sessions_whole(store_mem: Memory) -> None
     theirs = store_mem.session("team", "s-u2", user_id="u2")
     theirs.add("user", "I'm allergic to peanuts.")  # u2 says it too: its words stay in the bank
     gone = store_mem.forget("team", user_id="u1")
-    bank = store_mem.store.get_bank("team")
-    assert store_mem.store.session_turns(bank.id, "s-u1") == [] and gone.erased["session_rows"] >= 3
+    bank = store_mem.store.banks.get("team")
+    assert store_mem.store.sessions.turns(bank.id, "s-u1") == [] and gone.erased["session_rows"] >= 3
     assert store_mem.verify_erased(["땅콩 알레르기"]).clean
     assert [t["content"] for t in theirs.turns()] == ["I'm allergic to peanuts."]
     # the session id is free again: nothing names u1 any more
@@ -352,7 +352,7 @@ def test_capture_raises_corrections_and_decisions_and_pins_explicit_requests(mem
     s.add("user", "Remember this: the spare key is under the blue pot.")
     s.add("user", "오늘 점심은 그냥 그랬어.")
     ids = [int(m.id.removeprefix("f-")) for facts in mem.source_facts("gil", "session:c").values() for m in facts]
-    by_text = {f.text: f for f in mem.store.get_facts(mem.store.get_bank("gil").id, ids)}
+    by_text = {f.text: f for f in mem.store.facts.get(mem.store.banks.get("gil").id, ids)}
 
     def find(word: str) -> object:
         return next(m for t, m in by_text.items() if word in t)
@@ -375,7 +375,7 @@ def test_borderline_turns_go_to_the_llm_only_when_one_is_configured(tmp_path: Pa
 
     def importances(memory: Memory, bank: str) -> dict[str, float]:
         ctx = memory.engine.bank(bank)
-        rows = ctx.store.get_facts(ctx.bank.id, [int(m.id[2:]) for m in memory.recall(bank, "치과 meeting dentist 회의",
+        rows = ctx.store.facts.get(ctx.bank.id, [int(m.id[2:]) for m in memory.recall(bank, "치과 meeting dentist 회의",
                                                                                      limit=10).memories])
         return {f.text: f.importance for f in rows}
 

@@ -2,33 +2,61 @@
 
 from __future__ import annotations
 
+from typing import get_type_hints
+
 from gieok.store import PostgresStore, SQLiteStore, Store
-from gieok.store._pg_connect import pg_placeholders
 from gieok.store._pg_migrations import MIGRATIONS as PG_MIGRATIONS
 from gieok.store._schema import NAMES
 from gieok.store.migrations import MIGRATIONS
 
-_SHARED = {"gieok.store._write_path", "gieok.store._core", "gieok.store._graph", "gieok.store._lifecycle",
-           "gieok.store._derived", "gieok.store._keys", "gieok.store._sessions", "gieok.store._profile",
-           "gieok.store._reembed", "gieok.store._quarantine"}
+_SHARED = {"gieok.store._write_path", "gieok.store._area", "gieok.store._banks", "gieok.store._meta",
+           "gieok.store._audit", "gieok.store._sources", "gieok.store._facts", "gieok.store._search",
+           "gieok.store._graph", "gieok.store._versions", "gieok.store._erasure", "gieok.store._observations",
+           "gieok.store._jobs", "gieok.store._models", "gieok.store._llm", "gieok.store._slots",
+           "gieok.store._sessions", "gieok.store._held", "gieok.store._reembed", "gieok.store._keys"}
 # FTS5 and sqlite-vec against BM25 in SQL and pgvector; the erasure proof over a file against tables, and
-# making erased bytes leave the file (a WAL checkpoint) against a server's own WAL; a key file beside the
-# database against none
-_OWN = {"keyword_search", "vector_search", "vectors_sample", "vectors_of", "train_vector_index", "vector_index_due",
-        "build_vector_index", "clear_fact_context",
-        "compact_indexes", "scan_for", "vacuum", "file_contains", "checkpoint", "lock_bank", "default_key_file"}
+# making erased bytes leave the file (a WAL checkpoint) against a server's own WAL; SQLite's file lock
+# against PostgreSQL's advisory locks
+_OWN = {"search.keyword", "search.vector", "search.sample", "search.vectors_of", "search.train_index",
+        "search.index_due", "search.build_index", "search.clear_context", "search.compact", "erasure.scan",
+        "erasure.vacuum", "erasure.file_contains", "erasure.checkpoint", "lock_bank"}
 
 
-def test_placeholders_become_psycopg_marks_outside_quotes_only() -> None:
-    query = "SELECT ?, '?', \"a?\", 'it''s ?' FROM t WHERE a = ? AND b = %s"
-    assert pg_placeholders(query) == "SELECT %s, '?', \"a?\", 'it''s ?' FROM t WHERE a = %s AND b = %s"
+def _methods(protocol: type) -> list[str]:
+    return [name for name, value in vars(protocol).items() if callable(value) and not name.startswith("_")]
+
+
+def _areas() -> dict[str, type]:
+    """Each area attribute of the Store protocol and the protocol it answers to."""
+    return {name: get_type_hints(value.fget)["return"] for name, value in vars(Store).items()
+            if isinstance(value, property)}
+
+
+def _owner(cls: type, name: str) -> str:
+    return next(c for c in cls.__mro__ if name in vars(c)).__module__
 
 
 def test_every_protocol_method_but_the_indexes_and_the_proof_is_written_once() -> None:
-    methods = [name for name, value in vars(Store).items() if callable(value) and not name.startswith("_")]
     for store in (SQLiteStore, PostgresStore):
-        owners = {name: next(c for c in store.__mro__ if name in vars(c)).__module__ for name in methods}
+        classes = store.area_classes()
+        assert classes.keys() == _areas().keys(), store.__name__
+        owners = {name: _owner(store, name) for name in _methods(Store)}
+        owners |= {f"{area}.{name}": _owner(classes[area], name)
+                   for area, protocol in _areas().items() for name in _methods(protocol)}
         assert {name for name, module in owners.items() if module not in _SHARED} == _OWN, store.__name__
+
+
+def test_each_area_is_a_small_protocol_the_store_serves() -> None:
+    areas = _areas()
+    assert len(areas) == 18 and all(len(_methods(protocol)) <= 25 for protocol in areas.values())
+    assert sorted(_methods(Store)) == ["close", "lock_bank", "try_write", "write"]
+    store = SQLiteStore(":memory:")
+    try:
+        for area, cls in SQLiteStore.area_classes().items():
+            assert type(getattr(store, area)) is cls, area
+            assert all(callable(getattr(getattr(store, area), name)) for name in _methods(areas[area])), area
+    finally:
+        store.close()
 
 
 def test_both_stores_apply_the_same_migrations() -> None:

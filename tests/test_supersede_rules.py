@@ -16,9 +16,9 @@ def _say(mem: Memory, bank: str, mid: str, text: str, ts: str, speaker: str = "u
 
 
 def _facts(mem: Memory, bank: str) -> list:
-    row = mem.store.get_bank(bank)
+    row = mem.store.banks.get(bank)
     assert row is not None
-    return list(mem.store.get_facts(row.id, list(mem.store.iter_fact_ids(row.id))))
+    return list(mem.store.facts.get(row.id, list(mem.store.facts.ids(row.id))))
 
 
 def _closed(mem: Memory, bank: str) -> list[str]:

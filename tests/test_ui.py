@@ -168,10 +168,10 @@ def test_a_job_is_cancelled_and_retried_from_the_jobs_page(client: TestClient, m
 def test_the_entities_page_shows_merge_suggestions(client: TestClient, mem: Memory, lang: str, why: str) -> None:
     page = client.get("/ui/b/민지/entities", headers={"Accept-Language": lang}).text
     assert 'id="merge-none"' in page  # the chat's names are all one person each
-    bank = mem.store.get_bank("민지")
+    bank = mem.store.banks.get("민지")
     with mem.store.write():
         for name in ("Minji", "Minji Kim"):
-            mem.store.save_entity(bank.id, None, name, "person", [name], [], {}, None, [f"test:{name}"])
+            mem.store.graph.save_entity(bank.id, None, name, "person", [name], [], {}, None, [f"test:{name}"])
     page = client.get("/ui/b/민지/entities", headers={"Accept-Language": lang}).text
     table = page[page.index('id="merge-suggestions"'):]
     assert "Minji Kim" in table and why in table and "0.90" in table

@@ -60,9 +60,9 @@ def _say(mem: Memory, bank: str, mid: str, text: str, ts: str) -> None:
 
 
 def _closed(mem: Memory, bank: str) -> list[str]:
-    row = mem.store.get_bank(bank)
+    row = mem.store.banks.get(bank)
     assert row is not None
-    facts = mem.store.get_facts(row.id, list(mem.store.iter_fact_ids(row.id)))
+    facts = mem.store.facts.get(row.id, list(mem.store.facts.ids(row.id)))
     return [f.text for f in facts if f.valid_to is not None]
 
 

@@ -171,9 +171,9 @@ def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
         raise RuntimeError("disk on fire")
 
     monkeypatch.setitem(jobs.HANDLERS, "boom", boom)
-    bank_id = mem.store.get_bank("j").id  # type: ignore[union-attr]
+    bank_id = mem.store.banks.get("j").id  # type: ignore[union-attr]
     with mem.store.write():
-        mem.store.enqueue_job(bank_id, "boom", {"fact_ids": [1]})
+        mem.store.jobs.enqueue(bank_id, "boom", {"fact_ids": [1]})
     for t in ("2099-01-01T00:00:00+00:00", "2099-01-02T00:00:00+00:00", "2099-01-03T00:00:00+00:00"):
         mem.run_jobs(now=t)
     job = next(j for j in mem.jobs("j") if j["kind"] == "boom")
@@ -202,9 +202,9 @@ def test_a_recall_never_waits_for_a_writer_and_its_marks_land_later(mem: Memory)
     release.set()
     thread.join()
     fact_id = int(hit.id[2:])
-    assert mem.store.lifecycle_of([fact_id])[fact_id]["recall_count"] == 0  # not yet written...
+    assert mem.store.versions.state_of([fact_id])[fact_id]["recall_count"] == 0  # not yet written...
     mem.run_jobs()
-    assert mem.store.lifecycle_of([fact_id])[fact_id]["recall_count"] == 1  # ...flushed by the next pass
+    assert mem.store.versions.state_of([fact_id])[fact_id]["recall_count"] == 1  # ...flushed by the next pass
 
 
 @pytest.mark.parametrize("query, old_word", [("마감 원래 언제였어?", "금요일이야"),

@@ -100,12 +100,12 @@ def test_a_reembed_whose_worker_is_killed_resumes_in_the_next_worker(db_path: st
                  "timestamp": f"2026-03-02T10:{i:02d}:00+09:00"} for i in range(24)]
         with Memory(db_path, embedder="fake-source") as mem:
             mem.retain("민지", messages=chat, document_id="chat")
-            bank = mem.store.get_bank("민지").id
-            facts = mem.store.count_facts(bank)
+            bank = mem.store.banks.get("민지").id
+            facts = mem.store.facts.count(bank)
             op = mem.reembed("민지", "fake").id  # the worker's fake embedder: each batch takes 0.2 s
 
             def staged() -> int:
-                return mem.store.count_staged(bank)
+                return mem.store.reembed.count_staged(bank)
 
             child = _worker(db_path, sleep=0.2, batch=4)
             try:
@@ -116,15 +116,15 @@ def test_a_reembed_whose_worker_is_killed_resumes_in_the_next_worker(db_path: st
                 child.kill()
             kept = staged()
             assert 8 <= kept < facts and kept % 4 == 0  # whole batches, each committed
-            assert mem.operation(op).status == "running" and mem.store.get_bank("민지").embedder == "fake-source"
+            assert mem.operation(op).status == "running" and mem.store.banks.get("민지").embedder == "fake-source"
             # its lease runs out; this process is the next worker
             mem.run_jobs(bank="민지", now=datetime.now(timezone.utc) + timedelta(hours=1))
             done = mem.operation(op)
             assert done.status == "done" and done.report is not None and done.report["resumed_from"] == kept
         with Memory(db_path, embedder="fake") as mem:
             mem.retain("fresh", messages=chat, document_id="chat")
-            ids = {name: sorted(mem.store.iter_fact_ids(mem.store.get_bank(name).id)) for name in ("민지", "fresh")}
-            moved, fresh = (mem.store.vectors_of(64, ids[name]) for name in ("민지", "fresh"))
+            ids = {name: sorted(mem.store.facts.ids(mem.store.banks.get(name).id)) for name in ("민지", "fresh")}
+            moved, fresh = (mem.store.search.vectors_of(64, ids[name]) for name in ("민지", "fresh"))
             assert [moved[i].tolist() for i in ids["민지"]] == [fresh[i].tolist() for i in ids["fresh"]]
             assert "제주도" in mem.recall("민지", "제주도 출장").memories[0].text
     finally:

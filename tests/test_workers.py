@@ -50,7 +50,7 @@ def any_mem(request: pytest.FixtureRequest, db_path: str, fake_embedder: object)
 def _queue(mem: Memory, bank: str, kind: str, payload: dict[str, Any] | None = None) -> int:
     with mem.store.write():
         bank_id = mem.engine.bank_for_write(bank).bank.id
-        job_id = mem.store.enqueue_job(bank_id, kind, payload, run_after=0.0, unique=False)
+        job_id = mem.store.jobs.enqueue(bank_id, kind, payload, run_after=0.0, unique=False)
     assert job_id is not None
     return job_id
 
@@ -217,7 +217,7 @@ def test_a_retain_run_twice_outside_the_queue_adds_no_fact(any_mem: Memory) -> N
     op = any_mem.submit_retain("민지", messages=CHAT, text=None, document_id="chat-1")
     any_mem.run_jobs(bank="민지", limit=1)
     first = _counts(any_mem, "민지")
-    job = any_mem.store.get_job(int(op.id[3:]))
+    job = any_mem.store.jobs.get(int(op.id[3:]))
     bank = any_mem.engine.bank("민지")
     ctx = JobContext(bank.store, bank.bank, bank.embedder, any_mem.engine.settings, any_mem.engine, payload=job.payload)
     result = jobs.HANDLERS["retain"](ctx)

@@ -99,7 +99,7 @@ class RecallMarks:
         for fact_id, at in pending:
             by_time.setdefault(at, []).append(fact_id)
         for at, ids in by_time.items():
-            self._store.touch_recalled(ids, at)
+            self._store.versions.touch_recalled(ids, at)
 
 
 class Engine:
@@ -134,17 +134,18 @@ class Engine:
                 self._embedders[model_id] = create_provider("embedder", model_id)
             return self._embedders[model_id]
 
-    def decisions_for(self, bank: BankRow | None) -> DecisionModel:
-        """The decision model of ``bank`` (None: a bank not yet written, which has only the settings)."""
-        name = (self.store.bank_config(bank.id).get("decision_model") if bank is not None else None) \
-            or self.settings.decision_model
+    def decisions_for(self, bank: BankRow | None, config: Mapping[str, Any] | None = None) -> DecisionModel:
+        """The decision model of ``bank`` (None: a bank not yet written, which has only the settings);
+        ``config`` is the bank's configuration when the caller has read it already."""
+        if bank is not None and config is None:
+            config = self.store.banks.config(bank.id)
+        name = (config.get("decision_model") if config is not None else None) or self.settings.decision_model
         if name == "llm":
-            llm = self.llm_for(bank) if bank is not None else self.llm
+            llm = self.llm_for(bank, config) if bank is not None else self.llm
             if llm is None:
                 return self._decision_provider("learned")
-            return LLMDecisions(MeteredLLM(self.store, bank, llm, spend_limit(self.store, bank,
-                                                                              self.settings.llm_spend_limit_usd))
-                                if bank is not None else llm)
+            return LLMDecisions(MeteredLLM(self.store, bank, llm, spend_limit(
+                self.store, bank, self.settings.llm_spend_limit_usd, config)) if bank is not None else llm)
         return self._decision_provider(name)
 
     def _decision_provider(self, name: str) -> DecisionModel:
@@ -153,9 +154,10 @@ class Engine:
                 self._decisions[name] = create_provider("decision", name)
             return self._decisions[name]
 
-    def llm_for(self, bank: BankRow) -> LLM | None:
-        """The bank's LLM: its own configuration, else the Memory's ``llm=``, else the global settings."""
-        config = self.store.bank_config(bank.id).get("llm") or {}
+    def llm_for(self, bank: BankRow, bank_config: Mapping[str, Any] | None = None) -> LLM | None:
+        """The bank's LLM: its own configuration, else the Memory's ``llm=``, else the global settings
+        (``store.banks.config``: the bank's configuration when the caller has read it already)."""
+        config = (bank_config if bank_config is not None else self.store.banks.config(bank.id)).get("llm") or {}
         if config.get("enabled") is False:
             return None
         provider = config.get("provider") or (None if self.llm is not None else self.settings.llm)
@@ -184,15 +186,15 @@ class Engine:
         same database (``gieok serve`` behind a load balancer, its workers) signs with the same one:
         the UI's CSRF tokens. Not a key to data: whoever reads the database reads the data already."""
         key = f"secret:{name}"
-        value = self.store.get_meta(key)
+        value = self.store.meta.get(key)
         if value is None:
             with self.store.write():
-                value = self.store.claim_meta(key, secrets.token_hex(32))
+                value = self.store.meta.claim(key, secrets.token_hex(32))
         return bytes.fromhex(value)
 
     def find_bank(self, name: str) -> BankRow | None:
         """The bank row, checked against this memory's embedder; None when there is no such bank."""
-        row = self.store.get_bank(check_bank_name(name))
+        row = self.store.banks.get(check_bank_name(name))
         if row is not None and row.embedder != self.embedder_id:
             raise EmbedderMismatchError(name, row.embedder, self.embedder_id)
         return row
@@ -209,11 +211,21 @@ class Engine:
         row = self.find_bank(name)
         if row is None:
             # a bank name is stored and listed verbatim: one holding an e-mail or a key is refused
-            check_id(name, "the bank name", self.redaction_policy(name))
-            embedder = self.embedder()
+            check_id(name, "the bank name", self.policy_from(None))
             with self.store.write():
-                self.store.lock_bank(name)  # two processes creating one bank: the second finds the first's
-                row = self.store.get_bank(name) or self.store.create_bank(name, embedder.model_id, embedder.dim)
+                return self.created_bank(name)
+        return self.context(row)
+
+    def created_bank(self, name: str) -> BankContext:
+        """Inside a write transaction: the context of ``name``, created (empty) unless another writer
+        created it first — then checked against this memory's embedder like :meth:`find_bank`."""
+        self.store.lock_bank(name)  # two processes creating one bank: the second finds the first's
+        row = self.store.banks.get(name)
+        if row is None:
+            embedder = self.embedder()
+            return self.context(self.store.banks.create(name, embedder.model_id, embedder.dim))
+        if row.embedder != self.embedder_id:
+            raise EmbedderMismatchError(name, row.embedder, self.embedder_id)
         return self.context(row)
 
     def context(self, bank: BankRow) -> BankContext:
@@ -221,8 +233,13 @@ class Engine:
 
     def redaction_policy(self, name: str) -> RedactionPolicy:
         """The policy retain applies to bank ``name``: its own if set, else this memory's default."""
-        row = self.store.get_bank(check_bank_name(name))
-        mapping = (self.store.bank_config(row.id).get("redaction") if row else None) or self.default_redaction
+        row = self.store.banks.get(check_bank_name(name))
+        return self.policy_from(self.store.banks.config(row.id) if row else None)
+
+    def policy_from(self, bank_config: Mapping[str, Any] | None) -> RedactionPolicy:
+        """The redaction policy of a bank's configuration (None: a bank not yet written): its own, else
+        this memory's default."""
+        mapping = (bank_config.get("redaction") if bank_config else None) or self.default_redaction
         return RedactionPolicy.from_mapping(mapping, fingerprint_key=self.fingerprint_key)
 
 
@@ -238,8 +255,14 @@ class BankContext:
     engine: Engine = field(repr=False)
 
     @cached_property
+    def config(self) -> dict[str, Any]:
+        """The bank's own configuration (its LLM, decision model, redaction policy), read once: a
+        context lives for one call, and every step of the call sees the same configuration."""
+        return self.store.banks.config(self.bank.id)
+
+    @cached_property
     def llm(self) -> LLM | None:
-        return self.engine.llm_for(self.bank)
+        return self.engine.llm_for(self.bank, self.config)
 
     @property
     def reranker(self) -> Reranker | None:
@@ -247,12 +270,20 @@ class BankContext:
 
     @property
     def spend_limit(self) -> float:
-        return spend_limit(self.store, self.bank, self.settings.llm_spend_limit_usd)
+        return spend_limit(self.store, self.bank, self.settings.llm_spend_limit_usd, self.config)
+
+    def redaction_policy(self) -> RedactionPolicy:
+        """The policy retain applies to this bank: its own if set, else the memory's default."""
+        return self.engine.policy_from(self.config)
 
     def decisions(self) -> DecisionModel:
         """The bank's decision model (gieok.providers.decisions): its own choice, else the setting
         ``decision_model``; ``llm`` is the bank's LLM, metered — the learned heads where it has none."""
-        return self.engine.decisions_for(self.bank)
+        return self._decisions
+
+    @cached_property
+    def _decisions(self) -> DecisionModel:
+        return self.engine.decisions_for(self.bank, self.config)
 
     def extraction_llm(self) -> MeteredLLM | None:
         """The bank's LLM, metered, when LLM extraction is on; None to extract offline."""
@@ -281,6 +312,6 @@ class JobContext(BankContext):
         (which rolls the transaction back) when this claim no longer holds the job."""
         if self.job_id is None or self.claim is None:
             return
-        if not self.store.finish_job(self.job_id, result=result, claimed_by=self.claim):
+        if not self.store.jobs.finish(self.job_id, result=result, claimed_by=self.claim):
             raise ClaimLostError(self.job_id)
         self.committed = True

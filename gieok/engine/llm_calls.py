@@ -20,8 +20,9 @@ from gieok.store.protocol import BankRow, Store
 __all__ = ["call_llm", "spend_limit", "MeteredLLM"]
 
 
-def spend_limit(store: Store, bank: BankRow, default: float) -> float:
-    config = store.bank_config(bank.id).get("llm") or {}
+def spend_limit(store: Store, bank: BankRow, default: float, config: Mapping[str, Any] | None = None) -> float:
+    """The bank's spend ceiling in USD (0: none); ``config`` is the bank's configuration when already read."""
+    config = (config if config is not None else store.banks.config(bank.id)).get("llm") or {}
     value = config.get("spend_limit_usd", default)
     return float(value) if value is not None else 0.0
 
@@ -30,15 +31,15 @@ def call_llm(store: Store, bank: BankRow, llm: LLM, operation: str, messages: st
              limit_usd: float = 0.0, **options: Any) -> ChatResponse:
     """One metered LLM call on behalf of ``bank``; ``limit_usd`` > 0 is the bank's ceiling."""
     if limit_usd > 0:
-        spent = store.llm_spend(bank.id)
+        spent = store.llm.spend(bank.id)
         if spent >= limit_usd:
             raise SpendLimitError(bank.name, spent, limit_usd)
     response = llm.complete(messages, operation=operation, **options)
     cost = estimate_cost(llm.model, response.input_tokens, response.output_tokens)
     day = datetime.now(timezone.utc).date().isoformat()
     with store.write():
-        store.add_llm_usage(bank.id, day, operation, llm.provider, llm.model, 1, response.input_tokens,
-                            response.output_tokens, cost)
+        store.llm.add(bank.id, day, operation, llm.provider, llm.model, 1, response.input_tokens,
+                      response.output_tokens, cost)
     return response
 
 

@@ -172,7 +172,7 @@ def profile(ctx: BankContext, person: str | None = None, scope: ScopeFilter | No
     """The profiles of everyone who stated something about themselves (or only ``person``'s; only
     from memories in ``scope``: a user's own, with the shared ones unless it says not), the person with
     the most slots first."""
-    return _profiles(ctx.store.profile_slots(ctx.bank.id, person=person, scope=scope))
+    return _profiles(ctx.store.slots.all(ctx.bank.id, person=person, scope=scope))
 
 
 def _resolve(profiles: list[Profile], entity: str | None) -> tuple[Profile, str] | None:

@@ -194,14 +194,14 @@ class Session:
             nonlocal position
             store.lock_bank(ctx.bank.id)
             self._check_user(store, ctx.bank.id)  # again, under the bank's lock: two users' first turns race
-            position = store.add_session_turn(ctx.bank.id, self.session_id, role, content, count_tokens(content),
-                                              user_id=self.user_id)
+            position = store.sessions.add_turn(ctx.bank.id, self.session_id, role, content, count_tokens(content),
+                                               user_id=self.user_id)
 
         if same:
             with store.write():
                 write_turn()
                 for f in same:
-                    store.set_fact_class([f.id], f.decay_class, min(1.0, f.importance + 0.1), f.pinned)
+                    store.versions.set_class([f.id], f.decay_class, min(1.0, f.importance + 0.1), f.pinned)
         else:
             # the turn is written inside the retain's transaction, after its scope check: a retain
             # refused there (the session's source has another scope) leaves no turn behind either
@@ -216,7 +216,7 @@ class Session:
         is taken; answering their read with an empty session would hide nothing and would mislead a
         caller who passed the wrong user_id. The message never names the session's user, and the real
         boundary between tenants stays the bank and its keys (a user_id is the caller's word)."""
-        owner = store.session_owner(bank_id, self.session_id)
+        owner = store.sessions.owner(bank_id, self.session_id)
         if owner is None or owner.user_id == self.user_id:
             return
         if self.user_id is None:
@@ -261,19 +261,19 @@ class Session:
         if len(set(terms)) < DUPLICATE_MIN_TERMS:
             return []
         mine = ScopeFilter(user_id=self.user_id, include_shared=False) if self.user_id is not None else None
-        hits = ctx.store.keyword_search(ctx.bank.id, terms, 5, 0.0, mine)
+        hits = ctx.store.search.keyword(ctx.bank.id, terms, 5, 0.0, mine)
         # the same user's only (a session without a user: shared ones only): a turn never changes
         # another user's memory
-        return [f for f in ctx.store.get_facts(ctx.bank.id, [i for i, _ in hits])
+        return [f for f in ctx.store.facts.get(ctx.bank.id, [i for i, _ in hits])
                 if f.speaker == role and f.valid_to is None and f.scope.user_id == self.user_id
                 and set(keyword_terms(f.text)) == set(terms)]
 
     def _state(self) -> tuple[str, int, list[Any]]:
         ctx = self.engine.bank(self.bank)
         self._check_user(ctx.store, ctx.bank.id)  # every read of the session comes through here
-        state = ctx.store.session_state(ctx.bank.id, self.session_id)
+        state = ctx.store.sessions.state(ctx.bank.id, self.session_id)
         folded = state.folded_upto if state else 0
-        return (state.summary if state else ""), folded, ctx.store.session_turns(ctx.bank.id, self.session_id, folded)
+        return (state.summary if state else ""), folded, ctx.store.sessions.turns(ctx.bank.id, self.session_id, folded)
 
     def _fold_if_needed(self) -> None:
         _, _, recent = self._state()
@@ -287,10 +287,10 @@ class Session:
         self._check_user(ctx.store, ctx.bank.id)
         if upto is None:
             _, upto, _ = self._state()
-        raw = [t for t in ctx.store.session_turns(ctx.bank.id, self.session_id) if t.position < upto]
+        raw = [t for t in ctx.store.sessions.turns(ctx.bank.id, self.session_id) if t.position < upto]
         summary = self._summarise(raw)
         with ctx.store.write():
-            ctx.store.set_session_summary(ctx.bank.id, self.session_id, summary, upto)
+            ctx.store.sessions.set_summary(ctx.bank.id, self.session_id, summary, upto)
         return summary
 
     def _summarise(self, raw: list[Any]) -> str:

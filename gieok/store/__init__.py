@@ -1,4 +1,4 @@
-"""Storage: the protocol the engine uses, its SQLite implementation and its PostgreSQL implementation.
+"""Storage: the protocols the engine uses, their SQLite implementation and their PostgreSQL implementation.
 
 ``PostgresStore`` needs psycopg 3 (``pip install 'gieok[postgres]'``) only when one is opened.
 """

@@ -1,8 +1,9 @@
 """The SQL the two stores spell differently, so that everything else is written once.
 
-The query mixins (:mod:`._core`, :mod:`._graph`, :mod:`._lifecycle`, :mod:`._derived`) hold every
-query both stores share. They write SQLite's SQL with ``?`` placeholders and run it on
-``self._conn()`` (reads) or ``self._require_write()`` (writes, inside ``with store.write():``).
+The store's areas (``store.banks``, ``store.facts``, ``store.jobs`` …; see :mod:`._area` and
+:mod:`._base`) hold every query both stores share. They write SQLite's SQL with ``?`` placeholders
+and run it on ``self._conn()`` (reads) or ``self._require_write()`` (writes, inside
+``with store.write():``).
 :class:`~gieok.store.sqlite.SQLiteStore` hands them its sqlite3 connections as they are;
 :class:`~gieok.store.postgres.PostgresStore` hands them its psycopg connections wrapped in
 :class:`~gieok.store._pg_connect.PgConnection`, which turns ``?`` into ``%s``. The few places
@@ -26,8 +27,8 @@ So shared SQL keeps to what both engines accept: ``INSERT … ON CONFLICT DO NOT
 (never ``INSERT OR IGNORE / REPLACE``), ``TRUE`` and ``FALSE``, ``NULL``-safe orderings spelled as
 ``x IS NULL, x DESC``, an explicit ``ORDER BY`` wherever an order reaches the caller, and no
 literal ``%``. What is not a spelling — FTS5 against BM25 in SQL, sqlite-vec against pgvector, the
-erasure proof, the migration runners — stays in each store's own modules, behind the hooks of
-:class:`StoreQueries`.
+erasure proof, the migration runners — stays in each store's own modules: the ``search`` and
+``erasure`` areas each store subclasses (:mod:`._search`, :mod:`._erasure`) and the migrations.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import numpy as np
 
 from gieok.store._pg_connect import PgConnection, vector_literal
 
-__all__ = ["Dialect", "PostgresDialect", "StoreQueries", "VECTOR_VIEWS", "check_view"]
+__all__ = ["Dialect", "PostgresDialect", "VECTOR_VIEWS", "check_view"]
 
 # a fact's own vector, and a reply's second one with the message it answers
 VECTOR_VIEWS = ("fact", "context")
@@ -147,53 +148,3 @@ class PostgresDialect(Dialect):
 
     def connection(self, raw: Any) -> Any:
         return PgConnection(raw)
-
-
-class StoreQueries:
-    """The base of the shared query mixins: what they need from the store they are mixed into.
-
-    A store provides its ``_dialect``, its two connections, and the five hooks through which the
-    shared code keeps the store's own keyword and vector indexes in step with the facts table."""
-
-    _dialect: Dialect
-
-    def _conn(self) -> Any:
-        """A connection for reads; inside a write block, the writer's own."""
-        raise NotImplementedError
-
-    def _require_write(self) -> Any:
-        """The write connection; a :class:`~gieok.errors.StoreError` outside ``with store.write():``."""
-        raise NotImplementedError
-
-    # -- the store's own indexes -------------------------------------------------------------
-    def _create_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
-        raise NotImplementedError
-
-    def _drop_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
-        """Runs before the bank row is deleted (its other rows go by cascade)."""
-        raise NotImplementedError
-
-    def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
-                    context_terms: Sequence[str], vector: Any, context_vector: Any | None) -> None:
-        """``context_vector``: a reply's vector with the message it answers (None: the fact has none)."""
-        raise NotImplementedError
-
-    def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
-        """Runs before the facts are deleted."""
-        raise NotImplementedError
-
-    def _facts_indexed(self, conn: Any, bank_id: int, dim: int, count: int) -> None:
-        """Runs after ``count`` facts were added and indexed (an index that grows in steps steps here)."""
-        raise NotImplementedError
-
-    def _bank_dim(self, conn: Any, bank_id: int) -> int:
-        """The bank's dimension as ``conn``'s transaction sees it: a reembed may have swapped the
-        bank to another one since the caller read its row, and vectors must go where they are."""
-        return int(conn.execute("SELECT dim FROM banks WHERE id = ?", (bank_id,)).fetchone()[0])
-
-    # -- provided by one mixin, called from another -------------------------------------------
-    def delete_orphan_entities(self, bank_id: int) -> int:
-        raise NotImplementedError  # GraphQueries
-
-    def clear_models_citing(self, bank_id: int, memory_ids: set[str]) -> int:
-        raise NotImplementedError  # LifecycleQueries

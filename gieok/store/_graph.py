@@ -1,10 +1,8 @@
-"""Entity, mention, link and time-range queries, written once for both stores.
+"""``store.graph``: entities, mentions, links and context degrees, written once for both stores.
 
-The SQL is SQLite's, with ``?`` placeholders and the dialect's list membership (see
-:mod:`gieok.store._dialect`); re-inserting a key, mention or link is an ``ON CONFLICT`` upsert,
-which both engines speak. Orders that reach a caller are stated: a lookup's rows by id, links by
-(seed, other, type), facts in a time range in the order of SQLite's ``(bank_id, occurred_start)``
-index (facts without an occurred range first), so both stores cut ``LIMIT`` at the same facts.
+Entity links are not stored: the ``mentions`` table answers them. Links between facts (temporal,
+semantic, causal) are rows of ``links``. The channel queries take recall's scope filter and apply it
+in SQL (see :mod:`gieok.store._scopes`).
 """
 
 from __future__ import annotations
@@ -15,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from gieok.records import ScopeFilter
-from gieok.store._dialect import StoreQueries
-from gieok.store._scopes import source_in_scope, sources_in_scope
+from gieok.store._area import Area
+from gieok.store._scopes import source_in_scope
 
-__all__ = ["EntityRow", "GraphQueries"]
+__all__ = ["SQLGraph", "EntityRow"]
 
 
 @dataclass(frozen=True)
@@ -36,10 +34,9 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-class GraphQueries(StoreQueries):
-    """Entities and their keys, mentions, context degrees, links and time ranges."""
+class SQLGraph(Area):
+    """Entities, mentions, fact links and context degrees."""
 
-    # -- entities ----------------------------------------------------------------------------
     def entities_by_keys(self, bank_id: int, keys: Sequence[str]) -> list[EntityRow]:
         found: dict[int, EntityRow] = {}
         load = self._dialect.from_json
@@ -62,7 +59,7 @@ class GraphQueries(StoreQueries):
                 found.setdefault(key, []).append(int(entity_id))
         return {k: tuple(sorted(v)) for k, v in sorted(found.items())}
 
-    def list_entities(self, bank_id: int, limit: int = 1000) -> list[tuple[EntityRow, int]]:
+    def entities(self, bank_id: int, limit: int = 1000) -> list[tuple[EntityRow, int]]:
         """A bank's entities with the number of facts naming each, most named first."""
         load = self._dialect.from_json
         rows = self._conn().execute(
@@ -125,7 +122,7 @@ class GraphQueries(StoreQueries):
             [(bank_id, key) for key in keys],
         )
 
-    def delete_orphan_entities(self, bank_id: int) -> int:
+    def delete_orphans(self, bank_id: int) -> int:
         cur = self._require_write().execute(
             "DELETE FROM entities WHERE bank_id = ? "
             "AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = entities.id)",
@@ -145,7 +142,7 @@ class GraphQueries(StoreQueries):
         return [found[i] for i in sorted(found)]
 
     def set_entity_keys(self, bank_id: int, entity_id: int, keys: Sequence[str]) -> None:
-        """Replace the entity's index keys with ``keys`` (``save_entity`` only ever adds keys)."""
+        """Replace the entity's index keys with ``keys`` (``store.graph.save_entity`` only ever adds keys)."""
         conn = self._require_write()
         conn.execute("DELETE FROM entity_keys WHERE entity_id = ?", (entity_id,))
         conn.executemany(
@@ -153,7 +150,7 @@ class GraphQueries(StoreQueries):
             [(bank_id, key, entity_id) for key in dict.fromkeys(keys)],
         )
 
-    def mention_rows(self, fact_ids: Sequence[int]) -> list[tuple[int, int, str]]:
+    def mentions(self, fact_ids: Sequence[int]) -> list[tuple[int, int, str]]:
         """(fact id, entity id, surface) of the facts' resolved mentions, by fact then entity."""
         out: list[tuple[int, int, str]] = []
         for ids_in, part in self._dialect.in_parts(fact_ids):
@@ -224,7 +221,6 @@ class GraphQueries(StoreQueries):
                 out[int(entity_id)] = str(name)
         return out
 
-    # -- links -------------------------------------------------------------------------------
     def add_links(self, bank_id: int, links: Sequence[tuple[int, int, str, float]]) -> None:
         # a pair given again (or twice here) ends with the last weight
         self._require_write().executemany(
@@ -254,24 +250,3 @@ class GraphQueries(StoreQueries):
                 ):
                     out.append((int(a), int(b), str(t), float(w)))
         return out
-
-    def recent_facts_of_source(self, source_id: int, limit: int) -> list[tuple[int, float | None]]:
-        rows = self._conn().execute(
-            "SELECT id, mentioned_at FROM facts WHERE source_id = ? ORDER BY id DESC LIMIT ?", (source_id, limit)
-        ).fetchall()
-        return [(int(r[0]), r[1]) for r in rows]
-
-    # -- time --------------------------------------------------------------------------------
-    def facts_in_range(self, bank_id: int, start: float, end: float, limit: int,
-                       scope: ScopeFilter | None = None) -> list[tuple[int, float, float]]:
-        """Facts (in ``scope``) whose occurred range (or, without one, the time they were said) overlaps
-        [start, end); returns (fact id, range start, range end)."""
-        in_scope, scope_params = sources_in_scope(scope, bank_id, "source_id")
-        rows = self._conn().execute(
-            "SELECT id, COALESCE(occurred_start, mentioned_at), COALESCE(occurred_end, occurred_start, mentioned_at) "
-            "FROM facts WHERE bank_id = ? AND COALESCE(occurred_start, mentioned_at) < ? "
-            f"AND COALESCE(occurred_end, occurred_start, mentioned_at) >= ?{in_scope} "
-            "ORDER BY occurred_start IS NOT NULL, occurred_start, id LIMIT ?",
-            (bank_id, float(end), float(start), *scope_params, int(limit)),
-        ).fetchall()
-        return [(int(r[0]), float(r[1]), float(r[2])) for r in rows]

@@ -1,4 +1,4 @@
-"""Keyword (Okapi BM25) and vector (pgvector cosine) indexes of the PostgreSQL store.
+"""``store.search`` on PostgreSQL: keyword (Okapi BM25) and vector (pgvector cosine) indexes.
 
 **BM25, the same as SQLite's FTS5 ``bm25()``.** The engine hands the store pre-computed terms
 (Korean lemmas, English stems) and context terms. They are split into tokens the way FTS5's
@@ -33,7 +33,7 @@ so the walk goes on past other banks' rows until the bank has its k (at most
 ``hnsw.max_scan_tuples``, 20,000 by default). Relaxed order is re-sorted here.
 
 Both kinds of table are shared by every bank and hang off facts and banks by ``ON DELETE CASCADE``,
-so of the index hooks the shared queries call (see :class:`gieok.store._dialect.StoreQueries`) only
+so of the index hooks the shared areas call (see :class:`gieok.store._search.SQLSearch`) only
 ``_index_fact`` has work to do. The SQL here is PostgreSQL's alone and keeps psycopg's ``%s`` and
 ``%(name)s`` placeholders. The SQLite store's counterpart is :mod:`gieok.store._sqlite_search`.
 """
@@ -48,12 +48,13 @@ import numpy as np
 
 from gieok.records import ScopeFilter
 from gieok.store._bounded_bm25 import BM25_B, BM25_K1, bounded_bm25
-from gieok.store._dialect import StoreQueries, check_view
+from gieok.store._dialect import check_view
 from gieok.store._pg_connect import ints, vector_array, vector_literal
 from gieok.store._scopes import named_placeholders, sources_in_scope
-from gieok.store.protocol import VectorOptions
+from gieok.store._search import SQLSearch
 
-__all__ = ["BM25_B", "BM25_K1", "SearchIndexes", "create_hnsw_indexes", "tokens"]
+__all__ = ["PostgresSearch", "create_hnsw_indexes", "tokens"]
+
 
 _VECTOR_TABLES = {"fact": "fact_vectors", "context": "fact_context_vectors"}
 
@@ -67,6 +68,7 @@ def create_hnsw_indexes(conn: Any, dim: int) -> None:
 
 def _vector_table(view: str) -> str:
     return _VECTOR_TABLES[check_view(view)]
+
 
 _TOKEN = re.compile(r"[^\W_]+")
 
@@ -200,12 +202,9 @@ class _PgKeywordIndex:
         return int(row[0]) if row else 0
 
 
-class SearchIndexes(StoreQueries):
-    """The keyword and vector tables: the index hooks, index maintenance and both search channels."""
+class PostgresSearch(SQLSearch):
+    """BM25 in SQL and pgvector: the index hooks, index maintenance and both search channels."""
 
-    vector_options = VectorOptions()
-
-    # -- hooks: the dimension's HNSW index for a bank, nothing to drop before a bank or fact goes
     def _create_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
         create_hnsw_indexes(conn, dim)
 
@@ -218,16 +217,16 @@ class SearchIndexes(StoreQueries):
     def _facts_indexed(self, conn: Any, bank_id: int, dim: int, count: int) -> None:
         pass  # PostgreSQL keeps the HNSW index in step itself
 
-    def train_vector_index(self, bank_id: int, dim: int) -> int:
+    def train_index(self, bank_id: int, dim: int) -> int:
         """Nothing to train: the HNSW index grows with every insert. Returns 0."""
         self._require_write()
         return 0
 
-    def vector_index_due(self, bank_id: int) -> bool:
+    def index_due(self, bank_id: int) -> bool:
         return False  # the HNSW index is kept in step by PostgreSQL
 
-    def build_vector_index(self, bank_id: int, dim: int, *, batch: int = 0,
-                           progress: Callable[[int, int], None] | None = None) -> int:
+    def build_index(self, bank_id: int, dim: int, *, batch: int = 0,
+                    progress: Callable[[int, int], None] | None = None) -> int:
         return 0
 
     def _index_fact(self, conn: Any, bank_id: int, dim: int, fact_id: int, terms: Sequence[str],
@@ -237,7 +236,6 @@ class SearchIndexes(StoreQueries):
         if context_vector is not None:
             self._index_vector(conn, bank_id, dim, fact_id, context_vector, "context")
 
-    # -- writing -----------------------------------------------------------------------------
     def _index_keywords(self, conn: Any, bank_id: int, fact_id: int, terms: Sequence[str],
                         context_terms: Sequence[str]) -> None:
         rows: list[tuple[str, str, int, str]] = []
@@ -259,7 +257,7 @@ class SearchIndexes(StoreQueries):
         conn.execute(f"INSERT INTO {_vector_table(view)} (fact_id, bank_id, dim, embedding) "
                      "VALUES (%s, %s, %s, %s::vector)", (fact_id, bank_id, int(dim), vector_literal(vector)))
 
-    def clear_fact_context(self, bank_id: int, dim: int, fact_id: int) -> None:
+    def clear_context(self, bank_id: int, dim: int, fact_id: int) -> None:
         """The message a reply answered is gone: drop its context terms and its context vector."""
         conn = self._require_write()
         conn.execute("DELETE FROM fact_terms WHERE fact_id = %s AND field = 'context'", (fact_id,))
@@ -271,7 +269,6 @@ class SearchIndexes(StoreQueries):
         conn.execute("UPDATE reembed_facts SET context_embedding = NULL WHERE bank_id = %s AND fact_id = %s",
                      (bank_id, fact_id))
 
-    # -- re-embedding (see gieok.store._reembed) ------------------------------------------------
     def _swap_fact_vectors(self, conn: Any, bank_id: int, old_dim: int, dim: int) -> dict[str, int]:
         """Delete the bank's vectors, insert the staged ones as vectors of ``dim`` (pgvector to
         pgvector, in SQL); the dimension's HNSW index is made if it is new and grows with the inserts."""
@@ -285,15 +282,14 @@ class SearchIndexes(StoreQueries):
                 f"FROM reembed_facts WHERE bank_id = %s AND {column} IS NOT NULL", (int(dim), bank_id)).rowcount)
         return counts
 
-    def compact_indexes(self, bank_id: int) -> None:
+    def compact(self, bank_id: int) -> None:
         """Nothing to merge: deleted keyword rows are gone from every query at once. Their dead
         tuples stay in the table files until VACUUM, which :meth:`vacuum` runs (FULL) for the proof;
         a REINDEX here would lock out every reader of the table for no gain."""
         self._require_write()
 
-    # -- keyword channel ---------------------------------------------------------------------
-    def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
-                       context_weight: float = 0.0, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
+    def keyword(self, bank_id: int, terms: Sequence[str], limit: int,
+                context_weight: float = 0.0, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
         """Okapi BM25 over the bank's facts (FTS5's formula and constants), best first, positive, ties by
         fact id. Under a ``scope`` filter only facts in scope are scored; the statistics (N, n(p), avgdl)
         stay the bank's, as FTS5's do. A query whose phrases a large bank holds often reads a bounded
@@ -304,15 +300,14 @@ class SearchIndexes(StoreQueries):
         # each statement is consistent in itself (a score's statistics come from its own statement);
         # the plan's choices between them need no common snapshot
         index = _PgKeywordIndex(self._conn(), bank_id, phrases, float(context_weight), scope)
-        cap = 0 if self.vector_options.exact else self.vector_options.keyword_postings
+        cap = 0 if self._options.exact else self._options.keyword_postings
         return bounded_bm25(index, len(phrases), int(limit), cap)
 
-    # -- vector channel ----------------------------------------------------------------------
-    def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
-                      view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
+    def vector(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
+               view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
         """Cosine KNN within the bank (and ``scope``; HNSW for a large bank, see the module docstring);
         returns (fact id, cosine similarity), best first."""
-        conn, table, options = self._conn(), _vector_table(view), self.vector_options
+        conn, table, options = self._conn(), _vector_table(view), self._options
         condition, scope_params = sources_in_scope(scope, bank_id, "f.source_id")
         in_scope = f" AND fact_id IN (SELECT f.id FROM facts f WHERE f.bank_id = %s{condition})" if condition else ""
         params = (vector_literal(vector), bank_id, int(dim), *([bank_id, *scope_params] if condition else []),
@@ -335,7 +330,7 @@ class SearchIndexes(StoreQueries):
             rows = sorted(rows, key=lambda r: (float(r[1]), int(r[0])))
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 
-    def vectors_sample(self, bank_id: int, dim: int, limit: int) -> np.ndarray:
+    def sample(self, bank_id: int, dim: int, limit: int) -> np.ndarray:
         rows = self._conn().execute(
             "SELECT embedding::real[] FROM fact_vectors WHERE bank_id = %s AND dim = %s ORDER BY fact_id LIMIT %s",
             (bank_id, int(dim), int(limit)),

@@ -1,4 +1,5 @@
-"""Re-embedding a bank into another embedder, written once for both stores (see :mod:`gieok.engine.jobs.reembed`).
+"""``store.reembed``: re-embedding a bank into another embedder, written once for both stores
+(see :mod:`gieok.engine.jobs.reembed`).
 
 While a bank is re-embedded it keeps serving recall from its live vectors; the new ones are staged
 beside them (``reembed_facts``: a fact's own vector and a reply's context vector; and
@@ -8,9 +9,9 @@ bank's target (embedder and dimension): staging for another target starts from n
 
 What is staged never outlives its source: a staged row goes with its fact or observation (``ON DELETE
 CASCADE``), a reply whose context was erased loses its staged context vector too
-(``clear_fact_context``), and :meth:`stage_fact_vectors` stages nothing for a fact erased meanwhile,
-nor a context vector its fact no longer has. :meth:`swap_vectors` then, in one transaction, moves
-the staged vectors into the live tables (the store's own hook ``_swap_fact_vectors``: sqlite-vec's
+(``store.search.clear_context``), and :meth:`SQLReembed.stage_facts` stages nothing for a fact erased meanwhile,
+nor a context vector its fact no longer has. :meth:`SQLReembed.swap` then, in one transaction, moves
+the staged vectors into the live tables (the search area's hook ``_swap_fact_vectors``: sqlite-vec's
 tables or pgvector's), sets the bank's embedder and dimension, and clears the staging.
 """
 
@@ -18,35 +19,34 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from gieok.records import Message
-from gieok.store._dialect import StoreQueries
+from gieok.store._area import Area
 
-__all__ = ["ReembedQueries"]
+__all__ = ["SQLReembed"]
 
 
-class ReembedQueries(StoreQueries):
-    """The staging tables of a bank's re-embedding and the swap."""
+class SQLReembed(Area):
+    """Re-embedding a bank: staged vectors and the swap."""
 
-    def reembed_target(self, bank_id: int) -> tuple[str, int] | None:
+    def target(self, bank_id: int) -> tuple[str, int] | None:
         """The embedder and dimension the bank's vectors are being staged for, or None."""
         row = self._conn().execute("SELECT embedder, dim FROM reembeds WHERE bank_id = ?", (bank_id,)).fetchone()
         return (str(row[0]), int(row[1])) if row else None
 
-    def start_reembed(self, bank_id: int, embedder: str, dim: int) -> int:
+    def start(self, bank_id: int, embedder: str, dim: int) -> int:
         """In a write: make ``embedder`` (of ``dim``) the bank's target. What was staged for the same
         target is kept (a resumed job skips it), for another one dropped. Returns the facts staged."""
         conn = self._require_write()
-        if self.reembed_target(bank_id) != (embedder, int(dim)):
-            self.clear_reembed(bank_id)
+        if self.target(bank_id) != (embedder, int(dim)):
+            self.clear(bank_id)
             conn.execute("INSERT INTO reembeds (bank_id, embedder, dim, started_at) VALUES (?, ?, ?, ?)",
                          (bank_id, embedder, int(dim), time.time()))
         return self.count_staged(bank_id)
 
-    def clear_reembed(self, bank_id: int) -> int:
+    def clear(self, bank_id: int) -> int:
         """In a write: drop the bank's target and everything staged for it; returns the facts dropped."""
         conn = self._require_write()
         dropped = int(conn.execute("DELETE FROM reembed_facts WHERE bank_id = ?", (bank_id,)).rowcount)
@@ -89,13 +89,12 @@ class ReembedQueries(StoreQueries):
                 out[int(chunk_id)] = str(text)
         return out
 
-    def stage_fact_vectors(self, bank_id: int, rows: Sequence[tuple[int, np.ndarray, np.ndarray | None]]) -> int:
+    def stage_facts(self, bank_id: int, rows: Sequence[tuple[int, np.ndarray, np.ndarray | None]]) -> int:
         """In a write: stage ``(fact id, vector, context vector or None)`` for the bank's target. A
         fact erased since it was read is skipped, and so is a context vector its fact no longer has
         (the message it answered was erased). Returns the facts staged."""
         conn = self._require_write()
-        # vectors_of is the store's index mixin's
-        live_context = self.vectors_of(  # type: ignore[attr-defined]
+        live_context = self._store.search.vectors_of(
             self._bank_dim(conn, bank_id), [r[0] for r in rows if r[2] is not None], "context")
         vector, staged = self._dialect.vector, 0
         for fact_id, own, context in rows:
@@ -115,7 +114,7 @@ class ReembedQueries(StoreQueries):
             "AND r.observation_id = o.id WHERE o.bank_id = ? ORDER BY o.id", (bank_id,)).fetchall()
         return {int(r[0]): (str(r[1]) if r[1] is not None else None) for r in rows}
 
-    def stage_observation_vectors(self, bank_id: int, rows: Sequence[tuple[int, str, np.ndarray]]) -> int:
+    def stage_observations(self, bank_id: int, rows: Sequence[tuple[int, str, np.ndarray]]) -> int:
         """In a write: stage ``(observation id, hash of the text embedded, vector)``; an observation
         deleted since it was read is skipped. Returns the observations staged."""
         conn = self._require_write()
@@ -129,7 +128,7 @@ class ReembedQueries(StoreQueries):
                  bank_id)).rowcount)
         return staged
 
-    def swap_vectors(self, bank_id: int, embedder: str, dim: int) -> dict[str, int]:
+    def swap(self, bank_id: int, embedder: str, dim: int) -> dict[str, int]:
         """In a write: the staged vectors become the bank's — the old ones are deleted, the staged
         ones moved into the live tables of ``dim`` (the store's approximate index reset and, for a
         large bank, trained again), every observation takes its staged vector (one without gets none),
@@ -137,15 +136,10 @@ class ReembedQueries(StoreQueries):
         fact and observation first (:func:`gieok.engine.jobs.reembed`). Returns what moved."""
         conn = self._require_write()
         old_dim = self._bank_dim(conn, bank_id)
-        counts = self._swap_fact_vectors(conn, bank_id, old_dim, int(dim))
+        counts = self._store.search._swap_fact_vectors(conn, bank_id, old_dim, int(dim))
         counts["observations"] = int(conn.execute(
             "UPDATE observations SET embedding = (SELECT r.embedding FROM reembed_observations r WHERE r.bank_id = "
             "observations.bank_id AND r.observation_id = observations.id) WHERE bank_id = ?", (bank_id,)).rowcount)
         conn.execute("UPDATE banks SET embedder = ?, dim = ? WHERE id = ?", (embedder, int(dim), bank_id))
-        self.clear_reembed(bank_id)
+        self.clear(bank_id)
         return counts
-
-    def _swap_fact_vectors(self, conn: Any, bank_id: int, old_dim: int, dim: int) -> dict[str, int]:
-        """The store's own vector tables: delete the bank's vectors of ``old_dim``, move the staged
-        ones in as vectors of ``dim``; returns {"facts": n, "context_vectors": n}."""
-        raise NotImplementedError

@@ -1,4 +1,4 @@
-"""Keyword (FTS5 BM25) and vector (sqlite-vec cosine) indexes of the SQLite store.
+"""``store.search`` on SQLite: keyword (FTS5 BM25) and vector (sqlite-vec cosine) indexes.
 
 Each bank gets its own FTS5 table (``fts_bank_<id>``, rowid = fact id) so BM25's document
 frequencies and average length are that bank's, not the whole file's. Vectors live in ``vec_<dim>``
@@ -7,8 +7,8 @@ it answers) lives in ``vecctx_<dim>``, the same way. A bank of at least ``ann_mi
 has its vectors in ``ivf_<dim>`` / ``ivfctx_<dim>`` instead, partitioned by bank and k-means cluster,
 with its centroids in ``vector_index`` (see :mod:`gieok.store._ivf`): each vector is in exactly one
 table, in the file, and goes when its fact goes. These tables are not reached by
-foreign keys, so the hooks of :class:`gieok.store._dialect.StoreQueries` keep them in step with the
-facts: the shared queries call them when a bank is created or deleted and when facts come or go.
+foreign keys, so the hooks of :class:`gieok.store._search.SQLSearch` keep them in step with the
+facts: the shared areas call them when a bank is created or deleted and when facts come or go.
 
 sqlite-vec answers ``rowid IN (...)`` and a partition filter outside a KNN by scanning the whole
 table, so vectors are read and deleted one rowid at a time (a point lookup each).
@@ -28,16 +28,25 @@ from gieok.records import ScopeFilter
 from gieok.store import _ivf
 from gieok.store._bounded_bm25 import bounded_bm25
 from gieok.store._connect import sqlite_module
-from gieok.store._dialect import VECTOR_VIEWS, StoreQueries, check_view
+from gieok.store._dialect import VECTOR_VIEWS, check_view
 from gieok.store._scopes import sources_in_scope
-from gieok.store.protocol import VectorOptions
+from gieok.store._search import SQLSearch
 
-__all__ = ["SQLiteIndexes", "fts_table", "vec_table", "ivf_table", "create_vector_tables"]
+__all__ = ["SQLiteSearch", "IVF_CHUNK", "fts_table", "vec_table", "ivf_table", "create_vector_tables"]
+
 
 IVF_CHUNK = 128  # vectors per sqlite-vec chunk of a clustered table: a cluster's last chunk is not 1024 slots
+
+
 _MOVE_BATCH = 32_768  # facts a training inside one write moves at a time
+
+
 _BUILD_BATCH = 16_384  # facts a training in steps moves per write (a few seconds of the lock at most)
+
+
 _TRAINING_CACHE_KIB = 262_144  # the writer's page cache while a training rewrites the vectors
+
+
 _MAX_PROBES = 256  # more clusters than this in one search: one KNN over the bank (SQLite allows 500 UNION terms)
 
 
@@ -145,13 +154,9 @@ def _bank_knn(conn: Any, table: str, bank_id: int, vector: Any, limit: int,
                              (_blob(vector), int(limit), bank_id, *params)).fetchall())
 
 
-class SQLiteIndexes(StoreQueries):
+class SQLiteSearch(SQLSearch):
     """FTS5 and sqlite-vec tables: the index hooks, index maintenance and both search channels."""
 
-    vector_options = VectorOptions()
-    _readers_share_writer: bool
-
-    # -- hooks -------------------------------------------------------------------------------
     def _create_bank_indexes(self, conn: Any, bank_id: int, dim: int) -> None:
         conn.execute(f"CREATE VIRTUAL TABLE {fts_table(bank_id)} USING fts5(terms, context, "
                      "tokenize='unicode61 remove_diacritics 0')")
@@ -178,8 +183,8 @@ class SQLiteIndexes(StoreQueries):
                 self._insert_vector(conn, bank_id, dim, view, centroids, fact_id, value)
 
     def _facts_indexed(self, conn: Any, bank_id: int, dim: int, count: int) -> None:
-        """Count what came. Whether the bank's clusters are due (:meth:`vector_index_due`) is read
-        after the write; :meth:`build_vector_index` trains them then, in steps of their own."""
+        """Count what came. Whether the bank's clusters are due (``store.search.index_due``) is read
+        after the write; ``store.search.build_index`` trains them then, in steps of their own."""
         conn.execute("INSERT INTO vector_index (bank_id, added) VALUES (?, ?) ON CONFLICT (bank_id) "
                      "DO UPDATE SET added = added + excluded.added", (bank_id, int(count)))
 
@@ -191,7 +196,6 @@ class SQLiteIndexes(StoreQueries):
             for table in (vec_table(dim, view), ivf_table(dim, view)):
                 conn.executemany(f"DELETE FROM {table} WHERE rowid = ?", rows)
 
-    # -- the IVF index -----------------------------------------------------------------------
     def _insert_vector(self, conn: Any, bank_id: int, dim: int, view: str, centroids: _ivf.Centroids | None,
                        fact_id: int, vector: Any) -> None:
         if centroids is None:
@@ -224,7 +228,7 @@ class SQLiteIndexes(StoreQueries):
             cache[(bank_id, column)] = cached
         return cached
 
-    def vector_index_due(self, bank_id: int) -> bool:
+    def index_due(self, bank_id: int) -> bool:
         """Whether the bank's clusters should be (re)trained, or a training is under way: it reached
         ``min_vectors`` untrained, or grew :data:`~gieok.store._ivf.RETRAIN_GROWTH`-fold since."""
         row = self._conn().execute("SELECT added, trained_on, next_generation FROM vector_index WHERE bank_id = ?",
@@ -232,11 +236,11 @@ class SQLiteIndexes(StoreQueries):
         if row is None:
             return False
         added, trained_on, building = (int(x) for x in row)
-        return bool(building) or (trained_on == 0 and added >= self.vector_options.min_vectors) or \
+        return bool(building) or (trained_on == 0 and added >= self._options.min_vectors) or \
             (trained_on > 0 and trained_on + added >= _ivf.RETRAIN_GROWTH * trained_on)
 
-    def build_vector_index(self, bank_id: int, dim: int, *, batch: int = _BUILD_BATCH,
-                           progress: Callable[[int, int], None] | None = None) -> int:
+    def build_index(self, bank_id: int, dim: int, *, batch: int = _BUILD_BATCH,
+                    progress: Callable[[int, int], None] | None = None) -> int:
         """Outside a write: (re)train the bank's clusters when due, in steps that each take the write
         lock briefly, so other writers wait for one step, not for the whole training. k-means runs on
         a sample without the lock; then the new generation is recorded (new facts join its clusters
@@ -245,16 +249,16 @@ class SQLiteIndexes(StoreQueries):
         meantime read both layouts. A build interrupted (the process killed) is resumed by the next
         call, from the last step written; two processes building at once share the steps. Returns
         the number of clusters it made current (0: nothing was due)."""
-        if not self.vector_index_due(bank_id):
+        if not self.index_due(bank_id):
             return 0
         if not self._building(self._conn(), bank_id):
             centroids = self._train(bank_id, dim)
             if centroids is None:
                 return 0
-            with self.write():  # type: ignore[attr-defined]
+            with self._store.write():
                 self._start_training(self._require_write(), bank_id, centroids, replace=False)
         while True:
-            with self.write():  # type: ignore[attr-defined]
+            with self._store.write():
                 conn = self._require_write()
                 done = self._move_step(conn, bank_id, dim, batch)
                 moved, total = self._build_progress(conn, bank_id)
@@ -262,10 +266,10 @@ class SQLiteIndexes(StoreQueries):
                 break
             if progress is not None:
                 progress(moved, total)
-        with self.write():  # type: ignore[attr-defined]
+        with self._store.write():
             return self._promote(self._require_write(), bank_id)
 
-    def train_vector_index(self, bank_id: int, dim: int) -> int:
+    def train_index(self, bank_id: int, dim: int) -> int:
         """(Re)train the bank's clusters now, inside the caller's write, and move every vector to
         them (a training under way is replaced). Returns the number of clusters."""
         conn = self._require_write()
@@ -279,7 +283,7 @@ class SQLiteIndexes(StoreQueries):
 
     def _train(self, bank_id: int, dim: int) -> np.ndarray | None:
         """k-means centroids over a sample of the bank's vectors (None: too few to train)."""
-        fact_ids = list(self.iter_fact_ids(bank_id))  # type: ignore[attr-defined]
+        fact_ids = list(self._store.facts.ids(bank_id))
         clusters = _ivf.cluster_count(len(fact_ids))
         rng = np.random.default_rng(bank_id)
         picked = rng.choice(len(fact_ids), min(len(fact_ids), clusters * _ivf.SAMPLE_PER_CLUSTER), replace=False)
@@ -297,7 +301,7 @@ class SQLiteIndexes(StoreQueries):
     def _start_training(conn: Any, bank_id: int, centroids: np.ndarray, *, replace: bool) -> None:
         """Record a new generation as the one being built, over every fact stored so far (a
         training another process started first is kept, unless ``replace``)."""
-        if not replace and SQLiteIndexes._building(conn, bank_id):
+        if not replace and SQLiteSearch._building(conn, bank_id):
             return
         generation = int(conn.execute(
             "INSERT INTO meta (key, value) VALUES ('ivf_generation', '1') ON CONFLICT (key) "
@@ -390,11 +394,10 @@ class SQLiteIndexes(StoreQueries):
                 out[int(fact_id)] = np.frombuffer(row[0], dtype=np.float32)
         return out
 
-    # -- re-embedding (see gieok.store._reembed) ------------------------------------------------
     def _swap_fact_vectors(self, conn: Any, bank_id: int, old_dim: int, dim: int) -> dict[str, int]:
         """Delete the bank's vectors of ``old_dim`` (exact and clustered tables), insert the staged
         ones into ``vec_<dim>`` / ``vecctx_<dim>``, and reset the bank's clusters (a training under way
-        included): a bank of at least ``min_vectors`` facts is then due, and :meth:`build_vector_index`
+        included): a bank of at least ``min_vectors`` facts is then due, and ``store.search.build_index``
         trains it after the swap's write, in steps."""
         for view in VECTOR_VIEWS:
             for table in (vec_table(old_dim, view), ivf_table(old_dim, view)):
@@ -411,8 +414,7 @@ class SQLiteIndexes(StoreQueries):
                      (bank_id, counts["facts"]))
         return counts
 
-    # -- maintenance -------------------------------------------------------------------------
-    def clear_fact_context(self, bank_id: int, dim: int, fact_id: int) -> None:
+    def clear_context(self, bank_id: int, dim: int, fact_id: int) -> None:
         """The message a reply answered is gone: drop its context terms and its context vector."""
         conn = self._require_write()
         conn.execute(f"UPDATE {fts_table(bank_id)} SET context = '' WHERE rowid = ?", (fact_id,))
@@ -423,7 +425,7 @@ class SQLiteIndexes(StoreQueries):
         conn.execute("UPDATE reembed_facts SET context_embedding = NULL WHERE bank_id = ? AND fact_id = ?",
                      (bank_id, fact_id))
 
-    def compact_indexes(self, bank_id: int) -> None:
+    def compact(self, bank_id: int) -> None:
         """Make deleted terms leave the bank's FTS index, not just get masked. FTS5 records a delete
         as a tombstone beside the entry it hides, and merging segments drops the pair only when the
         result is the oldest segment — a bank whose deletes were merged into one segment keeps both,
@@ -442,9 +444,8 @@ class SQLiteIndexes(StoreQueries):
             conn.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")  # what earlier deletes left
         conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
 
-    # -- channels ----------------------------------------------------------------------------
-    def keyword_search(self, bank_id: int, terms: Sequence[str], limit: int,
-                       context_weight: float = 0.0, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
+    def keyword(self, bank_id: int, terms: Sequence[str], limit: int,
+                context_weight: float = 0.0, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
         """Okapi BM25 (FTS5 ``bm25()``), best first; scores returned positive (higher = better), ties
         by fact id. A query whose phrases a large bank holds often reads a bounded share of their
         postings (:mod:`gieok.store._bounded_bm25`, the ``keyword_max_postings`` setting).
@@ -456,12 +457,12 @@ class SQLiteIndexes(StoreQueries):
         if not phrases:
             return []
         index = _FtsIndex(self._conn(), bank_id, phrases, float(context_weight), _facts_in_scope(scope, bank_id))
-        cap = 0 if self.vector_options.exact else self.vector_options.keyword_postings
+        cap = 0 if self._options.exact else self._options.keyword_postings
         with self._snapshot(index.conn):  # every statement of the plan reads one moment of the bank
             return bounded_bm25(index, len(phrases), int(limit), cap)
 
-    def vector_search(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
-                      view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
+    def vector(self, bank_id: int, dim: int, vector: np.ndarray, limit: int,
+               view: str = "fact", scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
         """Cosine KNN within the bank (and ``scope``); returns (fact id, cosine similarity), best first. A
         bank with clusters is searched in the ``probes`` clusters nearest the query (exact with ``exact``);
         while a training moves its vectors, both layouts are searched and the hits merged."""
@@ -488,7 +489,7 @@ class SQLiteIndexes(StoreQueries):
         (materialized: SQLite would push the outer ORDER BY into each KNN, which sqlite-vec refuses).
         Fewer than ``limit`` found means the bank holds fewer (the channels rely on it), so then the
         probes double until every cluster was read. ``in_scope`` filters each KNN before its ``k``."""
-        probes, blob = (_MAX_PROBES if self.vector_options.exact else self.vector_options.probes), _blob(vector)
+        probes, blob = (_MAX_PROBES if self._options.exact else self._options.probes), _blob(vector)
         condition, scope_params = in_scope
         while True:
             if probes >= min(len(centroids.vectors), _MAX_PROBES):  # so many clusters: read the whole bank
@@ -507,7 +508,7 @@ class SQLiteIndexes(StoreQueries):
                 return rows
             probes *= 2
 
-    def vectors_sample(self, bank_id: int, dim: int, limit: int) -> np.ndarray:
+    def sample(self, bank_id: int, dim: int, limit: int) -> np.ndarray:
         rows: list[Any] = []
         for table in (vec_table(dim), ivf_table(dim)):
             rows += self._conn().execute(f"SELECT embedding FROM {table} WHERE bank_id = ? LIMIT ?",
@@ -530,7 +531,7 @@ class SQLiteIndexes(StoreQueries):
     def _snapshot(self, conn: Any) -> Iterator[None]:
         """One read transaction around several statements; nothing to do inside a write (it is one)
         or on ``:memory:``, whose readers use the writer's connection (and no writer runs beside them)."""
-        if conn.in_transaction or self._readers_share_writer:
+        if conn.in_transaction or self._store._readers_share_writer:
             yield
             return
         conn.execute("BEGIN")

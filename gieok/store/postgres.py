@@ -1,11 +1,12 @@
 """The server store: PostgreSQL with pgvector, many processes sharing one database.
 
 Same protocol, semantics and record types as :class:`gieok.store.sqlite.SQLiteStore` — the very
-same queries, in fact: :mod:`gieok.store._core`, ``_graph``, ``_lifecycle`` and ``_derived`` are
-written once in SQLite's dialect and run here through :class:`~gieok.store._pg_connect.PgConnection`
-and :class:`~gieok.store._dialect.PostgresDialect`. What is PostgreSQL's own lives here and in
-:mod:`gieok.store._pg_search` (keyword BM25 and vectors), :mod:`gieok.store._pg_lifecycle` (the
-erasure proof) and :mod:`gieok.store._pg_migrations`.
+same queries, in fact: the store's areas (``store.banks``, ``store.facts``, ``store.jobs`` …; see
+:mod:`gieok.store._base`) are written once in SQLite's dialect and run here through
+:class:`~gieok.store._pg_connect.PgConnection` and :class:`~gieok.store._dialect.PostgresDialect`.
+What is PostgreSQL's own lives here (connections, per-bank locks) and in
+:mod:`gieok.store._pg_search` (``store.search``: keyword BM25 and vectors),
+:mod:`gieok.store._pg_erasure` (``store.erasure``'s proof) and :mod:`gieok.store._pg_migrations`.
 
 The connections are the SQLite store's too (:mod:`gieok.store._write_path`): in each process,
 writes go through one connection guarded by a lock (``with store.write():`` is one transaction;
@@ -24,35 +25,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from gieok.store._core import CoreQueries
-from gieok.store._derived import DerivedQueries
+from gieok.store._base import StoreBase
 from gieok.store._dialect import PostgresDialect
-from gieok.store._graph import GraphQueries
-from gieok.store._keys import KeyQueries
-from gieok.store._lifecycle import LifecycleQueries
 from gieok.store._pg_connect import connect, display_dsn
-from gieok.store._pg_lifecycle import PgErasureProof
+from gieok.store._pg_erasure import PostgresErasure
 from gieok.store._pg_migrations import migrate
-from gieok.store._pg_search import SearchIndexes
-from gieok.store._profile import ProfileQueries
-from gieok.store._quarantine import QuarantineQueries
-from gieok.store._reembed import ReembedQueries
-from gieok.store._sessions import SessionQueries
-from gieok.store._write_path import WritePath
+from gieok.store._pg_search import PostgresSearch
 
 __all__ = ["PostgresStore"]
 
 _BANK_LOCKS = 0x6769  # the advisory-lock namespace of gieok's per-bank write locks ('gi')
 
 
-class PostgresStore(WritePath, SearchIndexes, PgErasureProof, CoreQueries, GraphQueries, LifecycleQueries,
-                    DerivedQueries, KeyQueries, SessionQueries, ProfileQueries, ReembedQueries,
-                  QuarantineQueries):
+class PostgresStore(StoreBase):
     """The PostgreSQL implementation of :class:`gieok.store.protocol.Store`.
 
     ``dsn`` is a libpq connection string or URI. ``path`` is that DSN without its password."""
 
     _dialect = PostgresDialect()
+    _search_area = PostgresSearch
+    _erasure_area = PostgresErasure
 
     def __init__(self, dsn: str) -> None:
         self._dsn = dsn
@@ -60,6 +52,7 @@ class PostgresStore(WritePath, SearchIndexes, PgErasureProof, CoreQueries, Graph
         self.file_backed = False  # the erasure proof covers tables; the server's files are not ours to scan
         self.ephemeral = False
         self._open_write_path()
+        self._open_areas()
         self._writer = connect(dsn)
         try:
             migrate(self._writer)

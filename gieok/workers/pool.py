@@ -98,7 +98,7 @@ class WorkerPool:
         released = []
         if held:
             with self.engine.store.write():
-                released = [job_id for job_id, token in held.items() if self.engine.store.release_job(job_id, token)]
+                released = [job_id for job_id, token in held.items() if self.engine.store.jobs.release(job_id, token)]
             if released:
                 log.info("released jobs %s at stop", released)
         self.heartbeat.__exit__()
@@ -110,7 +110,7 @@ class WorkerPool:
             return None
         now = time.monotonic()
         if self._bank_ids is None or now - self._banks_read > _BANKS_REFRESH_SECONDS:
-            self._bank_ids = [b.id for b in self.engine.store.bank_rows() if self._match(b.name)]
+            self._bank_ids = [b.id for b in self.engine.store.banks.rows() if self._match(b.name)]
             self._banks_read = now
         return self._bank_ids
 

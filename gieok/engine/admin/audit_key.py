@@ -77,14 +77,14 @@ def _write_key_file(path: str, key_hex: str) -> bool:
 
 def resolve_fingerprint_key(store: Store, settings: Settings, explicit: KeySource | None = None) -> bytes | None:
     """The key this memory fingerprints with, after moving a legacy key out of ``meta`` (see above)."""
-    legacy = store.get_meta(_META)
+    legacy = store.meta.get(_META)
     key: bytes | None
     if explicit is not None:
         key = _as_key(explicit() if callable(explicit) else explicit, "fingerprint_key=")
     elif os.environ.get(ENV):
         key = _as_key(os.environ[ENV], f"${ENV}")
     else:
-        path = settings.fingerprint_key_file or store.default_key_file()
+        path = settings.fingerprint_key_file or store.audit.key_file()
         if path:
             _write_key_file(path, legacy or secrets.token_hex(32))
             key = _read_key_file(path)
@@ -99,6 +99,6 @@ def resolve_fingerprint_key(store: Store, settings: Settings, explicit: KeySourc
             key = None  # a server database with no key configured: no fingerprints
     if legacy is not None:
         with store.write():
-            store.delete_meta(_META)
-        store.checkpoint()
+            store.meta.delete(_META)
+        store.erasure.checkpoint()
     return key

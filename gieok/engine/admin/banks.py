@@ -11,8 +11,8 @@ from gieok.defense import RedactionPolicy
 from gieok.engine._time import from_epoch
 from gieok.engine._validate import check_name
 from gieok.engine.context import BankContext, Engine
+from gieok.engine.recall.memories import add_locations, add_versions, fact_to_memory
 from gieok.engine.recall.observations import observation_memory
-from gieok.engine.recall.run import add_locations, add_versions, fact_to_memory
 from gieok.errors import BankNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import parse_memory_id
 from gieok.providers import available as available_providers
@@ -24,7 +24,7 @@ __all__ = ["source", "entities", "get_memory", "history", "observations", "set_r
 
 def source(ctx: BankContext, source_id: str) -> SourceInfo:
     check_name(source_id, "source_id", "'chat-1' (a document_id or conversation id from `sources`)")
-    found = ctx.store.get_source(ctx.bank.id, ctx.bank.name, source_id)
+    found = ctx.store.sources.get(ctx.bank.id, ctx.bank.name, source_id)
     if found is None:
         raise SourceNotFoundError(source_id)
     return found
@@ -34,7 +34,7 @@ def entities(ctx: BankContext, limit: int = 1000) -> list[EntityInfo]:
     """The bank's entities, most named first, with their aliases (what ``forget(entity=...)`` accepts)."""
     return [EntityInfo(row.canonical_name, row.kind, [a for a in row.aliases if a != row.canonical_name], count,
                        from_epoch(row.last_seen) if row.last_seen else None)
-            for row, count in ctx.store.list_entities(ctx.bank.id, int(limit))]
+            for row, count in ctx.store.graph.entities(ctx.bank.id, int(limit))]
 
 
 def get_memory(ctx: BankContext, memory_id: str) -> RecalledMemory:
@@ -45,7 +45,7 @@ def get_memory(ctx: BankContext, memory_id: str) -> RecalledMemory:
         if found is None:
             raise MemoryNotFoundError(memory_id)
         return found
-    facts = ctx.store.get_facts(ctx.bank.id, [ref.number]) if ref is not None else []
+    facts = ctx.store.facts.get(ctx.bank.id, [ref.number]) if ref is not None else []
     if not facts:
         raise MemoryNotFoundError(memory_id)
     memory = fact_to_memory(facts[0], 0.0, {})
@@ -57,9 +57,9 @@ def get_memory(ctx: BankContext, memory_id: str) -> RecalledMemory:
 def history(ctx: BankContext, memory_id: str) -> list[RecalledMemory]:
     """Every version of the statement ``memory_id`` belongs to, oldest first."""
     ref = parse_memory_id(memory_id)
-    if ref is None or ref.kind != "fact" or not ctx.store.get_facts(ctx.bank.id, [ref.number]):
+    if ref is None or ref.kind != "fact" or not ctx.store.facts.get(ctx.bank.id, [ref.number]):
         raise MemoryNotFoundError(memory_id)
-    chain = ctx.store.get_facts(ctx.bank.id, ctx.store.version_chain(ref.number))
+    chain = ctx.store.facts.get(ctx.bank.id, ctx.store.versions.chain(ref.number))
     versions = [fact_to_memory(f, 0.0, {}) for f in chain]
     add_versions(ctx.store, versions)
     add_locations(ctx.store, [(v, f.chunk_id) for v, f in zip(versions, chain)])
@@ -67,7 +67,7 @@ def history(ctx: BankContext, memory_id: str) -> list[RecalledMemory]:
 
 
 def observations(ctx: BankContext) -> list[RecalledMemory]:
-    out = [observation_memory(ctx.store, ctx.bank, o.id, 0.0, {}) for o in ctx.store.observations_of_bank(ctx.bank.id)]
+    out = [observation_memory(ctx.store, ctx.bank, o.id, 0.0, {}) for o in ctx.store.observations.all(ctx.bank.id)]
     return [o for o in out if o is not None]
 
 
@@ -76,12 +76,12 @@ def set_redaction_policy(engine: Engine, bank: str,
     mapping = RedactionPolicy.coerce(policy).to_mapping() if policy is not None else None
     ctx = engine.bank_for_write(bank)
     with ctx.store.write():
-        config = ctx.store.bank_config(ctx.bank.id)
+        config = ctx.store.banks.config(ctx.bank.id)
         if mapping is None:
             config.pop("redaction", None)
         else:
             config["redaction"] = mapping
-        ctx.store.set_bank_config(ctx.bank.id, config)
+        ctx.store.banks.set_config(ctx.bank.id, config)
     return engine.redaction_policy(bank)
 
 
@@ -93,9 +93,9 @@ def configure_llm(engine: Engine, bank: str, **changes: Any) -> dict[str, Any]:
         raise InputError("spend_limit_usd must be 0 (no ceiling) or more")
     ctx = engine.bank_for_write(bank)
     with ctx.store.write():
-        config = ctx.store.bank_config(ctx.bank.id)
+        config = ctx.store.banks.config(ctx.bank.id)
         llm_config = {**(config.get("llm") or {}), **{k: v for k, v in changes.items() if v is not None}}
-        ctx.store.set_bank_config(ctx.bank.id, {**config, "llm": llm_config})
+        ctx.store.banks.set_config(ctx.bank.id, {**config, "llm": llm_config})
     engine.llm_for(ctx.bank)  # fail now, not in a background job, if the provider cannot be built
     return llm_config
 
@@ -107,8 +107,8 @@ def configure_decisions(engine: Engine, bank: str, model: str | None) -> str:
         raise InputError(f"model must be a decision model: one of {', '.join(available_providers('decision'))}")
     ctx = engine.bank_for_write(bank)
     with ctx.store.write():
-        config = {k: v for k, v in ctx.store.bank_config(ctx.bank.id).items() if k != "decision_model"}
-        ctx.store.set_bank_config(ctx.bank.id, {**config, **({"decision_model": model} if model else {})})
+        config = {k: v for k, v in ctx.store.banks.config(ctx.bank.id).items() if k != "decision_model"}
+        ctx.store.banks.set_config(ctx.bank.id, {**config, **({"decision_model": model} if model else {})})
     return model or engine.settings.decision_model
 
 
@@ -117,19 +117,19 @@ def llm_usage(ctx: BankContext) -> dict[str, Any]:
     llm = ctx.engine.llm_for(ctx.bank)
     return {"bank": ctx.bank.name, "provider": getattr(llm, "provider", None) if llm else None,
             "model": getattr(llm, "model", None) if llm else None, "offline": llm is None,
-            "spent_usd": ctx.store.llm_spend(ctx.bank.id), "spend_limit_usd": ctx.spend_limit,
-            "rows": ctx.store.llm_usage(ctx.bank.id)}
+            "spent_usd": ctx.store.llm.spend(ctx.bank.id), "spend_limit_usd": ctx.spend_limit,
+            "rows": ctx.store.llm.usage(ctx.bank.id)}
 
 
 def delete_bank(engine: Engine, bank: str) -> dict[str, int]:
     """Delete the bank whatever embedder made it (deleting needs no vectors); returns the counts.
     The write-ahead log is checkpointed after, as by ``forget``: the bytes leave the file now."""
-    row = engine.store.get_bank(bank)
+    row = engine.store.banks.get(bank)
     if row is None:
         raise BankNotFoundError(bank)
     with engine.store.write():
-        counts = engine.store.delete_bank(row.id)
-    engine.store.checkpoint()
+        counts = engine.store.banks.delete(row.id)
+    engine.store.erasure.checkpoint()
     return counts
 
 
@@ -137,10 +137,10 @@ def discard_if_empty(engine: Engine, bank: str) -> bool:
     """Delete ``bank`` if nothing was ever written into it (a failed retain's new bank; one holding
     metered LLM spend is kept). Never raises: the caller is already reporting a failure."""
     try:
-        row = engine.store.get_bank(bank)
+        row = engine.store.banks.get(bank)
         if row is None:
             return False
         with engine.store.write():
-            return engine.store.delete_bank_if_empty(row.id)
+            return engine.store.banks.delete_if_empty(row.id)
     except Exception:  # the retain's own exception is the one to report; the bank just stays
         return False

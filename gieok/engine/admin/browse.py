@@ -16,7 +16,7 @@ from typing import Any
 
 from gieok.engine._time import day_of, from_epoch
 from gieok.engine.context import BankContext
-from gieok.engine.recall.run import add_versions, fact_to_memory
+from gieok.engine.recall.memories import add_versions, fact_to_memory
 from gieok.entities import candidate_keys, entity_keys, name_similarity
 from gieok.errors import EntityNotFoundError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
@@ -45,7 +45,7 @@ def overview(ctx: BankContext, now: float | None = None) -> dict[str, Any]:
     pinned = 0
     after = 0
     while True:
-        rows = store.decay_rows(bank.id, after, _PAGE)
+        rows = store.versions.decay_rows(bank.id, after, _PAGE)
         for fact_id, decay_class, is_pinned, mentioned_at, created_at, _recalls, _last in rows:
             live.append(fact_id)
             pinned += bool(is_pinned)
@@ -54,19 +54,19 @@ def overview(ctx: BankContext, now: float | None = None) -> dict[str, Any]:
         if len(rows) < _PAGE:
             break
         after = rows[-1][0]
-    facts = store.count_facts(bank.id)
-    superseded = sum(1 for info in store.lifecycle_of(live).values() if info["superseded_by"] is not None)
-    sources = store.list_sources(bank.id, bank.name)
+    facts = store.facts.count(bank.id)
+    superseded = sum(1 for info in store.versions.state_of(live).values() if info["superseded_by"] is not None)
+    sources = store.sources.all(bank.id, bank.name)
     last = max((s.updated_at for s in sources), default=None)
-    queued = store.list_jobs(bank.id, "queued", 1000)
-    running = store.list_jobs(bank.id, "running", 1000)
-    failed = store.list_jobs(bank.id, "failed", 1000)
+    queued = store.jobs.all(bank.id, "queued", 1000)
+    running = store.jobs.all(bank.id, "running", 1000)
+    failed = store.jobs.all(bank.id, "failed", 1000)
     return {
         "bank": bank.name, "embedder": bank.embedder, "sources": len(sources), "facts": facts,
-        "observations": len(store.observations_of_bank(bank.id)),
-        "entities": len(store.list_entities(bank.id, 1_000_000)),
-        "superseded": superseded, "expired": len(store.expired_fact_ids(bank.id, at)),
-        "archived": facts - len(live), "pinned": pinned, "bytes": store.bank_bytes(bank.id, bank.dim),
+        "observations": len(store.observations.all(bank.id)),
+        "entities": len(store.graph.entities(bank.id, 1_000_000)),
+        "superseded": superseded, "expired": len(store.versions.expired(bank.id, at)),
+        "archived": facts - len(live), "pinned": pinned, "bytes": store.banks.byte_size(bank.id, bank.dim),
         "last_activity": last.isoformat() if last else None,
         "jobs": {"queued": len(queued), "running": len(running), "failed": len(failed)},
         "weeks": [{"week": week, "classes": dict(counts)} for week, counts in sorted(weeks.items())],
@@ -74,7 +74,7 @@ def overview(ctx: BankContext, now: float | None = None) -> dict[str, Any]:
 
 
 def _source_row(ctx: BankContext, source_id: str) -> int:
-    found = ctx.store.get_source_row(ctx.bank.id, source_id)
+    found = ctx.store.sources.row(ctx.bank.id, source_id)
     if found is None:
         raise SourceNotFoundError(source_id)
     return found[0]
@@ -82,8 +82,8 @@ def _source_row(ctx: BankContext, source_id: str) -> int:
 
 def source_facts(ctx: BankContext, source_id: str) -> dict[str, list[RecalledMemory]]:
     """The facts a source produced, by the message they came from (a document's under ``""``)."""
-    ids = ctx.store.fact_ids_where(ctx.bank.id, source_row=_source_row(ctx, source_id))
-    memories = [fact_to_memory(f, 0.0, {}) for f in ctx.store.get_facts(ctx.bank.id, ids)]
+    ids = ctx.store.erasure.fact_ids(ctx.bank.id, source_row=_source_row(ctx, source_id))
+    memories = [fact_to_memory(f, 0.0, {}) for f in ctx.store.facts.get(ctx.bank.id, ids)]
     add_versions(ctx.store, memories)
     out: dict[str, list[RecalledMemory]] = {}
     for memory in memories:
@@ -94,7 +94,7 @@ def source_facts(ctx: BankContext, source_id: str) -> dict[str, list[RecalledMem
 
 def _fact_number(ctx: BankContext, memory_id: str) -> int:
     ref = parse_memory_id(memory_id)
-    if ref is None or ref.kind != "fact" or not ctx.store.get_facts(ctx.bank.id, [ref.number]):
+    if ref is None or ref.kind != "fact" or not ctx.store.facts.get(ctx.bank.id, [ref.number]):
         raise MemoryNotFoundError(memory_id)
     return ref.number
 
@@ -102,10 +102,10 @@ def _fact_number(ctx: BankContext, memory_id: str) -> int:
 def connections(ctx: BankContext, memory_id: str) -> dict[str, Any]:
     """A fact's entities (names) and its links to other facts (type, weight, the other fact's text)."""
     number = _fact_number(ctx, memory_id)
-    entity_ids = ctx.store.entities_of_facts([number]).get(number, [])
-    names = ctx.store.entity_names(entity_ids)
-    links = ctx.store.links_of([number])
-    others = {f.id: f for f in ctx.store.get_facts(ctx.bank.id, sorted({other for _, other, _, _ in links}))}
+    entity_ids = ctx.store.graph.entities_of_facts([number]).get(number, [])
+    names = ctx.store.graph.entity_names(entity_ids)
+    links = ctx.store.graph.links_of([number])
+    others = {f.id: f for f in ctx.store.facts.get(ctx.bank.id, sorted({other for _, other, _, _ in links}))}
     return {
         "id": memory_id, "entities": [names[e] for e in entity_ids if e in names],
         "links": [{"id": fact_memory_id(other), "type": kind, "weight": float(weight),
@@ -120,20 +120,20 @@ def entity(ctx: BankContext, name: str, *, limit: int = 200, neighbours: int = 1
     the edges between them)."""
     wanted = name.strip().casefold()
     # the entities indexed under the name's keys (as forget(entity=...) finds them), not a scan of all
-    keyed = ctx.store.entities_by_keys(ctx.bank.id, candidate_keys(name))
+    keyed = ctx.store.graph.entities_by_keys(ctx.bank.id, candidate_keys(name))
     exact = [r for r in keyed if wanted in (n.casefold() for n in (r.canonical_name, *r.aliases))]
     if not exact:
         raise EntityNotFoundError(name)
-    degrees = ctx.store.entity_degrees([r.id for r in exact])
+    degrees = ctx.store.graph.entity_degrees([r.id for r in exact])
     row = min(exact, key=lambda r: (-degrees.get(r.id, 0), r.id))  # the most named, as the entity list orders them
     count = degrees.get(row.id, 0)
     info = EntityInfo(row.canonical_name, row.kind, [a for a in row.aliases if a != row.canonical_name], count,
                       from_epoch(row.last_seen) if row.last_seen else None)
-    fact_ids = ctx.store.facts_of_entities([row.id], int(limit)).get(row.id, [])
-    memories = [fact_to_memory(f, 0.0, {}) for f in ctx.store.get_facts(ctx.bank.id, fact_ids)]
+    fact_ids = ctx.store.graph.facts_of_entities([row.id], int(limit)).get(row.id, [])
+    memories = [fact_to_memory(f, 0.0, {}) for f in ctx.store.facts.get(ctx.bank.id, fact_ids)]
     memories.sort(key=lambda m: m.id, reverse=True)
     add_versions(ctx.store, memories)
-    mentioned = ctx.store.entities_of_facts(fact_ids)
+    mentioned = ctx.store.graph.entities_of_facts(fact_ids)
     shared: Counter[int] = Counter()
     pairs: Counter[tuple[int, int]] = Counter()
     for ids in mentioned.values():
@@ -141,7 +141,7 @@ def entity(ctx: BankContext, name: str, *, limit: int = 200, neighbours: int = 1
         shared.update(others)
         pairs.update((a, b) for i, a in enumerate(others) for b in others[i + 1:])
     top = [e for e, _ in shared.most_common(int(neighbours))]
-    names = ctx.store.entity_names(top)
+    names = ctx.store.graph.entity_names(top)
     chosen = set(top)
     return {
         "entity": info, "facts": memories,
@@ -154,10 +154,10 @@ def entity(ctx: BankContext, name: str, *, limit: int = 200, neighbours: int = 1
 def set_pinned(ctx: BankContext, memory_id: str, pinned: bool) -> RecalledMemory:
     """Pin a fact (it never decays: class ``pinned``) or unpin it (class ``stable``, full strength)."""
     number = _fact_number(ctx, memory_id)
-    fact = ctx.store.get_facts(ctx.bank.id, [number])[0]
+    fact = ctx.store.facts.get(ctx.bank.id, [number])[0]
     with ctx.store.write():
-        ctx.store.set_fact_class([number], "pinned" if pinned else "stable", fact.importance, pinned)
-    memory = fact_to_memory(ctx.store.get_facts(ctx.bank.id, [number])[0], 0.0, {})
+        ctx.store.versions.set_class([number], "pinned" if pinned else "stable", fact.importance, pinned)
+    memory = fact_to_memory(ctx.store.facts.get(ctx.bank.id, [number])[0], 0.0, {})
     add_versions(ctx.store, [memory])
     return memory
 
@@ -174,7 +174,7 @@ def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]
     title ("김 팀장" ↔ "김민지"); names that cannot
     denote the same thing (김민지 / 이민지, John / Jane Smith, Room 101 / 102) never pair. Most similar,
     then most named, first."""
-    rows = ctx.store.list_entities(ctx.bank.id, MERGE_SCAN)
+    rows = ctx.store.graph.entities(ctx.bank.id, MERGE_SCAN)
     # only entities that share a lookup key (a word, a given name, a surname) can pair — the keys the
     # resolver finds its candidates by: compare those, not all pairs
     by_key: dict[str, list[int]] = {}

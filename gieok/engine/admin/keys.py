@@ -84,19 +84,19 @@ def create_key(engine: Engine, *, role: str, banks: list[str] | tuple[str, ...] 
         raise InputError(f"a {role} key needs at least one bank: `gieok keys create --bank NAME --role {role}`")
     key = _PREFIX + secrets.token_urlsafe(32)
     with engine.store.write():
-        key_id = engine.store.add_key(_digest(key), key[:10], name, role, names)
+        key_id = engine.store.keys.add(_digest(key), key[:10], name, role, names)
     created = next(k for k in list_keys(engine) if k.id == key_id)
     return created, key
 
 
 def list_keys(engine: Engine) -> list[ApiKey]:
-    return [_api_key(r) for r in engine.store.list_keys()]
+    return [_api_key(r) for r in engine.store.keys.all()]
 
 
 def revoke_key(engine: Engine, key_id: int) -> ApiKey:
     key_id = check_int64(key_id, "key_id")
     with engine.store.write():
-        engine.store.revoke_key(key_id, time.time())
+        engine.store.keys.revoke(key_id, time.time())
     for key in list_keys(engine):
         if key.id == int(key_id):
             return key
@@ -105,18 +105,18 @@ def revoke_key(engine: Engine, key_id: int) -> ApiKey:
 
 def key_count(engine: Engine) -> int:
     """How many keys are in force (0: the server runs without keys)."""
-    return engine.store.count_active_keys()
+    return engine.store.keys.count_active()
 
 
 def authenticate(engine: Engine, key: str | None) -> Principal:
     """The caller a presented key stands for; a missing, unknown or revoked key raises KeyRequiredError."""
     if not key:
         raise KeyRequiredError("missing")
-    row = engine.store.key_by_hash(_digest(key.strip()))
+    row = engine.store.keys.by_hash(_digest(key.strip()))
     if row is None or row.revoked_at is not None:
         raise KeyRequiredError("unknown or revoked")
     now = time.time()
     if row.last_used_at is None or now - float(row.last_used_at) > 60.0:  # at most one write a minute per key
         with engine.store.write():
-            engine.store.touch_key(row.id, now)
+            engine.store.keys.touch(row.id, now)
     return Principal(row.role, frozenset(row.banks), row.id)

@@ -21,14 +21,14 @@ __all__ = ["dismiss", "quarantined", "release"]
 
 def quarantined(ctx: BankContext, limit: int = 1000) -> list[HeldStatement]:
     """The bank's held statements, newest first."""
-    return [statement(row) for row in ctx.store.held(ctx.bank.id, limit)]
+    return [statement(row) for row in ctx.store.held.all(ctx.bank.id, limit)]
 
 
 def release(ctx: BankContext, held: str) -> str:
     """Write the held statement ``held`` as a fact of its source (embedded, linked, its entities
     resolved; it may supersede only what is no more trusted than it); returns its memory id."""
     store, bank = ctx.store, ctx.bank
-    row = store.held_one(bank.id, held_number(held))
+    row = store.held.get(bank.id, held_number(held))
     if row is None:
         raise HeldNotFoundError()
     document = row.speaker is None
@@ -40,21 +40,21 @@ def release(ctx: BankContext, held: str) -> str:
     entities = plan_entities(store, bank, [fact], mentions)
     with store.write():
         store.lock_bank(bank.id)
-        if store.drop_held(bank.id, row.id) == 0:  # released or dismissed meanwhile
+        if store.held.drop(bank.id, row.id) == 0:  # released or dismissed meanwhile
             raise HeldNotFoundError()
-        ids = store.add_facts(bank.id, row.source_id, row.chunk_id, [fact], vectors, None)
+        ids = store.facts.add(bank.id, row.source_id, row.chunk_id, [fact], vectors, None)
         write_entities(store, bank, ids, [fact], mentions, entities)
-        mine = own_facts(store.source_scopes([row.source_id]).get(row.source_id, UNSCOPED))
+        mine = own_facts(store.sources.scopes([row.source_id]).get(row.source_id, UNSCOPED))
         neighbours = link_new_facts(store, bank, row.source_id, ids, [fact], vectors, mine)
         if ctx.settings.supersede:
             supersede_new_facts(store, bank, ids, neighbours, decisions=ctx.decisions(), document=document,
                                 verdicts={}, scope=mine)
-        store.enqueue_job(bank.id, "consolidate")
+        store.jobs.enqueue(bank.id, "consolidate")
     return fact_memory_id(ids[0])
 
 
 def dismiss(ctx: BankContext, held: str) -> None:
     """Stop listing the held statement ``held``: it stays in its verbatim source and is never a fact."""
     with ctx.store.write():
-        if ctx.store.drop_held(ctx.bank.id, held_number(held)) == 0:
+        if ctx.store.held.drop(ctx.bank.id, held_number(held)) == 0:
             raise HeldNotFoundError()

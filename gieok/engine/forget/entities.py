@@ -4,7 +4,7 @@ Retain leaves three traces of a fact in the graph (:mod:`gieok.engine.retain.lin
 mentions resolved to (their canonical name, aliases, titles, index keys, ``last_seen``), the
 co-occurrence counts of those entities (the other names and the domain cues of the fact), and the
 bank's context degrees (how many facts hold each context key). Deleting the fact deletes its
-mentions, and an entity left without any goes with them (the store's ``delete_orphan_entities``).
+mentions, and an entity left without any goes with them (the store's ``store.graph.delete_orphans``).
 The rest is taken back here, in two steps:
 
 * :func:`plan_undo`, before the write lock (it runs Kiwi): the erased facts' mentions and contexts
@@ -64,11 +64,11 @@ def _linked_entity(mention: Mention, links: Sequence[tuple[int, str]], known: di
 
 
 def plan_undo(store: Store, bank: BankRow, facts: Sequence[FactRow]) -> GraphUndo:
-    rows = store.mention_rows([f.id for f in facts])
+    rows = store.graph.mentions([f.id for f in facts])
     links: dict[int, list[tuple[int, str]]] = {}
     for fact_id, entity_id, surface in rows:
         links.setdefault(fact_id, []).append((entity_id, surface))
-    entities = store.entities_by_ids(bank.id, sorted({r[1] for r in rows}))
+    entities = store.graph.entities_by_ids(bank.id, sorted({r[1] for r in rows}))
     known = {e.id: [e.canonical_name, *e.aliases] for e in entities}
     undo = GraphUndo(entities=[e.id for e in entities])
     for e in entities:
@@ -98,7 +98,7 @@ def _names_spelled(store: Store, facts: Sequence[FactRow], entity_id: int, names
         return kept
     # none of its names is spelled out any more (a name Kiwi found joined to other text): the
     # names its remaining mentions give now
-    surfaces = {s for _f, e, s in store.mention_rows([f.id for f in facts]) if e == entity_id}
+    surfaces = {s for _f, e, s in store.graph.mentions([f.id for f in facts]) if e == entity_id}
     for fact in facts:
         kept += [m.name for m in extract_mentions(fact.text, fact.speaker, known=sorted(surfaces))
                  if m.surface in surfaces]
@@ -106,14 +106,14 @@ def _names_spelled(store: Store, facts: Sequence[FactRow], entity_id: int, names
 
 
 def apply_undo(store: Store, bank: BankRow, undo: GraphUndo, unsupported: set[str]) -> int:
-    """Take the erased facts back from the graph (after ``erase_facts``, in its transaction);
+    """Take the erased facts back from the graph (after ``store.erasure.erase``, in its transaction);
     ``unsupported`` are the erased forms no remaining evidence of the bank spells. Returns how many
     surviving entities were rewritten."""
-    store.adjust_context_degrees(bank.id, {key: -n for key, n in undo.degrees.items()})
-    survivors = store.entities_by_ids(bank.id, undo.entities)
-    facts_of = store.facts_of_entities([e.id for e in survivors], _ALL)
+    store.graph.adjust_context_degrees(bank.id, {key: -n for key, n in undo.degrees.items()})
+    survivors = store.graph.entities_by_ids(bank.id, undo.entities)
+    facts_of = store.graph.facts_of_entities([e.id for e in survivors], _ALL)
     for entity in survivors:
-        facts = store.get_facts(bank.id, facts_of.get(entity.id, []))
+        facts = store.facts.get(bank.id, facts_of.get(entity.id, []))
         names = _names_spelled(store, facts, entity.id, [entity.canonical_name, *entity.aliases])
         canonical = entity.canonical_name
         if canonical not in names and names:
@@ -128,15 +128,17 @@ def apply_undo(store: Store, bank: BankRow, undo: GraphUndo, unsupported: set[st
                        if v - taken[k] > 0 and k not in unsupported}
         last_seen = max((f.mentioned_at for f in facts if f.mentioned_at is not None), default=None)
         keys = entity_keys(canonical, aliases)
-        store.save_entity(bank.id, entity.id, canonical, entity.kind, aliases, titles, cooccurring, last_seen, keys)
-        store.set_entity_keys(bank.id, entity.id, keys)
+        store.graph.save_entity(bank.id, entity.id, canonical, entity.kind, aliases, titles, cooccurring, last_seen,
+                                keys)
+        store.graph.set_entity_keys(bank.id, entity.id, keys)
     if unsupported:
         rewritten = {e.id for e in survivors}
-        for entity, _count in store.list_entities(bank.id, _ALL):
+        for entity, _count in store.graph.entities(bank.id, _ALL):
             if entity.id in rewritten or not set(entity.cooccurring) & unsupported:
                 continue
-            store.save_entity(bank.id, entity.id, entity.canonical_name, entity.kind, entity.aliases,
-                              entity.titles, {k: v for k, v in entity.cooccurring.items() if k not in unsupported},
-                              entity.last_seen, [])
-        store.delete_context_degrees(bank.id, [k for k in store.context_degree_keys(bank.id) if k in unsupported])
+            cooccurring = {k: v for k, v in entity.cooccurring.items() if k not in unsupported}
+            store.graph.save_entity(bank.id, entity.id, entity.canonical_name, entity.kind, entity.aliases,
+                                    entity.titles, cooccurring, entity.last_seen, [])
+        store.graph.delete_context_degrees(
+            bank.id, [k for k in store.graph.context_degree_keys(bank.id) if k in unsupported])
     return len(survivors)

@@ -53,7 +53,7 @@ def _pattern(name: str, *, exact_case: bool = False) -> re.Pattern[str]:
 def _denoted(store: Store, bank: BankRow, entity: str) -> list[Any]:
     """The entities sharing a lookup key with ``entity`` whose names it can denote (Caroline
     Pennyworthia-Smythe denotes "Caroline" and herself, not Caroline Brightwater)."""
-    rows = store.entities_by_keys(bank.id, candidate_keys(entity))
+    rows = store.graph.entities_by_keys(bank.id, candidate_keys(entity))
     return [r for r in rows if name_similarity(entity, [r.canonical_name, *r.aliases],
                                                candidate_titles=r.titles) is not None]
 
@@ -87,9 +87,9 @@ def _namesakes(store: Store, bank: BankRow, part: str, ours: set[int]) -> bool:
     """Whether another entity of the bank answers to ``part`` too."""
     words = part.split()
     if len(words) == 2:  # surname + title: another entity of that surname called so
-        others = store.entities_by_keys(bank.id, [SURNAME_KEY_PREFIX + words[0]])
+        others = store.graph.entities_by_keys(bank.id, [SURNAME_KEY_PREFIX + words[0]])
         return any(e.id not in ours and words[1] in e.titles for e in others)
-    return any(e.id not in ours for e in store.entities_by_keys(bank.id, candidate_keys(part)[:1]))
+    return any(e.id not in ours for e in store.graph.entities_by_keys(bank.id, candidate_keys(part)[:1]))
 
 
 def entity_names(store: Store, bank: BankRow, entity: str) -> EntityNames:
@@ -97,8 +97,8 @@ def entity_names(store: Store, bank: BankRow, entity: str) -> EntityNames:
     rows = _denoted(store, bank, entity)
     ours = {r.id for r in rows}
     known = [n for r in rows for n in (r.canonical_name, *r.aliases)]
-    mentioned = store.fact_ids_where(bank.id, entity_ids=sorted(ours)) if ours else []
-    known += [surface for _fact, entity_id, surface in store.mention_rows(mentioned) if entity_id in ours]
+    mentioned = store.erasure.fact_ids(bank.id, entity_ids=sorted(ours)) if ours else []
+    known += [surface for _fact, entity_id, surface in store.graph.mentions(mentioned) if entity_id in ours]
     # a name as specific as the one given is hers alone; a shorter one ("Caroline") is a part
     full = [entity.strip(), *(n for n in known if (name_similarity(n, [entity]) or 0.0) >= SAME_WORDS)]
     parts = [n for n in known if n not in full]
@@ -113,9 +113,9 @@ def entity_names(store: Store, bank: BankRow, entity: str) -> EntityNames:
 
 def facts_naming(store: Store, bank: BankRow, named: EntityNames) -> list[int]:
     """Every fact of the bank linked to the entities or naming them in its text."""
-    ids = set(store.fact_ids_where(bank.id, entity_ids=named.entity_ids)) if named.entity_ids else set()
+    ids = set(store.erasure.fact_ids(bank.id, entity_ids=named.entity_ids)) if named.entity_ids else set()
     page: list[int] = []
-    for fact_id in store.iter_fact_ids(bank.id):
+    for fact_id in store.facts.ids(bank.id):
         page.append(fact_id)
         if len(page) >= _PAGE:
             ids |= _naming(store, bank, named, page)
@@ -124,4 +124,4 @@ def facts_naming(store: Store, bank: BankRow, named: EntityNames) -> list[int]:
 
 
 def _naming(store: Store, bank: BankRow, named: EntityNames, fact_ids: Sequence[int]) -> set[int]:
-    return {f.id for f in store.get_facts(bank.id, fact_ids) if named.named_in(f.text)} if fact_ids else set()
+    return {f.id for f in store.facts.get(bank.id, fact_ids) if named.named_in(f.text)} if fact_ids else set()

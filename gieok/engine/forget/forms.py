@@ -12,7 +12,7 @@ A form is not evidence of a leak when what remains still says it: "coffee" erase
 and still said in another is legitimately in the index. :func:`unsupported` keeps only the forms
 whose *support* — the literal text that would make a remaining statement yield the form — occurs in
 no remaining evidence (facts, messages, chunks, documents, speakers, metadata, mental-model
-questions; see the stores' ``evidence_texts``). Comparison is by :func:`squash` (NFKC, case-folded,
+questions; see the stores' ``store.erasure.evidence_texts``). Comparison is by :func:`squash` (NFKC, case-folded,
 without spaces, dots and apostrophes), so "김 민지" supports ``김민지`` and "St. Louis" ``st louis``.
 The support of a keyword term is its literal root, because the index does not spell terms as the
 text does: an English stem without its last letter ("happi" is said as "happy"), a Korean
@@ -125,8 +125,8 @@ def still_indexed(store: Store, bank_ids: Sequence[int], forms: Sequence[Form], 
             continue
         yielded = False
         for bank_id in bank_ids:
-            found = [i for i, _score in store.keyword_search(bank_id, [form.text], hits)]
-            if any(form.text in keyword_terms(f.text) for f in store.get_facts(bank_id, found)):
+            found = [i for i, _score in store.search.keyword(bank_id, [form.text], hits)]
+            if any(form.text in keyword_terms(f.text) for f in store.facts.get(bank_id, found)):
                 yielded = True
                 break
         if not yielded:

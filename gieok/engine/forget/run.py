@@ -4,8 +4,8 @@
 transaction of their own: a worker that had claimed one finds its claim gone when it commits, so
 nothing forgotten is written afterwards). It then selects facts (by source, message, memory, time,
 or entity: every fact naming it by any of its names, see :mod:`gieok.engine.forget.entity_facts`),
-and the store deletes them with everything derived from them (see gieok.store._lifecycle): index
-rows, vectors, mentions, links, the verbatim evidence, observations resting on them (their history
+and the store deletes them with everything derived from them (see gieok.store._erasure): index rows,
+vectors, mentions, links, the verbatim evidence, observations resting on them (their history
 included), mental-model answers citing them, queued jobs naming them and the payloads of the retains
 that wrote them. The engine takes back what needs it: the facts of the message right after an erased
 one carry that message as context (a second vector and keyword terms), which they lose; the entity
@@ -98,28 +98,28 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
     sources: list[int] = []
     observations: list[int] = []
     if user_id is not None:  # every source retained for the user, whole: messages, chunks, facts, scope, metadata
-        for owned in store.sources_of_user(bank.id, user_id):
+        for owned in store.sources.of_user(bank.id, user_id):
             sources.append(owned)
-            facts |= set(store.fact_ids_where(bank.id, source_row=owned))
+            facts |= set(store.erasure.fact_ids(bank.id, source_row=owned))
     if source_id is not None:
-        row = store.get_source_row(bank.id, source_id)
+        row = store.sources.row(bank.id, source_id)
         if row is not None:
             sources.append(row[0])
-            facts |= set(store.fact_ids_where(bank.id, source_row=row[0]))
+            facts |= set(store.erasure.fact_ids(bank.id, source_row=row[0]))
         else:
-            rows = store.message_rows_where(bank.id, message_id=source_id)
+            rows = store.erasure.message_rows(bank.id, message_id=source_id)
             if not rows and not queued:
                 raise SourceNotFoundError(source_id)
             messages += [r[0] for r in rows]
-            facts |= set(store.fact_ids_where(bank.id, message_id=source_id))
+            facts |= set(store.erasure.fact_ids(bank.id, message_id=source_id))
     if memory_id is not None:
         ref = parse_memory_id(memory_id)
         if ref is not None and ref.kind == "observation":
-            if not store.get_observations(bank.id, [ref.number]):
+            if not store.observations.get(bank.id, [ref.number]):
                 raise MemoryNotFoundError(memory_id)
             observations.append(ref.number)
         else:
-            if ref is None or not store.get_facts(bank.id, [ref.number]):
+            if ref is None or not store.facts.get(bank.id, [ref.number]):
                 raise MemoryNotFoundError(memory_id)
             facts.add(ref.number)
     if named is not None:
@@ -128,8 +128,8 @@ def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str |
             raise EntityNotFoundError(named.names[0])
         facts |= set(naming)
     if before is not None:
-        facts |= set(store.fact_ids_where(bank.id, before=before))
-        messages += [r[0] for r in store.message_rows_where(bank.id, before_iso=before_iso)]
+        facts |= set(store.erasure.fact_ids(bank.id, before=before))
+        messages += [r[0] for r in store.erasure.message_rows(bank.id, before_iso=before_iso)]
     return sorted(facts), sorted(set(messages)), sources, observations
 
 
@@ -152,11 +152,11 @@ def forget(ctx: BankContext, *, source_id: str | None = None, memory_id: str | N
     result, leaked = _erase(ctx.store, ctx.bank, source_id, memory_id, named,
                             before_dt.timestamp() if before_dt else None, before_dt.isoformat() if before_dt else None,
                             ctx.engine.fingerprint_key, user_id, queued)
-    result.checkpointed = ctx.store.checkpoint()
+    result.checkpointed = ctx.store.erasure.checkpoint()
     if verify:
         # a form another bank still spells is no leak of this one; the name forgotten always is one
-        others = [b.id for b in ctx.store.bank_rows() if b.id != ctx.bank.id]
-        probed = still_indexed(ctx.store, others, unsupported(leaked, ctx.store.evidence_texts(None)))
+        others = [b.id for b in ctx.store.banks.rows() if b.id != ctx.bank.id]
+        probed = still_indexed(ctx.store, others, unsupported(leaked, ctx.store.erasure.evidence_texts(None)))
         # every name the entity went by is looked for, even where a remaining text still spells it
         forced = [f for n in (named.names if named else []) for f in name_forms(n) if f.kind == "name"]
         result.proof = prove_erased(ctx.store, list({f.text: f for f in [*probed, *forced]}.values()))
@@ -170,8 +170,8 @@ def _erase_sessions(store: Store, bank: BankRow, source_id: str | None, only_use
     sweeps only their sessions and shared ones: another user's session that says the same words is
     that user's own, and stays."""
     if source_id is not None and source_id.startswith("session:"):
-        return store.delete_session(bank.id, source_id.removeprefix("session:"))
-    return store.erase_session_turns(bank.id, needles, only_user=only_user)
+        return store.sessions.delete(bank.id, source_id.removeprefix("session:"))
+    return store.sessions.erase_turns(bank.id, needles, only_user=only_user)
 
 
 def _cancel_queued(store: Store, bank: BankRow, source_id: str | None,
@@ -179,12 +179,12 @@ def _cancel_queued(store: Store, bank: BankRow, source_id: str | None,
     """Cancel the retains still queued (or running) for what is forgotten, in a transaction of its
     own before anything is selected; returns the texts they carried. A retain that committed before
     this is in the tables, and selected below; one that had not can no longer commit (its claim is
-    gone, see ``Store.cancel_retains_of``), so nothing forgotten is written after ``forget``. Returns
+    gone, see ``Jobs.cancel_retains_of``), so nothing forgotten is written after ``forget``. Returns
     the payloads they carried (their texts are probed by the proof)."""
     if source_id is None and user_id is None:
         return []
     with store.write():
-        return store.cancel_retains_of(bank.id, source_id=source_id, user_id=user_id)
+        return store.jobs.cancel_retains_of(bank.id, source_id=source_id, user_id=user_id)
 
 
 def _payload_texts(payloads: Sequence[dict[str, Any]]) -> list[str]:
@@ -199,25 +199,25 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
            ) -> tuple[ForgetResult, list[Form]]:
     fact_ids, message_rows, source_rows, observations = _select(
         store, bank, source_id, memory_id, named, before, before_iso, user_id, bool(queued))
-    facts = store.get_facts(bank.id, fact_ids)
-    texts = ([f.text for f in facts] + store.message_texts(message_rows) + store.source_texts(source_rows)
-             + _payload_texts(queued))
+    facts = store.facts.get(bank.id, fact_ids)
+    texts = ([f.text for f in facts] + store.erasure.message_texts(message_rows)
+             + store.erasure.source_texts(source_rows) + _payload_texts(queued))
     undo = plan_undo(store, bank, facts)  # Kiwi: before the write lock
     forms = erased_forms(texts, [*undo.names, *(named.names if named else [])])
     # the messages the erased facts came from: the fact after each was embedded with it as context
     touched_messages = set(message_rows)
     for f in facts:
         for mid in f.message_ids:
-            touched_messages |= {r[0] for r in store.message_rows_where(bank.id, message_id=mid)}
-    dependents = [i for i in store.following_message_facts(sorted(touched_messages)) if i not in set(fact_ids)]
+            touched_messages |= {r[0] for r in store.erasure.message_rows(bank.id, message_id=mid)}
+    dependents = [i for i in store.erasure.following_facts(sorted(touched_messages)) if i not in set(fact_ids)]
     with store.write():
-        erased = store.erase_facts(bank.id, bank.dim, fact_ids, message_rows, source_rows)
+        erased = store.erasure.erase(bank.id, bank.dim, fact_ids, message_rows, source_rows)
         erased["jobs"] += len(queued)
         rebuilt = erased.get("observations", 0)  # observations that rested on erased facts
         for obs in observations:
-            erased["observations"] = erased.get("observations", 0) + store.delete_observations(bank.id, [obs])
+            erased["observations"] = erased.get("observations", 0) + store.observations.delete(bank.id, [obs])
         # what the bank still says, after the delete: forms it no longer spells are leaks wherever they are
-        leaked = still_indexed(store, [bank.id], unsupported(forms, store.evidence_texts(bank.id)))
+        leaked = still_indexed(store, [bank.id], unsupported(forms, store.erasure.evidence_texts(bank.id)))
         unspelled = {f.text for f in leaked}
         erased["entities_rewritten"] = apply_undo(store, bank, undo, unspelled)
         cleared = _drop_context(store, bank, dependents)
@@ -225,18 +225,18 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
         erased["observations"] = erased.get("observations", 0) + dropped
         erased["mental_models"] = erased.get("mental_models", 0) + models
         if rebuilt + dropped:  # their remaining facts are consolidated again, without what went
-            store.enqueue_job(bank.id, "consolidate")
+            store.jobs.enqueue(bank.id, "consolidate")
         only_user = all(v is None for v in (source_id, memory_id, named, before))
         erased["session_rows"] = _erase_sessions(store, bank, source_id, user_id if only_user else None,
                                                  [*texts, *sorted(unspelled)])
         if user_id is not None:  # a user's own sessions go whole, turns that quote nothing erased too
-            erased["session_rows"] += store.delete_sessions_of_user(bank.id, user_id)
-        store.compact_indexes(bank.id)
+            erased["session_rows"] += store.sessions.delete_of_user(bank.id, user_id)
+        store.search.compact(bank.id)
         # no key (a server database without one configured): no fingerprint, not one with a public key
         digest = None if fingerprint_key is None else hmac.new(
             fingerprint_key, "\x00".join(sorted(t.strip() for t in texts)).encode("utf-8"), hashlib.sha256,
         ).hexdigest()[:32]
-        store.add_audit([{"bank": bank.name, "operation": "forget", "source_id": source_id,
+        store.audit.add([{"bank": bank.name, "operation": "forget", "source_id": source_id,
                           "item_id": memory_id, "type": "erase", "fingerprint": digest, "action": "deleted",
                           "count": erased["facts"]}])
     selector = {k: str(v) for k, v in (("source_id", source_id), ("memory_id", memory_id),
@@ -248,7 +248,7 @@ def _erase(store: Store, bank: BankRow, source_id: str | None, memory_id: str | 
 def _drop_context(store: Store, bank: BankRow, fact_ids: Sequence[int]) -> int:
     """Replies to an erased message lose what they knew of it: its terms and their context vector."""
     for fact_id in fact_ids:
-        store.clear_fact_context(bank.id, bank.dim, fact_id)
+        store.search.clear_context(bank.id, bank.dim, fact_id)
     return len(fact_ids)
 
 
@@ -266,14 +266,14 @@ def _drop_derived_quoting(store: Store, bank: BankRow, leaked: Sequence[Form]) -
         said = squash(" ".join(texts))
         return any(s in said for s in spelled)
 
-    doomed = [o.id for o in store.observations_of_bank(bank.id)
+    doomed = [o.id for o in store.observations.all(bank.id)
               if quotes(o.topic, o.text, *(str(entry.get("previous", "")) for entry in o.history))]
-    dropped = store.delete_observations(bank.id, doomed) if doomed else 0
-    stale = [m.id for m in store.mental_models(bank.id) if m.answer and quotes(m.answer)]
-    reasons = [fact_id for fact_id, reason in store.supersede_reasons(bank.id) if quotes(reason)]
+    dropped = store.observations.delete(bank.id, doomed) if doomed else 0
+    stale = [m.id for m in store.models.all(bank.id) if m.answer and quotes(m.answer)]
+    reasons = [fact_id for fact_id, reason in store.versions.reasons(bank.id) if quotes(reason)]
     if reasons:  # a closed version's reason ("Springfield → Quixoteville") quoted what went
-        store.clear_supersede_reasons(bank.id, reasons)
-    return dropped, store.clear_model_answers(stale) if stale else 0
+        store.versions.clear_reasons(bank.id, reasons)
+    return dropped, store.models.clear_answers(stale) if stale else 0
 
 
 def prove_erased(store: Store, forms: Sequence[Form], *, deep: bool = True) -> ErasureProof:
@@ -284,7 +284,7 @@ def prove_erased(store: Store, forms: Sequence[Form], *, deep: bool = True) -> E
         for needle in needles(form.text):
             owner.setdefault(needle, i)
     found: dict[tuple[int, str | None, str | None], dict[str, Any]] = {}
-    for hit in store.scan_for(list(owner)):
+    for hit in store.erasure.scan(list(owner)):
         i = owner[hit["needle"]]
         key = (i, hit["table"], hit["column"])
         entry = found.setdefault(key, {"text": i, "form": forms[i].kind, "table": hit["table"],
@@ -292,10 +292,10 @@ def prove_erased(store: Store, forms: Sequence[Form], *, deep: bool = True) -> E
         entry["rows"] = max(entry["rows"], hit["rows"])
     checked = ["tables", "fts", "vectors"]
     if deep:
-        store.vacuum()
+        store.erasure.vacuum()
     if deep and store.file_backed:
         checked.append("file")
-        for needle in store.file_contains(list(owner)):
+        for needle in store.erasure.file_contains(list(owner)):
             i = owner[needle]
             found.setdefault((i, None, None), {"text": i, "form": forms[i].kind, "table": None, "column": None,
                                                 "file": store.path})

@@ -101,8 +101,8 @@ def _topics(ctx: JobContext, facts: Sequence[FactRow]) -> dict[Topic, list[int]]
     observation (nor a shared one), so an observation — an LLM's rewrite included — says only what
     the user whose recall may return it said."""
     store = ctx.store
-    entities = store.entities_of_facts([f.id for f in facts])
-    names = store.entity_names(sorted({e for es in entities.values() for e in es}))
+    entities = store.graph.entities_of_facts([f.id for f in facts])
+    names = store.graph.entity_names(sorted({e for es in entities.values() for e in es}))
     out: dict[Topic, list[int]] = {}
     offline = ctx.llm is None
     for fact in facts:
@@ -189,11 +189,11 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, draft: _Draft, us
     store, bank, topic = ctx.store, ctx.bank, draft.topic
     stated = {f.id for f in draft.stated}
     new_ids = sorted(stated | set(draft.cited))
-    existing = store.observations_of_bank(bank.id, topic=topic, user_id=user)
+    existing = store.observations.all(bank.id, topic=topic, user_id=user)
     previous = existing[0] if existing else None
     seen = _version(previous)
     support_ids = sorted(set(previous.fact_ids if previous else []) | set(new_ids))
-    support = [f for f in store.get_facts(bank.id, support_ids) if f.valid_to is None and f.archived_at is None]
+    support = [f for f in store.facts.get(bank.id, support_ids) if f.valid_to is None and f.archived_at is None]
     if not support:
         return 0
     text, cited = _text(ctx, previous, support, draft)
@@ -203,7 +203,7 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, draft: _Draft, us
     history = list(previous.history if previous else [])
     if previous is not None and previous.text != text:
         # based_on: what the previous text was built on, so erasing one of those facts finds the
-        # text that quoted it here (gieok.store._lifecycle drops the observation)
+        # text that quoted it here (gieok.store._erasure drops the observation)
         history.append({"at": ctx.now, "added": sorted(stated), "based_on": sorted(previous.fact_ids),
                         "previous": previous.text[:1000]})
     history = _trimmed(history)
@@ -214,7 +214,7 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, draft: _Draft, us
         # the text was made: start again from what it wrote, never a second observation of one topic;
         # and a reembed that moved the bank meanwhile: the vector is embedded again, in the new space
         store.lock_bank(bank.id)
-        now_there = store.observations_of_bank(bank.id, topic=topic, user_id=user)
+        now_there = store.observations.all(bank.id, topic=topic, user_id=user)
         moved = _embedder_now(ctx).model_id != embedder.model_id
         if moved and tries <= 0:
             raise StoreBusyError(f"bank {bank.name!r} kept moving to other embedders while it was consolidated: retry")
@@ -222,10 +222,10 @@ def _consolidate_topic(ctx: JobContext, entity_id: int | None, draft: _Draft, us
             raced = True
         else:
             raced = False
-            store.save_observation(bank.id, previous.id if previous else None, entity_id=entity_id, topic=topic,
-                                   text=text, fact_ids=sorted(set(cited) | set(new_ids) & {f.id for f in support}),
-                                   history=history, believed_at=believed, embedding=vector,
-                                   terms=keyword_terms(text), tokens=count_tokens(text), user_id=user)
+            store.observations.save(bank.id, previous.id if previous else None, entity_id=entity_id, topic=topic,
+                                    text=text, fact_ids=sorted(set(cited) | set(new_ids) & {f.id for f in support}),
+                                    history=history, believed_at=believed, embedding=vector,
+                                    terms=keyword_terms(text), tokens=count_tokens(text), user_id=user)
     if raced:
         return _consolidate_topic(ctx, entity_id, draft, user, tries - 1)
     return 1
@@ -252,12 +252,12 @@ def _placements(ctx: JobContext, topic: str, user: str | None, facts: Sequence[F
     topic's observations (its subject's other subjects are observations of their own, "topic #n"):
     chatter joins none, a restatement is cited by the one it restates, a fact that adds updates it,
     a fact unrelated to all of them starts another."""
-    observations = [o for o in ctx.store.observations_of_bank(ctx.bank.id) if o.user_id == user and
+    observations = [o for o in ctx.store.observations.all(ctx.bank.id) if o.user_id == user and
                     _display(o.topic) == topic]
-    cited = {f.id: f for f in ctx.store.get_facts(ctx.bank.id, sorted({i for o in observations for i in o.fact_ids}))}
+    cited = {f.id: f for f in ctx.store.facts.get(ctx.bank.id, sorted({i for o in observations for i in o.fact_ids}))}
     shown = {o.id: _statements(o, [cited[i] for i in o.fact_ids if i in cited]) for o in observations}
-    vectors = ctx.store.vectors_of(ctx.bank.dim, [f.id for f in facts] +
-                                   [f.id for statements in shown.values() for f in statements])
+    vectors = ctx.store.search.vectors_of(ctx.bank.dim, [f.id for f in facts] +
+                                          [f.id for statements in shown.values() for f in statements])
     drafts = [_Draft(o.topic, o.text, vector=_sum(vectors, shown[o.id])) for o in observations]
     decisions, embedder = ctx.decisions(), _embedder_now(ctx).model_id
     for fact in sorted(facts, key=_said):
@@ -317,7 +317,7 @@ def _place(decisions: DecisionModel, drafts: list[_Draft], topic: str, fact: Fac
 
 def _embedder_now(ctx: JobContext) -> Embedder:
     """The bank's embedder as it stands: a reembed may have moved the bank since the job was claimed."""
-    row = ctx.store.bank_by_id(ctx.bank.id)
+    row = ctx.store.banks.by_id(ctx.bank.id)
     if row is None or row.embedder == ctx.embedder.model_id:
         return ctx.embedder
     return ctx.engine.embedder(row.embedder)
@@ -330,14 +330,14 @@ def _version(observation: Any) -> tuple[Any, ...] | None:
 
 def _consolidate(ctx: JobContext, fact_ids: list[int]) -> dict[str, int]:
     store, bank = ctx.store, ctx.bank
-    facts = store.get_facts(bank.id, fact_ids)
+    facts = store.facts.get(bank.id, fact_ids)
     written = 0
     by_id = {f.id: f for f in facts}
     for (entity_id, topic, user), ids in _topics(ctx, facts).items():
         for draft in _placements(ctx, topic, user, [by_id[i] for i in ids]):
             written += _consolidate_topic(ctx, entity_id, draft, user)
     with store.write():
-        store.mark_consolidated([f.id for f in facts], ctx.now)
+        store.observations.mark_consolidated([f.id for f in facts], ctx.now)
     return {"observations": written, "facts": len(facts)}
 
 
@@ -351,7 +351,7 @@ def _with_split(ctx: JobContext, fact_ids: list[int], totals: dict[str, int]) ->
     except Exception:  # split and retry; one fact that still fails is marked, not lost
         if len(fact_ids) == 1:
             with ctx.store.write():
-                ctx.store.mark_consolidated(fact_ids, ctx.now, failed=True)
+                ctx.store.observations.mark_consolidated(fact_ids, ctx.now, failed=True)
             totals["failed"] += 1
             return
         half = len(fact_ids) // 2
@@ -362,12 +362,12 @@ def _with_split(ctx: JobContext, fact_ids: list[int], totals: dict[str, int]) ->
 def run_consolidation(ctx: JobContext) -> dict[str, Any]:
     totals = {"observations": 0, "facts": 0, "failed": 0}
     while True:
-        ids = ctx.store.unconsolidated_facts(ctx.bank.id, BATCH)
+        ids = ctx.store.observations.unconsolidated(ctx.bank.id, BATCH)
         if not ids:
             break
         _with_split(ctx, ids, totals)
-    if totals["facts"] and ctx.store.mental_models(ctx.bank.id):
+    if totals["facts"] and ctx.store.models.all(ctx.bank.id):
         with ctx.store.write():
-            ctx.store.enqueue_job(ctx.bank.id, "refresh_models", run_after=ctx.now)
+            ctx.store.jobs.enqueue(ctx.bank.id, "refresh_models", run_after=ctx.now)
     return totals
 

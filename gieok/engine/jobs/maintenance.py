@@ -29,7 +29,7 @@ def run_decay(ctx: JobContext) -> dict[str, Any]:
     after, seen, archived = 0, 0, 0
     faded: list[int] = []
     while True:
-        rows = store.decay_rows(bank.id, after, _BATCH)
+        rows = store.versions.decay_rows(bank.id, after, _BATCH)
         if not rows:
             break
         updates = []
@@ -44,26 +44,26 @@ def run_decay(ctx: JobContext) -> dict[str, Any]:
                 faded.append(fact_id)
             updates.append((fact_id, round(strength, 6), archive))
         with store.write():
-            store.set_strengths(updates)
+            store.versions.set_strengths(updates)
         seen += len(rows)
         after = rows[-1][0]
-    stale = store.observations_of_facts(faded)
+    stale = store.observations.of_facts(faded)
     if stale:  # an observation must not keep quoting what faded: rebuild it from what is left
         with store.write():
-            store.delete_observations(bank.id, stale)
-            store.enqueue_job(bank.id, "consolidate", run_after=now)
+            store.observations.delete(bank.id, stale)
+            store.jobs.enqueue(bank.id, "consolidate", run_after=now)
     return {"facts": seen, "archived": archived, "observations_rebuilt": len(stale)}
 
 
 def run_purge(ctx: JobContext) -> dict[str, Any]:
     store, bank = ctx.store, ctx.bank
-    expired = store.expired_fact_ids(bank.id, ctx.now)
+    expired = store.versions.expired(bank.id, ctx.now)
     if not expired:
         return {"purged": 0}
     with store.write():
-        counts = store.erase_facts(bank.id, bank.dim, expired)
-        store.compact_indexes(bank.id)
-        store.add_audit([{"bank": bank.name, "operation": "purge", "type": "ttl", "action": "deleted",
+        counts = store.erasure.erase(bank.id, bank.dim, expired)
+        store.search.compact(bank.id)
+        store.audit.add([{"bank": bank.name, "operation": "purge", "type": "ttl", "action": "deleted",
                           "count": counts["facts"]}])
     return {"purged": counts["facts"]}
 

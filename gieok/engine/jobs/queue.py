@@ -10,9 +10,9 @@ A claim is one statement in a write transaction (two workers never take the same
 PostgreSQL the row is taken ``FOR UPDATE SKIP LOCKED``) and names the claim by a token unique to
 it. The claim holds a lease (``job_lease_seconds``) that a :class:`Heartbeat` renews while the job
 runs; a job whose lease ran out (its worker was killed) is claimed again. Banks take turns (see
-``Store.claim_job``): a caller passes the last bank it served as ``after_bank``.
+``Jobs.claim``): a caller passes the last bank it served as ``after_bank``.
 
-Exactly once: a job's end is recorded only while its claim still holds it (``finish_job(...,
+Exactly once: a job's end is recorded only while its claim still holds it (``store.jobs.finish(...,
 claimed_by=token)``). A retain marks its job done inside the very transaction that writes its
 facts (:meth:`JobContext.commit`), so a crash after that commit leaves nothing to redo, and a
 worker whose claim was lost meanwhile has its writes rolled back (ClaimLostError) instead of
@@ -138,7 +138,7 @@ class Heartbeat:
         until = time.time() + self.lease
         with self.engine.store.write():
             gone = [job_id for job_id, token in claims.items()
-                    if not self.engine.store.renew_lease(job_id, token, until)]
+                    if not self.engine.store.jobs.renew_lease(job_id, token, until)]
         for job_id in gone:
             self.lost.add(job_id)
             self.remove(job_id)
@@ -167,8 +167,8 @@ def claim_next(engine: Engine, *, bank_id: int | None = None, banks: Sequence[in
     token = claim_token()
     at = time.time() if now is None else now
     with store.write():
-        job = store.claim_job(token, at, float(engine.settings.job_lease_seconds), kinds=list(HANDLERS),
-                              bank_id=bank_id, banks=banks, after_bank=after_bank, job_id=job_id)
+        job = store.jobs.claim(token, at, float(engine.settings.job_lease_seconds), kinds=list(HANDLERS),
+                               bank_id=bank_id, banks=banks, after_bank=after_bank, job_id=job_id)
     return (job, token) if job is not None else None
 
 
@@ -193,7 +193,7 @@ def run_claimed(engine: Engine, job: Any, token: str, *, now: float | None = Non
     if job.kind == "decay":
         engine.marks.flush(wait=True)  # decay must see what recall used
     at = time.time() if now is None else now
-    bank = store.bank_by_id(job.bank_id)
+    bank = store.banks.by_id(job.bank_id)
     report: dict[str, Any] = {"id": job.id, "kind": job.kind, "bank": bank.name if bank else None}
     try:
         if bank is None:
@@ -207,7 +207,7 @@ def run_claimed(engine: Engine, job: Any, token: str, *, now: float | None = Non
             held = True
         else:
             with store.write():
-                held = store.finish_job(job.id, result=result, claimed_by=token)
+                held = store.jobs.finish(job.id, result=result, claimed_by=token)
         report.update(status="done" if held else "lost", result=result or {})
     except ClaimLostError as exc:
         report.update(status="lost", error=str(exc))
@@ -215,7 +215,7 @@ def run_claimed(engine: Engine, job: Any, token: str, *, now: float | None = Non
         error = f"{type(exc).__name__}: {exc}"
         retry = _retry_at(engine, job, exc, at)
         with store.write():
-            held = store.finish_job(job.id, error=error, retry_at=retry, claimed_by=token)
+            held = store.jobs.finish(job.id, error=error, retry_at=retry, claimed_by=token)
         report.update(status=("retry" if retry else "failed") if held else "lost", error=error)
     return report
 
@@ -256,7 +256,7 @@ def wait_for(engine: Engine, job_id: int, *, progress: Callable[[int, int], None
     ran = False
     with Heartbeat(engine) as heartbeat:
         while True:
-            job = engine.store.get_job(job_id)
+            job = engine.store.jobs.get(job_id)
             if job is None or job.status in _ENDED or (ran and job.status == "queued"):
                 return
             claimed = claim_next(engine, job_id=job_id)
@@ -303,9 +303,9 @@ def queue_maintenance(engine: Engine, banks: Sequence[BankRow], now: float | Non
     at = time.time() if now is None else now
     with engine.store.write():
         for row in banks:
-            engine.store.enqueue_job(row.id, "purge", run_after=now)
-            engine.store.enqueue_job(row.id, "decay", run_after=now)
-        engine.store.prune_jobs(at - JOB_RETENTION_DAYS * 86400.0)
+            engine.store.jobs.enqueue(row.id, "purge", run_after=now)
+            engine.store.jobs.enqueue(row.id, "decay", run_after=now)
+        engine.store.jobs.prune(at - JOB_RETENTION_DAYS * 86400.0)
 
 
 def build_due_indexes(engine: Engine, banks: Sequence[BankRow]) -> None:
@@ -318,8 +318,8 @@ def build_due_indexes(engine: Engine, banks: Sequence[BankRow]) -> None:
 def _job_of(engine: Engine, text: str) -> tuple[Any, BankRow]:
     digits = text[3:] if text.startswith("op-") else text
     fits = digits.isascii() and digits.isdigit() and int(digits) <= INT64_MAX  # else it names no job row
-    job = engine.store.get_job(int(digits)) if fits else None
-    bank = engine.store.bank_by_id(job.bank_id) if job is not None else None
+    job = engine.store.jobs.get(int(digits)) if fits else None
+    bank = engine.store.banks.by_id(job.bank_id) if job is not None else None
     if job is None or bank is None:
         raise OperationNotFoundError(text)
     return job, bank
@@ -342,9 +342,9 @@ def cancel(engine: Engine, operation_id_: str) -> Operation:
     commits (its claim is gone); OperationStateError for a job that already ended."""
     job, _bank = _job_of(engine, str(operation_id_))
     with engine.store.write():
-        changed = engine.store.cancel_job(job.id)
+        changed = engine.store.jobs.cancel(job.id)
     if not changed:
-        raise OperationStateError(operation_id(job.id), engine.store.get_job(job.id).status, "cancel")
+        raise OperationStateError(operation_id(job.id), engine.store.jobs.get(job.id).status, "cancel")
     return operation(engine, operation_id(job.id))
 
 
@@ -357,12 +357,12 @@ def retry(engine: Engine, operation_id_: str) -> Operation:
             other = active_reembed(engine.store, bank.id)
             if other is not None and other.id != job.id:
                 raise ReembedRunningError(bank.name, operation_id(other.id), str(other.payload.get("embedder")))
-        changed = engine.store.retry_job(job.id, time.time())
+        changed = engine.store.jobs.retry(job.id, time.time())
     if not changed:
-        raise OperationStateError(operation_id(job.id), engine.store.get_job(job.id).status, "retry")
+        raise OperationStateError(operation_id(job.id), engine.store.jobs.get(job.id).status, "retry")
     return operation(engine, operation_id(job.id))
 
 
 def list_jobs(engine: Engine, bank_id: int | None, status: str | None, limit: int) -> list[dict[str, Any]]:
-    names = {b.id: b.name for b in engine.store.bank_rows()}
-    return [job_to_dict(j, names.get(j.bank_id)) for j in engine.store.list_jobs(bank_id, status, limit)]
+    names = {b.id: b.name for b in engine.store.banks.rows()}
+    return [job_to_dict(j, names.get(j.bank_id)) for j in engine.store.jobs.all(bank_id, status, limit)]

@@ -49,7 +49,7 @@ BATCH = 256  # facts embedded and staged per committed step
 def active_reembed(store: Store, bank_id: int) -> Any:
     """The bank's queued or running reembed job, or None."""
     for status in ("running", "queued"):
-        jobs = store.list_jobs(bank_id, status, 1, kind="reembed")
+        jobs = store.jobs.all(bank_id, status, 1, kind="reembed")
         if jobs:
             return jobs[0]
     return None
@@ -63,13 +63,13 @@ def submit(engine: Engine, bank: str, embedder: str) -> int:
     if not isinstance(embedder, str) or not embedder.strip():
         raise InputError("embedder must be a registered embedder's name, e.g. embedder='e5-small'")
     store = engine.store
-    row = store.get_bank(name)
+    row = store.banks.get(name)
     if row is None:
         raise BankNotFoundError(name)
     target = engine.embedder(embedder)  # builds it: an unknown or broken embedder fails here
     with store.write():
         store.lock_bank(row.id)
-        current = store.bank_by_id(row.id) or row
+        current = store.banks.by_id(row.id) or row
         running = active_reembed(store, row.id)
         if current.embedder == target.model_id:
             hint = f" (cancel op-{running.id}, its move to {running.payload.get('embedder')!r}, to stay)" \
@@ -79,8 +79,8 @@ def submit(engine: Engine, bank: str, embedder: str) -> int:
             if running.payload.get("embedder") == target.model_id:
                 return int(running.id)  # the same move, asked again: the same operation
             raise ReembedRunningError(name, f"op-{running.id}", str(running.payload.get("embedder")))
-        job = store.enqueue_job(row.id, "reembed", {"embedder": target.model_id, "dim": int(target.dim)},
-                                unique=False)
+        job = store.jobs.enqueue(row.id, "reembed", {"embedder": target.model_id, "dim": int(target.dim)},
+                                 unique=False)
     assert job is not None
     return job
 
@@ -92,13 +92,13 @@ def _digest(text: str) -> str:
 def _fact_texts(store: Store, bank: BankRow, ids: Sequence[int]) -> list[tuple[int, str, str | None]]:
     """Per fact: (id, what its own vector embeds, what its context vector embeds or None) — the texts
     retain built, from what the bank stores."""
-    facts = store.get_facts(bank.id, ids)
-    with_context = set(store.vectors_of(bank.dim, [f.id for f in facts], "context"))
+    facts = store.facts.get(bank.id, ids)
+    with_context = set(store.search.vectors_of(bank.dim, [f.id for f in facts], "context"))
     replies = [f for f in facts if f.id in with_context and f.message_ids]
-    previous = store.previous_messages(bank.id, [f.message_ids[0] for f in replies])
+    previous = store.reembed.previous_messages(bank.id, [f.message_ids[0] for f in replies])
     pieces = [f for f in facts if f.id in with_context and not f.message_ids]
-    chunk_texts = store.chunk_texts([f.chunk_id for f in pieces])
-    locations = store.chunk_locations([f.chunk_id for f in pieces])
+    chunk_texts = store.reembed.chunk_texts([f.chunk_id for f in pieces])
+    locations = store.sources.chunk_locations([f.chunk_id for f in pieces])
     out = []
     for f in facts:
         context: str | None = None
@@ -130,15 +130,15 @@ def _stage_missing(ctx: JobContext, target: Embedder, report: dict[str, Any], *,
     """Embed and stage the facts without a staged vector, after id ``after``, a batch at a time: each
     batch its own transaction (embedded before it), or with ``locked`` all in the caller's."""
     store, bank = ctx.store, ctx.bank
-    while batch := store.unstaged_facts(bank.id, after, BATCH):
+    while batch := store.reembed.unstaged_facts(bank.id, after, BATCH):
         rows = _embed_facts(store, bank, target, batch, report)
         if locked:  # written since the last batch: embedded while the lock is held
-            report["under_lock"] = report.get("under_lock", 0) + store.stage_fact_vectors(bank.id, rows)
+            report["under_lock"] = report.get("under_lock", 0) + store.reembed.stage_facts(bank.id, rows)
         else:
             with store.write():
                 held = _progress(ctx, report)
                 if held:
-                    report["staged"] += store.stage_fact_vectors(bank.id, rows)
+                    report["staged"] += store.reembed.stage_facts(bank.id, rows)
                     report["total"] = max(report["total"], report["staged"])
             if not held:
                 _let_go(ctx)
@@ -153,17 +153,17 @@ def _progress(ctx: JobContext, report: dict[str, Any]) -> bool:
     no longer holds it."""
     if ctx.job_id is None or ctx.claim is None:
         return True
-    return ctx.store.set_job_progress(ctx.job_id, ctx.claim, dict(report))
+    return ctx.store.jobs.set_progress(ctx.job_id, ctx.claim, dict(report))
 
 
 def _let_go(ctx: JobContext) -> None:
     """The claim is gone: a cancelled job's staged vectors go (a lease another worker took over keeps
     them: it resumes there). Raises ClaimLostError."""
     assert ctx.job_id is not None
-    job = ctx.store.get_job(ctx.job_id)
+    job = ctx.store.jobs.get(ctx.job_id)
     if job is not None and job.status == "cancelled":
         with ctx.store.write():
-            ctx.store.clear_reembed(ctx.bank.id)
+            ctx.store.reembed.clear(ctx.bank.id)
     raise ClaimLostError(ctx.job_id)
 
 
@@ -172,8 +172,8 @@ def _observation_vectors(ctx: JobContext, target: Embedder,
     """The new vectors of the observations not staged with their current text (new or rewritten
     since): ``(observation id, hash of its text, vector)``."""
     store, bank = ctx.store, ctx.bank
-    staged = store.observation_hashes(bank.id)
-    todo = [(o.id, _digest(o.text), o.text) for o in store.get_observations(bank.id, list(staged))
+    staged = store.reembed.observation_hashes(bank.id)
+    todo = [(o.id, _digest(o.text), o.text) for o in store.observations.get(bank.id, list(staged))
             if staged.get(o.id) != _digest(o.text)]
     if not todo:
         return []
@@ -191,13 +191,13 @@ def run_reembed(ctx: JobContext) -> dict[str, Any]:
                               "texts_changed": 0}
     if bank.embedder == target.model_id:  # a retried job whose move already happened
         with store.write():
-            store.clear_reembed(bank.id)
+            store.reembed.clear(bank.id)
             ctx.commit({**report, "facts": 0})
         return {**report, "facts": 0}
     with store.write():
         store.lock_bank(bank.id)
-        report["resumed_from"] = report["staged"] = store.start_reembed(bank.id, target.model_id, int(target.dim))
-        report["total"] = store.count_facts(bank.id)
+        report["resumed_from"] = report["staged"] = store.reembed.start(bank.id, target.model_id, int(target.dim))
+        report["total"] = store.facts.count(bank.id)
         held = _progress(ctx, report)
     if not held:
         _let_go(ctx)
@@ -205,20 +205,20 @@ def run_reembed(ctx: JobContext) -> dict[str, Any]:
     _stage_missing(ctx, target, report)  # ids a concurrent transaction took before ours but committed later
     observations = _observation_vectors(ctx, target, report)
     with store.write():
-        store.stage_observation_vectors(bank.id, observations)
+        store.reembed.stage_observations(bank.id, observations)
     with store.write():
         # the end, under the write lock: what was written since, then the swap, in one transaction
         locked = time.monotonic()
         store.lock_bank(bank.id)
-        current = store.bank_by_id(bank.id)
+        current = store.banks.by_id(bank.id)
         if current is None:
             raise BankNotFoundError(bank.name)
         if current.embedder != bank.embedder:
             raise InputError(f"bank {bank.name!r} moved to {current.embedder!r} while this reembed ran: "
                              "submit the reembed again")
         _stage_missing(ctx, target, report, locked=True)
-        store.stage_observation_vectors(bank.id, _observation_vectors(ctx, target, report))
-        moved = store.swap_vectors(bank.id, target.model_id, int(target.dim))
+        store.reembed.stage_observations(bank.id, _observation_vectors(ctx, target, report))
+        moved = store.reembed.swap(bank.id, target.model_id, int(target.dim))
         report.update(moved, seconds=round(time.monotonic() - started, 3),
                       locked_seconds=round(time.monotonic() - locked, 3))
         report.pop("staged", None)

@@ -62,7 +62,7 @@ class Similarity:
 def own_similarity(store: Store, bank: BankRow, query_vector: np.ndarray, reach: int,
                    scope: ScopeFilter | None = None) -> Similarity:
     """One KNN over the facts' own vectors (in ``scope``), ``reach`` deep."""
-    known = dict(store.vector_search(bank.id, bank.dim, query_vector, reach, scope=scope))
+    known = dict(store.search.vector(bank.id, bank.dim, query_vector, reach, scope=scope))
     return Similarity(known, min(known.values()) if len(known) >= reach else None)
 
 
@@ -79,7 +79,7 @@ def semantic_channel(store: Store, bank: BankRow, query_vector: np.ndarray, limi
     if similarity is None:
         similarity = own_similarity(store, bank, query_vector, limit, scope)
     own = dict(sorted(similarity.known.items(), key=lambda kv: -kv[1])[:limit])
-    context = dict(store.vector_search(bank.id, bank.dim, query_vector, limit, view="context", scope=scope))
+    context = dict(store.search.vector(bank.id, bank.dim, query_vector, limit, view="context", scope=scope))
     own_bound = min(own.values()) if len(own) >= limit else None
     context_bound = min(context.values()) if len(context) >= limit else None
     scores = {}
@@ -101,7 +101,7 @@ def query_entities(store: Store, bank: BankRow, query: str, known: Sequence[str]
     """Entities the query names, with a weight (split between candidates when ambiguous)."""
     found: dict[int, float] = {}
     for mention in extract_mentions(query, known=known):
-        rows = store.entities_by_keys(bank.id, candidate_keys(mention.name))
+        rows = store.graph.entities_by_keys(bank.id, candidate_keys(mention.name))
         if not rows:
             continue
         candidates = [CandidateEntity(str(r.id), r.canonical_name, r.aliases, r.titles, r.kind,
@@ -153,16 +153,16 @@ def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple
             scores[fact.id] += 1.0
     seed_weight = dict(seeds)
     reached: dict[int, float] = defaultdict(float)
-    for fact_id, entities in store.entities_of_facts(list(seed_weight)).items():
+    for fact_id, entities in store.graph.entities_of_facts(list(seed_weight)).items():
         for entity_id in entities:
             reached[entity_id] += seed_weight[fact_id]
     everything = set(named) | set(reached)
     if everything:
-        degrees = store.entity_degrees(list(everything))
-        hub = max(HUB_MIN, HUB_SHARE * store.count_facts(bank.id))
+        degrees = store.graph.entity_degrees(list(everything))
+        hub = max(HUB_MIN, HUB_SHARE * store.facts.count(bank.id))
         for entity_id in [e for e in reached if degrees.get(e, 0) > hub]:
             del reached[entity_id]
-        for entity_id, facts in store.facts_of_entities([e for e in everything if e in named or e in reached],
+        for entity_id, facts in store.graph.facts_of_entities([e for e in everything if e in named or e in reached],
                                                          per_entity, scope).items():
             damping = 1.0 / math.sqrt(max(1, degrees.get(entity_id, 1)))
             for fact_id in facts:
@@ -170,7 +170,7 @@ def graph_channel(store: Store, bank: BankRow, query: str, seeds: Sequence[tuple
                     scores[fact_id] += 2.0 * named[entity_id] * damping
                 if entity_id in reached and fact_id not in seed_weight:
                     scores[fact_id] += reached[entity_id] * damping
-    for seed, other, _type, weight in store.links_of(list(seed_weight), scope=scope):
+    for seed, other, _type, weight in store.graph.links_of(list(seed_weight), scope=scope):
         if other not in seed_weight:
             scores[other] += 0.5 * seed_weight[seed] * weight
     if similarity is not None and len(scores) > 1:
@@ -198,11 +198,11 @@ def temporal_channel(store: Store, bank: BankRow, start: float, end: float, limi
     middle = (start + end) / 2
     half = max((end - start) / 2, 3600.0)
     scores: dict[int, float] = {}
-    for fact_id, f_start, f_end in store.facts_in_range(bank.id, start, end, 5 * limit, scope):
+    for fact_id, f_start, f_end in store.facts.in_range(bank.id, start, end, 5 * limit, scope):
         distance = abs((f_start + f_end) / 2 - middle)
         scores[fact_id] = 1.0 / (1.0 + distance / half)
     top = sorted(scores.items(), key=lambda kv: -kv[1])[:20]
-    for seed, other, _type, weight in store.links_of([f for f, _ in top], _CAUSAL_AND_TEMPORAL, scope):
+    for seed, other, _type, weight in store.graph.links_of([f for f, _ in top], _CAUSAL_AND_TEMPORAL, scope):
         spread = 0.5 * scores[seed] * weight
         if spread > scores.get(other, 0.0):
             scores[other] = spread

@@ -15,17 +15,18 @@ from __future__ import annotations
 import numpy as np
 
 from gieok.engine._time import from_epoch
+from gieok.engine.context import BankContext
 from gieok.engine.scopes import common_scope
 from gieok.ids import fact_memory_id, observation_memory_id
 from gieok.records import ChannelHit, RecalledMemory, ScopeFilter
 from gieok.store.protocol import BankRow, Store
 
-__all__ = ["observation_ranking", "observation_memory"]
+__all__ = ["observation_ranking", "observation_memory", "observation_memories"]
 
 
 def observation_ranking(store: Store, bank: BankRow, query_vector: np.ndarray | None, query_terms: tuple[str, ...],
                         limit: int, scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
-    ids, vectors = store.observation_vectors(bank.id, scope)
+    ids, vectors = store.observations.vectors(bank.id, scope)
     if not ids or vectors is None:
         return []
     scores = np.zeros(len(ids), dtype=np.float64)
@@ -34,7 +35,7 @@ def observation_ranking(store: Store, bank: BankRow, query_vector: np.ndarray | 
     wanted = set(query_terms)
     if wanted:
         overlap = {oid: len(wanted & set(terms.split())) / len(wanted)
-                   for oid, terms in store.observation_terms(bank.id, scope)}
+                   for oid, terms in store.observations.terms(bank.id, scope)}
         scores += 0.5 * np.array([overlap.get(oid, 0.0) for oid in ids])
     order = np.argsort(-scores)[:limit]
     return [(ids[i], float(scores[i])) for i in order]
@@ -42,11 +43,11 @@ def observation_ranking(store: Store, bank: BankRow, query_vector: np.ndarray | 
 
 def observation_memory(store: Store, bank: BankRow, observation_id: int, score: float,
                        channels: dict[str, ChannelHit]) -> RecalledMemory | None:
-    found = store.get_observations(bank.id, [observation_id])
+    found = store.observations.get(bank.id, [observation_id])
     if not found:
         return None
     obs = found[0]
-    facts = store.get_facts(bank.id, obs.fact_ids)
+    facts = store.facts.get(bank.id, obs.fact_ids)
     message_ids = list(dict.fromkeys(m for f in facts for m in f.message_ids))
     sources = list(dict.fromkeys(f.source_external_id for f in facts))
     scope = common_scope([f.scope for f in facts])
@@ -57,3 +58,23 @@ def observation_memory(store: Store, bank: BankRow, observation_id: int, score: 
         tokens=obs.tokens, supersedes=[], based_on=[fact_memory_id(i) for i in obs.fact_ids],
         user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, tags=list(scope.tags),
     )
+
+
+def observation_memories(ctx: BankContext, query_vector: object | None, terms: tuple[str, ...], explain: bool,
+                         scope: ScopeFilter | None = None) -> list[RecalledMemory]:
+    """Observations (in ``scope``) ranked exactly and scored on the RRF scale (weight ``observation_weight``)."""
+    settings = ctx.settings
+    out = []
+    ranked = observation_ranking(ctx.store, ctx.bank, query_vector, terms,  # type: ignore[arg-type]
+                                 settings.observation_candidates, scope)
+    for rank, (obs_id, score) in enumerate(ranked, start=1):
+        fused = settings.observation_weight / (settings.rrf_k + rank)
+        memory = observation_memory(ctx.store, ctx.bank, obs_id, fused,
+                                    {"observation": ChannelHit(rank=rank, score=score)})
+        if memory is None:
+            continue
+        if explain:
+            memory.explanation = {"channels": {"observation": {"rank": rank, "score": score}}, "fused": fused,
+                                  "multipliers": {}, "time_range": None}
+        out.append(memory)
+    return out

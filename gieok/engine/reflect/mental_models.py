@@ -24,13 +24,13 @@ def add_mental_model(ctx: BankContext, name: str, question: str) -> None:
     if not isinstance(name, str) or not isinstance(question, str) or not name.strip() or not question.strip():
         raise InputError("a mental model needs a name and a question")
     with ctx.store.write():
-        ctx.store.save_mental_model(ctx.bank.id, name.strip(), question.strip())
-        ctx.store.enqueue_job(ctx.bank.id, "refresh_models")
+        ctx.store.models.save(ctx.bank.id, name.strip(), question.strip())
+        ctx.store.jobs.enqueue(ctx.bank.id, "refresh_models")
 
 
 def mental_model(ctx: BankContext, name: str) -> dict[str, Any]:
     check_name(name, "the mental model's name", "'travel plans'")
-    for model in ctx.store.mental_models(ctx.bank.id):
+    for model in ctx.store.models.all(ctx.bank.id):
         if model.name == name.strip():
             return _as_dict(model)
     raise NotFoundError(f"no mental model {name!r} in bank {ctx.bank.name!r}: add it with add_mental_model / "
@@ -38,11 +38,11 @@ def mental_model(ctx: BankContext, name: str) -> dict[str, Any]:
 
 
 def mental_models(ctx: BankContext) -> list[dict[str, Any]]:
-    return [_as_dict(m) for m in ctx.store.mental_models(ctx.bank.id)]
+    return [_as_dict(m) for m in ctx.store.models.all(ctx.bank.id)]
 
 
 def delete_mental_model(ctx: BankContext, name: str) -> None:
     check_name(name, "the mental model's name", "'travel plans'")
     with ctx.store.write():
-        if not ctx.store.delete_mental_model(ctx.bank.id, name):
+        if not ctx.store.models.delete(ctx.bank.id, name):
             raise NotFoundError(f"no mental model {name!r} in bank {ctx.bank.name!r}")

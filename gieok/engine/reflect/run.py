@@ -61,7 +61,8 @@ from gieok.engine._time import TimeLike
 from gieok.engine.admin.banks import get_memory
 from gieok.engine.context import BankContext, JobContext
 from gieok.engine.llm_calls import call_llm
-from gieok.engine.recall.run import _ASKS_FOR_HISTORY, recall
+from gieok.engine.recall.run import recall
+from gieok.engine.recall.score import asks_for_history
 from gieok.engine.reflect.shaping import (
     Directive,
     Shaping,
@@ -157,7 +158,7 @@ def match_mental_model(store: Store, bank: BankRow, question: str) -> Any | None
     if not wanted:
         return None
     best, best_score = None, 0.0
-    for model in store.mental_models(bank.id):
+    for model in store.models.all(bank.id):
         terms = question_terms(model.question)
         if not terms or model.answer is None:
             continue
@@ -408,7 +409,7 @@ def reflect(ctx: BankContext, question: str, *, now: TimeLike | None = None, use
         raise InputError(f"question must be a string, not {type(question).__name__}")
     if not question.strip():
         raise InputError("question is empty: ask something")
-    shaping = shaping_of(ctx.store.bank_config(ctx.bank.id))
+    shaping = shaping_of(ctx.config)
     return _shaped(shaping, _answer(ctx, question, shaping, now=now, use_models=use_models, scope=scope))
 
 
@@ -530,7 +531,7 @@ def memory_lines(memories: list[RecalledMemory]) -> str:
 def current_versions(ctx: BankContext, question: str, memories: list[RecalledMemory]) -> list[RecalledMemory]:
     """A replaced version does not answer; its replacement does, in its place. A replacement recall
     left out is fetched. A question about the past ("원래", "used to") keeps every version."""
-    if _ASKS_FOR_HISTORY.search(question):
+    if asks_for_history(question):
         return memories
     ids = {m.id for m in memories}
     out: list[RecalledMemory] = []
@@ -637,7 +638,7 @@ def _send_back(directive: Directive) -> str:
 def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:
     if memory is None:
         return "That memory was not retrieved in this conversation; recall it first."
-    source = store.get_source(bank.id, bank.name, memory.source_id)
+    source = store.sources.get(bank.id, bank.name, memory.source_id)
     if source is None:
         return "(source not found)"
     if source.kind == "document":
@@ -651,7 +652,7 @@ def _expand(store: Store, bank: BankRow, memory: RecalledMemory | None) -> str:
 def similarity_stats(ctx: BankContext, text: str) -> tuple[float, float]:
     """Mean and spread of ``text``'s cosine to a sample of the bank's memories: what "unusually
     similar" means for this bank and embedder (absolute cosines do not transfer between models)."""
-    sample = ctx.store.vectors_sample(ctx.bank.id, ctx.bank.dim, 256)
+    sample = ctx.store.search.sample(ctx.bank.id, ctx.bank.dim, 256)
     if len(sample) < 20:
         return 0.0, 0.0
     sims = sample @ np.asarray(ctx.embedder.embed_query(text), dtype=np.float32)
@@ -661,9 +662,9 @@ def similarity_stats(ctx: BankContext, text: str) -> tuple[float, float]:
 def refresh_models(ctx: JobContext) -> dict[str, Any]:
     """The ``refresh_models`` job: re-answer every mental model of the bank (skipping the lookup rung)."""
     refreshed = 0
-    for model in ctx.store.mental_models(ctx.bank.id):
+    for model in ctx.store.models.all(ctx.bank.id):
         result = reflect(ctx, model.question, use_models=False)
         with ctx.store.write():
-            ctx.store.set_mental_model_answer(model.id, result.answer, [b["id"] for b in result.based_on], ctx.now)
+            ctx.store.models.set_answer(model.id, result.answer, [b["id"] for b in result.based_on], ctx.now)
         refreshed += 1
     return {"refreshed": refreshed}

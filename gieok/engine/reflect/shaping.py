@@ -355,10 +355,10 @@ def set_disposition(engine: Engine, bank: str, value: Disposition | Mapping[str,
     disposition = Disposition.coerce(value)
     ctx = engine.bank_for_write(bank)
     with ctx.store.write():
-        config = {k: v for k, v in ctx.store.bank_config(ctx.bank.id).items() if k != "disposition"}
+        config = {k: v for k, v in ctx.store.banks.config(ctx.bank.id).items() if k != "disposition"}
         if not disposition.neutral:
             config["disposition"] = disposition.to_dict()
-        ctx.store.set_bank_config(ctx.bank.id, config)
+        ctx.store.banks.set_config(ctx.bank.id, config)
     return disposition
 
 
@@ -369,13 +369,13 @@ def set_directives(engine: Engine, bank: str,
     directives = read_directives(values or [])
     ctx = engine.bank_for_write(bank)
     with ctx.store.write():
-        config = {k: v for k, v in ctx.store.bank_config(ctx.bank.id).items() if k != "directives"}
+        config = {k: v for k, v in ctx.store.banks.config(ctx.bank.id).items() if k != "directives"}
         if directives:
             config["directives"] = [d.to_dict() for d in directives]
-        ctx.store.set_bank_config(ctx.bank.id, config)
+        ctx.store.banks.set_config(ctx.bank.id, config)
     return directives
 
 
 def shaping(ctx: BankContext) -> Shaping:
     """The bank's disposition and directives."""
-    return shaping_of(ctx.store.bank_config(ctx.bank.id))
+    return shaping_of(ctx.config)

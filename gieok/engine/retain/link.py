@@ -64,7 +64,7 @@ def find_mentions(store: Store, bank: BankRow | None, facts: Sequence[NewFact],
     decision model) judges. Names the bank already knows are found even where the extractor alone
     would not trust them (a sentence-initial "Caroline", a name Kiwi splits into common nouns), and
     so is a name found earlier in the same call."""
-    known = [*speakers, *(store.recent_entity_names(bank.id, RECENT_ENTITY_NAMES) if bank is not None else [])]
+    known = [*speakers, *(store.graph.recent_entity_names(bank.id, RECENT_ENTITY_NAMES) if bank is not None else [])]
     kind_of = kind_judge(decisions)
     out = []
     for fact in facts:
@@ -77,7 +77,7 @@ def find_mentions(store: Store, bank: BankRow | None, facts: Sequence[NewFact],
 def _temporal_links(store: Store, source_id: int, fact_ids: Sequence[int],
                     facts: Sequence[NewFact]) -> list[tuple[int, int, str, float]]:
     links = []
-    previous = store.recent_facts_of_source(source_id, TEMPORAL_NEIGHBOURS + len(fact_ids))
+    previous = store.facts.recent_of_source(source_id, TEMPORAL_NEIGHBOURS + len(fact_ids))
     times = dict(previous)
     for fact_id, fact in zip(fact_ids, facts):
         times[fact_id] = fact.mentioned_at
@@ -93,7 +93,7 @@ def _temporal_links(store: Store, source_id: int, fact_ids: Sequence[int],
 
 
 def _similarity_threshold(store: Store, bank: BankRow, vectors: np.ndarray) -> float | None:
-    sample = store.vectors_sample(bank.id, bank.dim, 256)
+    sample = store.search.sample(bank.id, bank.dim, 256)
     if len(sample) < 20 or len(vectors) == 0:
         return None  # too little to calibrate on: no semantic links yet
     sims = (vectors @ sample.T).ravel()
@@ -111,7 +111,7 @@ def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vector
     threshold = _similarity_threshold(store, bank, vectors)
     links = []
     for fact_id, vector in zip(fact_ids, vectors):
-        hits = store.vector_search(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1, scope=scope)
+        hits = store.search.vector(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1, scope=scope)
         near = [(o, s) for o, s in hits if o != fact_id]
         neighbours[fact_id] = near
         if threshold is None:
@@ -131,5 +131,5 @@ def link_new_facts(store: Store, bank: BankRow, source_id: int, fact_ids: Sequen
     neighbours: dict[int, list[tuple[int, float]]] = {}
     links = (_temporal_links(store, source_id, fact_ids, facts)
              + _semantic_links(store, bank, fact_ids, vectors, neighbours, scope))
-    store.add_links(bank.id, links)
+    store.graph.add_links(bank.id, links)
     return neighbours

@@ -348,11 +348,11 @@ def plan_messages(store: Store, bank: BankRow | None, settings: Settings, embedd
                   messages: list[Message], source_id: str, options: FactOptions, llm: Any,
                   progress: Progress = None, on_total: Callable[[int], None] | None = None,
                   decisions: DecisionModel | None = None) -> Plan:
-    existing = store.existing_messages(bank.id, [m.id for m in messages]) if bank is not None else {}
+    existing = store.sources.existing_messages(bank.id, [m.id for m in messages]) if bank is not None else {}
     planned: list[PlannedChunk] = []
     changed: set[str] = set()
     skipped = 0
-    previous = store.last_message(bank.id, source_id) if bank is not None else None
+    previous = store.sources.last_message(bank.id, source_id) if bank is not None else None
     for m in messages:
         old = existing.get(m.id)
         if old is not None and old[1] == m.text:
@@ -404,11 +404,11 @@ def plan_document(store: Store, bank: BankRow | None, settings: Settings, embedd
                   llm: Any, progress: Progress = None, on_total: Callable[[int], None] | None = None,
                   layout: Layout | None = None, decisions: DecisionModel | None = None) -> Plan:
     options = replace(options, document=True)
-    row = store.get_source_row(bank.id, document_id) if bank is not None else None
+    row = store.sources.row(bank.id, document_id) if bank is not None else None
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {document_id!r} is a conversation; retain the document under another id")
     # the chunks of the document's current version (a retired chunk is history: never matched again)
-    stored = {c.sha256: c for c in store.chunks_of(row[0]) if c.position >= 0} if row else {}
+    stored = {c.sha256: c for c in store.sources.chunks(row[0]) if c.position >= 0} if row else {}
     planned: list[PlannedChunk] = []
     pieces: list[tuple[str, dict[str, Any] | None]] = [(text[a:b], None) for a, b in
                                                         chunk_document(text, settings.chunk_chars)] \

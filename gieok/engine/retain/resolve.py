@@ -85,10 +85,10 @@ def _keys_of(found: Sequence[Any]) -> tuple[list[str], list[str]]:
 def _snapshot(store: Store, bank: BankRow | None, name_keys: list[str], context_keys: list[str]) -> _Snapshot:
     if bank is None:
         return _Snapshot({}, {}, {})
-    index = store.entity_key_index(bank.id, name_keys) if name_keys else {}
+    index = store.graph.entity_key_index(bank.id, name_keys) if name_keys else {}
     ids = sorted({i for ids in index.values() for i in ids})
-    rows = {r.id: r for r in store.entities_by_ids(bank.id, ids)} if ids else {}
-    return _Snapshot(index, rows, store.context_degrees(bank.id, context_keys) if context_keys else {})
+    rows = {r.id: r for r in store.graph.entities_by_ids(bank.id, ids)} if ids else {}
+    return _Snapshot(index, rows, store.graph.context_degrees(bank.id, context_keys) if context_keys else {})
 
 
 class _Workspace:
@@ -188,11 +188,11 @@ def write_entities(store: Store, bank: BankRow, fact_ids: Sequence[int], facts: 
         planned = plan_entities(store, bank, facts, found)
     ids: dict[int, int] = {}
     for ref, e in planned.entities.items():
-        ids[ref] = store.save_entity(bank.id, e.ref if e.stored else None, e.canonical_name, e.kind, e.aliases,
-                                     e.titles, e.cooccurring, e.last_seen, e.keys)
+        ids[ref] = store.graph.save_entity(bank.id, e.ref if e.stored else None, e.canonical_name, e.kind, e.aliases,
+                                           e.titles, e.cooccurring, e.last_seen, e.keys)
     for fact_id, linked in zip(fact_ids, planned.mentions):
         if linked:
-            store.add_mentions(fact_id, [(ids[ref], surface) for ref, surface in linked])
+            store.graph.add_mentions(fact_id, [(ids[ref], surface) for ref, surface in linked])
     if planned.bumps:
-        store.bump_context_degrees(bank.id, planned.bumps)
+        store.graph.bump_context_degrees(bank.id, planned.bumps)
     return planned

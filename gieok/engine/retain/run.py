@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -51,7 +51,7 @@ from gieok.engine.retain.resolve import plan_entities, write_entities
 from gieok.engine.retain.supersede import Verdicts, prejudge_updates, supersede_new_facts
 from gieok.engine.scopes import own_facts
 from gieok.engine.slots import plan_slots, profile_rows
-from gieok.errors import InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
+from gieok.errors import EmbedderMismatchError, InputError, InvalidMessageError, ScopeConflictError, StoreBusyError
 from gieok.lifecycle import DECAY_CLASSES
 from gieok.providers.decisions import DecisionModel
 from gieok.records import UNSCOPED, Message, NewFact, RetainResult, Scope
@@ -95,6 +95,8 @@ class Screened:
     scope: Scope = UNSCOPED  # whose the source is (gieok.engine.scopes)
     metadata_given: bool = False  # a conversation's stored metadata is replaced only when the call gives some
     trust: str | None = None  # the caller's trust level for the whole source (None: by speaker / kind)
+    # the bank as the call found it, resolved once and passed down (None: a bank this call creates)
+    context: BankContext | None = field(default=None, repr=False, compare=False)
 
 
 def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Message] | None = None, *,
@@ -116,10 +118,12 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
     metadata = check_metadata(metadata) if metadata is not None else None
     default_ts = to_datetime(timestamp, "timestamp").isoformat() if timestamp is not None else None
     _check_size(engine, messages, text)
-    policy = engine.redaction_policy(bank)
+    row = engine.find_bank(bank)  # the one lookup of the bank: the context travels with the Screened call
+    ctx = engine.context(row) if row is not None else None
+    policy = ctx.redaction_policy() if ctx is not None else engine.policy_from(None)
     # ids and bank names are refused, not rewritten (see gieok.engine.retain.redact); checked before the
     # refusal audit row below, which stores both
-    if engine.store.get_bank(bank) is None:
+    if ctx is None:
         defense.check_id(bank, "the bank name", policy)
     if document_id is not None:
         defense.check_id(document_id, "document_id", policy)
@@ -149,7 +153,7 @@ def screen(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
             _audit(engine.store, bank, "retain-refused", source_id, redacted)
         defense.check_blocked(redacted)
     return Screened(bank, "conversation" if messages is not None else "document", source_id, redacted, default_ts,
-                    layout, scope, metadata is not None, check_trust(trust))
+                    layout, scope, metadata is not None, check_trust(trust), ctx)
 
 
 def _check_size(engine: Engine, messages: Any, text: Any) -> None:
@@ -184,7 +188,7 @@ def write_screened(engine: Engine, screened: Screened, options: FactOptions = NO
     """Steps 3 and 4: plan outside the write lock, then write everything in one transaction. A call
     that fails leaves no new, empty bank behind (see the module docstring). ``on_commit(result)``
     runs last inside the write transaction (a queued retain marks its job done there)."""
-    new_bank = engine.find_bank(screened.bank) is None
+    new_bank = screened.context is None
     try:
         return _plan_and_write(engine, screened, options, progress, on_total, audit_operation, on_commit)
     except BaseException:
@@ -204,6 +208,9 @@ def _plan_and_write(engine: Engine, screened: Screened, options: FactOptions, pr
                                      on_total if attempt == 0 else None, audit_operation, on_commit)
         if result is not None:
             return result
+        # another writer changed what the plan was made against, and may have made the bank: read it again
+        row = engine.find_bank(screened.bank)
+        screened = replace(screened, context=engine.context(row) if row is not None else None)
     raise StoreBusyError(f"bank {screened.bank!r}: other writers kept changing source {screened.source_id!r} "
                          f"while this retain was planned ({_REPLANS + 1} tries); retry it")
 
@@ -214,13 +221,15 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     """Plan outside the write lock, then write in one transaction; None when another writer changed
     the messages or chunks the plan was made against (nothing is written then: plan again)."""
     bank, redacted, source_id = screened.bank, screened.redacted, screened.source_id
-    row = engine.find_bank(bank)
+    known = screened.context
     # 3. plan, outside the write lock
-    embedder = engine.embedder(row.embedder if row is not None else None)
-    if row is None and engine.settings.llm_extraction and (engine.llm is not None or engine.settings.llm):
-        row = engine.bank_for_write(bank).bank  # the LLM's spend is metered against the bank as it goes
-    llm = engine.context(row).extraction_llm() if row is not None else None
-    decisions = engine.decisions_for(row)
+    embedder = known.embedder if known is not None else engine.embedder()
+    if known is None and engine.settings.llm_extraction and (engine.llm is not None or engine.settings.llm):
+        with engine.store.write():  # the LLM's spend is metered against the bank as it goes
+            known = engine.created_bank(bank)
+    row = known.bank if known is not None else None
+    llm = known.extraction_llm() if known is not None else None
+    decisions = known.decisions() if known is not None else engine.decisions_for(None)
     if screened.kind == "conversation":
         plan = plan_messages(engine.store, row, engine.settings, embedder, redacted.messages, source_id, options,
                              llm, progress, on_total, decisions=decisions)
@@ -233,17 +242,13 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     # judged and resolved now, so the lock is not held for them
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if plan.kind == "conversation":
-        plan.slots = plan_slots([f for chunk in plan.chunks for f in chunk.facts], engine.decisions_for(row))
+        plan.slots = plan_slots([f for chunk in plan.chunks for f in chunk.facts], decisions)
     if engine.settings.supersede:
         plan.verdicts = _prejudge(engine.store, row, plan, screened.scope, decisions)
     # 4. write, as one transaction
     store = engine.store
     with store.write():
-        # inside the transaction: a bank a concurrent retain made meanwhile, with another embedder,
-        # is refused (EmbedderMismatchError), never mixed
-        ctx = engine.bank_for_write(bank)
-        store.lock_bank(ctx.bank.id)
-        engine.find_bank(bank)  # again, under the bank's lock: a reembed that swapped meanwhile is refused too
+        ctx = _locked_bank(engine, bank, known)
         if not _plan_still_holds(store, ctx.bank, plan):
             return None  # the transaction wrote nothing; leaving it rolls nothing back
         _check_scope_holds(store, ctx.bank, plan, screened.scope)
@@ -251,7 +256,7 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
             _write_document(ctx, plan, screened)
         _audit(store, bank, audit_operation, source_id, redacted)
         if result.facts_added:
-            store.enqueue_job(ctx.bank.id, "consolidate")
+            store.jobs.enqueue(ctx.bank.id, "consolidate")
         final = RetainResult(result.bank, result.source_id, result.facts_added, result.facts_removed,
                              result.chunks_total, result.chunks_skipped, redactions=redacted.count,
                              quarantined=result.quarantined)
@@ -261,11 +266,28 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     return final
 
 
+def _locked_bank(engine: Engine, name: str, known: BankContext | None) -> BankContext:
+    """Inside the write transaction: the bank, locked. A bank a concurrent retain made meanwhile, with
+    another embedder, is refused (EmbedderMismatchError), never mixed; so is one a reembed swapped
+    since ``known`` was read — its row is read again by id under the bank's lock, the one check of it."""
+    if known is None:
+        created = engine.created_bank(name)
+        engine.store.lock_bank(created.bank.id)
+        return created
+    engine.store.lock_bank(known.bank.id)
+    now = engine.store.banks.by_id(known.bank.id)
+    if now is None:  # deleted since it was read: written into a new, empty bank, as the first retain would
+        return _locked_bank(engine, name, None)
+    if now.embedder != engine.embedder_id:
+        raise EmbedderMismatchError(name, now.embedder, engine.embedder_id)
+    return known
+
+
 def index_when_due(store: Store, bank_id: int, dim: int) -> None:
     """After a write: (re)train the bank's approximate vector index when it is due (SQLite's
     clusters, at ``ann_min_vectors`` facts and at each fourfold growth), in steps that each hold the
     write lock briefly — other writers wait for a step, not for the whole training."""
-    store.build_vector_index(bank_id, dim)  # nothing when it is not due (one read)
+    store.search.build_index(bank_id, dim)  # nothing when it is not due (one read)
 
 
 def _written(plan: Plan) -> tuple[list[NewFact], list[Any]]:
@@ -289,9 +311,9 @@ def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
     """Did no other writer, between planning and the write lock, store the messages this plan adds
     (two processes retaining the same message id) or change the document's chunks?"""
     if plan.kind == "conversation":
-        return store.existing_messages(bank.id, [m.id for m in plan.messages]) == plan.existing
-    row = store.get_source_row(bank.id, plan.source_id)
-    stored = {c.id for c in store.chunks_of(row[0]) if c.position >= 0} if row is not None else set()
+        return store.sources.existing_messages(bank.id, [m.id for m in plan.messages]) == plan.existing
+    row = store.sources.row(bank.id, plan.source_id)
+    stored = {c.id for c in store.sources.chunks(row[0]) if c.position >= 0} if row is not None else set()
     planned = set(plan.removed_chunks) | {c.keep_chunk_id for c in plan.chunks if c.keep_chunk_id is not None}
     return stored == planned
 
@@ -306,10 +328,10 @@ def _scope_words(scope: Scope) -> str:
 def _check_scope_holds(store: Store, bank: BankRow, plan: Plan, scope: Scope) -> None:
     """A source has one scope: refuse (before anything is written) a retain that would add to a
     source, or re-write a message, of another scope — one user's words never join another's source."""
-    row = store.get_source_row(bank.id, plan.source_id)
+    row = store.sources.row(bank.id, plan.source_id)
     owners = {row[0]} if row is not None else set()
     owners |= {owner for owner, _text in plan.existing.values()} if plan.kind == "conversation" else set()
-    for stored in store.source_scopes(sorted(owners)).values():
+    for stored in store.sources.scopes(sorted(owners)).values():
         if stored != scope:
             raise ScopeConflictError(
                 f"source {plan.source_id!r} (or a message id in this call) was retained with {_scope_words(stored)}, "
@@ -335,9 +357,9 @@ def submit(engine: Engine, bank: str, messages: Sequence[Mapping[str, Any] | Mes
                "redactions": redacted.count, "options": asdict(options), "scope": asdict(scope),
                "trust": screened.trust}
     with engine.store.write():
-        ctx = engine.bank_for_write(bank)
+        ctx = _locked_bank(engine, bank, screened.context)
         _audit(engine.store, bank, "retain-queued", screened.source_id, redacted)
-        job_id = engine.store.enqueue_job(ctx.bank.id, "retain", payload, unique=False)
+        job_id = engine.store.jobs.enqueue(ctx.bank.id, "retain", payload, unique=False)
     assert job_id is not None
     return job_id
 
@@ -355,7 +377,7 @@ def run_retain_job(ctx: JobContext) -> dict[str, Any]:
                   tuple(stored_scope.get("tags") or ()))
     screened = Screened(ctx.bank.name, str(p["kind"]), str(p["source_id"]), redacted, p.get("timestamp"),
                         scope=scope, metadata_given=bool(p.get("metadata_given", p["kind"] == "document")),
-                        trust=p.get("trust"))
+                        trust=p.get("trust"), context=ctx)
     redactions = int(p.get("redactions", 0))
 
     def done(result: RetainResult) -> None:
@@ -368,13 +390,14 @@ def run_retain_job(ctx: JobContext) -> dict[str, Any]:
 def _audit(store: Store, bank: str, operation: str, source_id: str, redacted: defense.Redacted) -> None:
     entries = [{"bank": bank, "operation": operation, "source_id": source_id, **e} for e in redacted.audit]
     if entries:
-        store.add_audit(entries)
+        store.audit.add(entries)
 
 
 def _write_causal(store: Store, bank: BankRow, plan: Plan) -> None:
     """Once the facts have ids: the extractor's causal links, between facts written in this call."""
-    store.add_links(bank.id, [(a.fact_ids[i], b.fact_ids[j], relation, 1.0) for a, i, relation, b, j in plan.causal
-                              if i < len(a.fact_ids) and j < len(b.fact_ids)])
+    store.graph.add_links(bank.id, [(a.fact_ids[i], b.fact_ids[j], relation, 1.0)
+                                    for a, i, relation, b, j in plan.causal
+                                    if i < len(a.fact_ids) and j < len(b.fact_ids)])
 
 
 def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list[NewFact],
@@ -389,12 +412,12 @@ def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list
 
 def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
     store, bank = ctx.store, ctx.bank
-    row = store.get_source_row(bank.id, plan.source_id)
+    row = store.sources.row(bank.id, plan.source_id)
     if row is not None and row[1] != "conversation":
         raise InvalidMessageError(f"source {plan.source_id!r} is a document; retain messages under another id")
-    source_id = store.upsert_source(bank.id, plan.source_id, "conversation", None,
-                                    screened.redacted.metadata if screened.metadata_given else None, screened.scope)
-    position = store.next_message_position(source_id)
+    source_id = store.sources.upsert(bank.id, plan.source_id, "conversation", None,
+                                     screened.redacted.metadata if screened.metadata_given else None, screened.scope)
+    position = store.sources.next_position(source_id)
     added = removed = held = 0
     # linking once per source, not per message: the calibration sample and entity names are read once
     to_link: dict[int, tuple[list[int], list[NewFact], list[np.ndarray]]] = {}
@@ -405,15 +428,16 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
         assert message is not None
         if message.id in plan.changed:
             owner = plan.existing[message.id][0]
-            removed += store.delete_chunks(bank.id, store.chunk_ids_for_message(bank.id, owner, message.id))
-            store.update_message_text(bank.id, message.id, message.text)
+            removed += store.sources.delete_chunks(bank.id, store.sources.chunks_of_message(bank.id, owner, message.id))
+            store.sources.set_message_text(bank.id, message.id, message.text)
             target_source = owner
         else:
-            store.add_message(bank.id, source_id, message, position)
+            store.sources.add_message(bank.id, source_id, message, position)
             position += 1
             target_source = source_id
-        chunk_id = store.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text, chunk.message_ids)
-        chunk.fact_ids = store.add_facts(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors, context_vectors)
+        chunk_id = store.sources.add_chunk(bank.id, target_source, position, chunk.sha256, chunk.text,
+                                           chunk.message_ids)
+        chunk.fact_ids = store.facts.add(bank.id, target_source, chunk_id, chunk.facts, chunk_vectors, context_vectors)
         held += _hold(store, bank, target_source, chunk_id, chunk, message.timestamp)
         batch = to_link.setdefault(target_source, ([], [], []))
         batch[0].extend(chunk.fact_ids)
@@ -424,7 +448,7 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
         added += len(chunk.fact_ids)
     _write_causal(store, bank, plan)
     write_entities(store, bank, written, *_written(plan), plan.entities)
-    store.add_profile_slots(bank.id, profile_rows(written, written_facts, plan.slots, time.time()))
+    store.slots.add(bank.id, profile_rows(written, written_facts, plan.slots, time.time()))
     for target_source, (ids, facts, vectors) in to_link.items():
         _link(ctx, plan, target_source, ids, facts, vectors, screened.scope)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped,
@@ -433,24 +457,24 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
 
 def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
     store, bank = ctx.store, ctx.bank
-    row = store.get_source_row(bank.id, plan.source_id)
+    row = store.sources.row(bank.id, plan.source_id)
     if row is not None and row[1] != "document":
         raise InvalidMessageError(f"source {plan.source_id!r} is a conversation; retain the document under another id")
-    source_id = store.upsert_source(bank.id, plan.source_id, "document", plan.text, plan.metadata, screened.scope)
+    source_id = store.sources.upsert(bank.id, plan.source_id, "document", plan.text, plan.metadata, screened.scope)
     # a section the new version left out is closed, not deleted: the document's history stays
     # recallable as it stood (as_of), and forgetting the document still removes all of it
-    removed = store.retire_chunks(bank.id, plan.removed_chunks, time.time(), REMOVED_FROM_DOCUMENT)
+    removed = store.sources.retire_chunks(bank.id, plan.removed_chunks, time.time(), REMOVED_FROM_DOCUMENT)
     added = skipped = held = 0
     ids: list[int] = []
     facts: list[NewFact] = []
     vectors: list[np.ndarray] = []
     for position, (chunk, (chunk_vectors, context_vectors)) in enumerate(zip(plan.chunks, plan.vectors)):
         if chunk.keep_chunk_id is not None:
-            store.set_chunk_position(chunk.keep_chunk_id, position, chunk.location)
+            store.sources.move_chunk(chunk.keep_chunk_id, position, chunk.location)
             skipped += 1
             continue
-        chunk_id = store.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [], chunk.location)
-        chunk.fact_ids = store.add_facts(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
+        chunk_id = store.sources.add_chunk(bank.id, source_id, position, chunk.sha256, chunk.text, [], chunk.location)
+        chunk.fact_ids = store.facts.add(bank.id, source_id, chunk_id, chunk.facts, chunk_vectors, context_vectors)
         held += _hold(store, bank, source_id, chunk_id, chunk, screened.timestamp)
         ids += chunk.fact_ids
         facts += chunk.facts
@@ -466,7 +490,7 @@ def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainR
 def _hold(store: Store, bank: BankRow, source: int, chunk_id: int, chunk: Any, said_at: str | None) -> int:
     """Write what the quarantine held back of one chunk (gieok.engine.retain.doubt)."""
     if chunk.held:
-        store.hold(bank.id, source, chunk_id, [
+        store.held.add(bank.id, source, chunk_id, [
             (h.fact.message_ids[0] if h.fact.message_ids else None, h.fact.speaker, said_at, h.fact.text,
              h.fact.trust, h.reason, h.probability) for h in chunk.held])
     return len(chunk.held)

@@ -97,9 +97,9 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
                     judge(older, newer)
     if bank is None:
         return verdicts
-    row = store.get_source_row(bank.id, source_id)
+    row = store.sources.row(bank.id, source_id)
     wanted = _stored_candidates(store, bank, row[0] if row else None, facts, vectors, by_key, document, scope)
-    for found in store.get_facts(bank.id, sorted(wanted)):
+    for found in store.facts.get(bank.id, sorted(wanted)):
         if found.valid_to is not None or (document and row and found.source_id == row[0]):
             continue
         for j in wanted[found.id]:
@@ -159,23 +159,24 @@ def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: S
                        scope: ScopeFilter | None = None) -> dict[int, set[int]]:
     """Stored fact id -> the new facts the lock will pair it with (nearest vectors, best BM25 matches,
     the conversation's last facts, the latest facts of the entities they name)."""
-    recent = ([i for i, _ in store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE)]
+    recent = ([i for i, _ in store.facts.recent_of_source(source, _SAME_SOURCE_BEFORE)]
               if source and not document else [])
     wanted: dict[int, set[int]] = {}
     queries = _search_terms([f.text for f in facts])
     for j, query in enumerate(queries):
-        hits = store.vector_search(bank.id, bank.dim, vectors[j], _NEAREST + 1, scope=scope)
+        hits = store.search.vector(bank.id, bank.dim, vectors[j], _NEAREST + 1, scope=scope)
         if query:
-            hits += store.keyword_search(bank.id, query, _KEYWORD_NEIGHBOURS + 1, scope=scope)
+            hits += store.search.keyword(bank.id, query, _KEYWORD_NEIGHBOURS + 1, scope=scope)
         for i in [i for i, _ in hits] + recent:
             wanted.setdefault(i, set()).add(j)
     naming: dict[int, set[int]] = {}  # a stored entity -> the new facts naming it
     for key, js in by_key.items():
-        for entity in store.entities_by_keys(bank.id, [key]):
+        for entity in store.graph.entities_by_keys(bank.id, [key]):
             naming.setdefault(entity.id, set()).update(js)
-    degrees = store.entity_degrees(sorted(naming))
+    degrees = store.graph.entity_degrees(sorted(naming))
     specific = [e for e in naming if degrees.get(e, 0) <= _HUB_DEGREE]
-    for entity_id, fact_ids in (store.facts_of_entities(specific, _PER_ENTITY, scope) if specific else {}).items():
+    of_entities = store.graph.facts_of_entities(specific, _PER_ENTITY, scope) if specific else {}
+    for entity_id, fact_ids in of_entities.items():
         for i in fact_ids:
             wanted.setdefault(i, set()).update(naming[entity_id])
     return wanted
@@ -198,22 +199,22 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
     by_source: dict[int, list[int]] = {}  # the same recent facts serve every new fact of a source
     queries = dict(zip(fact_ids, _search_terms([f.text for f in facts.values()])))
     for fact_id in fact_ids:  # the same words in another session ("라떼 … 두유" → "라떼 … 귀리우유")
-        hits = store.keyword_search(bank.id, queries[fact_id], _KEYWORD_NEIGHBOURS + 1, scope=scope) \
+        hits = store.search.keyword(bank.id, queries[fact_id], _KEYWORD_NEIGHBOURS + 1, scope=scope) \
             if queries[fact_id] else []
         words[fact_id] = {i for i, _ in hits} - out[fact_id]
         out[fact_id] |= {i for i, _ in hits}
-    entities = store.entities_of_facts(list(fact_ids))
+    entities = store.graph.entities_of_facts(list(fact_ids))
     wanted = sorted({e for es in entities.values() for e in es})
-    degrees = store.entity_degrees(wanted)
+    degrees = store.graph.entity_degrees(wanted)
     specific = [e for e in wanted if degrees.get(e, 0) <= _HUB_DEGREE]
-    by_entity = store.facts_of_entities(specific, _PER_ENTITY, scope) if specific else {}
+    by_entity = store.graph.facts_of_entities(specific, _PER_ENTITY, scope) if specific else {}
     for fact_id in fact_ids:
         for entity in entities.get(fact_id, []):
             out[fact_id] |= set(by_entity.get(entity, []))
         source = source_ids.get(fact_id)
         if source is not None:
             if source not in by_source:
-                recent_rows = store.recent_facts_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))
+                recent_rows = store.facts.recent_of_source(source, _SAME_SOURCE_BEFORE + len(fact_ids))
                 by_source[source] = [i for i, _ in recent_rows]
             earlier = sorted((i for i in by_source[source] if i < fact_id), reverse=True)
             recent[fact_id] = set(earlier[:_SAME_SOURCE_BEFORE])  # said just before, not anywhere in the call
@@ -234,10 +235,10 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
     candidates to the new facts' own user. Runs inside retain's write transaction."""
     if not fact_ids:
         return []
-    new_rows = {f.id: f for f in store.get_facts(bank.id, fact_ids)}
+    new_rows = {f.id: f for f in store.facts.get(bank.id, fact_ids)}
     candidates, by_words_only, same_source = _candidates(store, bank, new_rows, neighbours, scope)
     nearest = {i: {o for o, _ in neighbours.get(i, [])[:_NEAREST]} for i in new_rows}
-    others = {f.id: f for f in store.get_facts(bank.id, sorted({c for cs in candidates.values() for c in cs}))}
+    others = {f.id: f for f in store.facts.get(bank.id, sorted({c for cs in candidates.values() for c in cs}))}
     closed: list[tuple[int, int, str]] = []
     done: set[int] = set()
     theirs: dict[int, set[int]] = {}
@@ -252,8 +253,8 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
     def nearest_of(other: int) -> set[int]:
         """The other fact's own nearest neighbours: closeness must hold both ways."""
         if other not in theirs:
-            vector = store.vectors_of(bank.dim, [other]).get(other)
-            hits = [] if vector is None else store.vector_search(bank.id, bank.dim, vector, _NEAREST + 1, scope=scope)
+            vector = store.search.vectors_of(bank.dim, [other]).get(other)
+            hits = [] if vector is None else store.search.vector(bank.id, bank.dim, vector, _NEAREST + 1, scope=scope)
             theirs[other] = {i for i, _ in hits if i != other}
         return theirs[other]
 
@@ -286,7 +287,7 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
                 best = (decision.probability, older, newer, f"{decision.provider}: {decision.reason}")
         if best is not None:
             _, older, newer, reason = best
-            store.supersede(older.id, newer.id, _said(newer), reason[:200])
+            store.versions.supersede(older.id, newer.id, _said(newer), reason[:200])
             done.add(older.id)
             closed.append((older.id, newer.id, reason))
     return closed

@@ -1,4 +1,4 @@
-"""Profile slots, written once for both stores: the typed facts a person states (name, birthday,
+"""``store.slots``: profile slots, written once for both stores: the typed facts a person states (name, birthday,
 allergy, job, city, family, ...), one row per (fact, holder, slot, value).
 
 A row points at the fact that says it and goes with it (``ON DELETE CASCADE``): an erased fact
@@ -11,17 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gieok.records import ScopeFilter, SlotRow
-from gieok.store._dialect import StoreQueries
+from gieok.store._area import Area
 from gieok.store._scopes import sources_in_scope
 
-__all__ = ["ProfileQueries"]
+__all__ = ["SQLSlots"]
 
 
 _COLUMNS = "fact_id, person, holder, slot, value, relation, negated, said_at"
 
 
-class ProfileQueries(StoreQueries):
-    def add_profile_slots(self, bank_id: int, rows: Sequence[SlotRow]) -> None:
+class SQLSlots(Area):
+    """Profile slots (person, slot, value) of a bank."""
+
+    def add(self, bank_id: int, rows: Sequence[SlotRow]) -> None:
         """Store slot rows (a row already there is kept as it is)."""
         if not rows:
             return
@@ -31,8 +33,8 @@ class ProfileQueries(StoreQueries):
             [(bank_id, r.fact_id, r.person, r.holder, r.slot, r.value, r.relation, bool(r.negated), r.said_at)
              for r in rows])
 
-    def profile_slots(self, bank_id: int, person: str | None = None, slot: str | None = None,
-                      holder: str | None = None, scope: ScopeFilter | None = None) -> list[SlotRow]:
+    def all(self, bank_id: int, person: str | None = None, slot: str | None = None,
+            holder: str | None = None, scope: ScopeFilter | None = None) -> list[SlotRow]:
         """A bank's slot rows (of one person / slot / holder, and of facts in ``scope``, when given),
         oldest said first; rows of archived facts are left out."""
         where, args = ["p.bank_id = ?", "f.archived_at IS NULL"], [bank_id]

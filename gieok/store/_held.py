@@ -1,4 +1,4 @@
-"""The memory quarantine's rows, written once for both stores (see ``_schema.QUARANTINE``).
+"""``store.held``: the memory quarantine's rows, written once for both stores (see ``_schema.QUARANTINE``).
 
 A held statement is what retain would have written as a fact but held back: its text (as in the
 verbatim source), speaker, message id and chunk, the trust level of where it came from, and why.
@@ -11,9 +11,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gieok.store._dialect import StoreQueries
+from gieok.store._area import Area
 
-__all__ = ["HeldRow", "QuarantineQueries"]
+__all__ = ["SQLHeld", "HeldRow"]
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,11 @@ def _row(r: Sequence[object]) -> HeldRow:
                    float(r[11]), float(r[12]))  # type: ignore[arg-type]
 
 
-class QuarantineQueries(StoreQueries):
-    def hold(self, bank_id: int, source_id: int, chunk_id: int, rows: Sequence[tuple[str | None, str | None,
-             str | None, str, str, str, float]]) -> list[int]:
+class SQLHeld(Area):
+    """The quarantine: statements retain held back for review."""
+
+    def add(self, bank_id: int, source_id: int, chunk_id: int,
+            rows: Sequence[tuple[str | None, str | None, str | None, str, str, str, float]]) -> list[int]:
         """Hold statements of one chunk: (message id, speaker, said at, text, trust, reason, probability)."""
         conn, now = self._require_write(), time.time()
         return [self._dialect.insert_id(
@@ -54,18 +56,18 @@ class QuarantineQueries(StoreQueries):
             "reason, probability, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (bank_id, source_id, chunk_id, *row[:6], float(row[6]), now)) for row in rows]
 
-    def held(self, bank_id: int, limit: int = 1000) -> list[HeldRow]:
+    def all(self, bank_id: int, limit: int = 1000) -> list[HeldRow]:
         """The bank's held statements, newest first."""
         rows = self._conn().execute(f"SELECT {_COLUMNS} FROM quarantine q JOIN sources s ON s.id = q.source_id "
                                     "WHERE q.bank_id = ? ORDER BY q.id DESC LIMIT ?", (bank_id, int(limit)))
         return [_row(r) for r in rows.fetchall()]
 
-    def held_one(self, bank_id: int, held_id: int) -> HeldRow | None:
+    def get(self, bank_id: int, held_id: int) -> HeldRow | None:
         r = self._conn().execute(f"SELECT {_COLUMNS} FROM quarantine q JOIN sources s ON s.id = q.source_id "
                                  "WHERE q.bank_id = ? AND q.id = ?", (bank_id, int(held_id))).fetchone()
         return _row(r) if r else None
 
-    def drop_held(self, bank_id: int, held_id: int) -> int:
+    def drop(self, bank_id: int, held_id: int) -> int:
         cur = self._require_write().execute("DELETE FROM quarantine WHERE bank_id = ? AND id = ?",
                                             (bank_id, int(held_id)))
         return int(cur.rowcount or 0)

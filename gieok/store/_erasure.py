@@ -1,16 +1,17 @@
-"""Versions, decay, TTL and erasure queries, written once for both stores.
+"""``store.erasure``: selecting what to erase and erasing it, written once for both stores.
 
-Erasure is a hard delete with cascade. ``erase_facts`` removes the facts, their keyword and vector
-index rows (the store's ``_drop_fact_indexes`` hook; PostgreSQL's go by ``ON DELETE CASCADE``),
-mentions and links (foreign keys), the observations they supported, the jobs that name them, the
-mental-model answers that cited them, and cuts their text out of the verbatim evidence (message,
-chunk and document text) — or deletes that evidence outright when nothing else is left in it. Both
-stores leave the same ``[erased]`` marks.
+Erasure is a hard delete with cascade. :meth:`SQLErasure.erase` removes the facts, their keyword
+and vector index rows (the search area's ``_drop_fact_indexes`` hook; PostgreSQL's go by ``ON
+DELETE CASCADE``), mentions and links (foreign keys), the observations they supported, the jobs that
+name them, the mental-model answers that cited them, and cuts their text out of the verbatim
+evidence (message, chunk and document text) — or deletes that evidence outright when nothing else
+is left in it. Both stores leave the same ``[erased]`` marks.
 
-What makes the deleted bytes go away, and the proof that they did (``scan_for``, ``vacuum``,
-``file_contains``), is each store's own: SQLite zeroes freed pages (``PRAGMA secure_delete``),
-merges FTS segments and scans every column and the file (:mod:`gieok.store.sqlite`); PostgreSQL
-rewrites its tables and scans them (:mod:`gieok.store._pg_lifecycle`).
+What makes the deleted bytes go away, and the proof that they did (``scan``, ``vacuum``,
+``checkpoint``, ``file_contains``), is each store's own subclass: SQLite zeroes freed pages
+(``PRAGMA secure_delete``), merges FTS segments and scans every column and the file
+(:mod:`gieok.store._sqlite_erasure`); PostgreSQL rewrites its tables and scans them
+(:mod:`gieok.store._pg_erasure`).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gieok.ids import fact_memory_id, observation_memory_id
-from gieok.store._dialect import StoreQueries
+from gieok.store._area import Area
 
-__all__ = ["ERASED", "LifecycleQueries"]
+__all__ = ["SQLErasure", "ERASED"]
+
 
 ERASED = "[erased]"
 
@@ -50,104 +52,11 @@ def _cut(text: str, pieces: Sequence[str]) -> str:
     return text
 
 
-class LifecycleQueries(StoreQueries):
-    """Versions, decay, selecting what to erase, and erasing it."""
+class SQLErasure(Area):
+    """Selecting what to erase, erasing it, and (in each store's subclass) proving it is gone."""
 
-    # -- versions ----------------------------------------------------------------------------
-    def supersede(self, old_fact: int, new_fact: int, valid_to: float, reason: str) -> None:
-        """Close ``old_fact`` at ``valid_to``: ``new_fact`` holds from then on. Nothing is deleted."""
-        self._require_write().execute(
-            "UPDATE facts SET valid_to = ?, superseded_by = ?, supersede_reason = ? WHERE id = ?",
-            (valid_to, new_fact, reason, old_fact),
-        )
-
-    def version_chain(self, fact_id: int) -> list[int]:
-        """Every version of the fact's statement, oldest first (following ``superseded_by``)."""
-        conn = self._conn()
-        chain = [fact_id]
-        seen = {fact_id}
-        current = fact_id
-        while True:  # back: facts this one superseded, the latest said first
-            row = conn.execute("SELECT id FROM facts WHERE superseded_by = ? "
-                               "ORDER BY mentioned_at IS NULL, mentioned_at DESC, id DESC LIMIT 1",
-                               (current,)).fetchone()
-            if row is None or row[0] in seen:
-                break
-            current = int(row[0])
-            seen.add(current)
-            chain.insert(0, current)
-        current = fact_id
-        while True:  # forward: the fact that superseded this one
-            row = conn.execute("SELECT superseded_by FROM facts WHERE id = ?", (current,)).fetchone()
-            if row is None or row[0] is None or row[0] in seen:
-                break
-            current = int(row[0])
-            seen.add(current)
-            chain.append(current)
-        return chain
-
-    def lifecycle_of(self, fact_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-        """Per fact: superseded_by, supersede_reason, strength, recall_count, last_recalled_at, archived_at,
-        and ``supersedes`` (the ids it superseded)."""
-        out: dict[int, dict[str, Any]] = {}
-        conn = self._conn()
-        for ids_in, part in self._dialect.in_parts(fact_ids):
-            for r in conn.execute(
-                "SELECT id, superseded_by, supersede_reason, strength, recall_count, last_recalled_at, archived_at "
-                f"FROM facts WHERE id {ids_in}", part,
-            ):
-                out[int(r[0])] = {"superseded_by": r[1], "supersede_reason": r[2], "strength": float(r[3]),
-                                  "recall_count": int(r[4]), "last_recalled_at": r[5], "archived_at": r[6],
-                                  "supersedes": []}
-            for old, new in conn.execute(
-                    f"SELECT id, superseded_by FROM facts WHERE superseded_by {ids_in} ORDER BY id", part):
-                out[int(new)]["supersedes"].append(int(old))
-        return out
-
-    # -- decay -------------------------------------------------------------------------------
-    def touch_recalled(self, fact_ids: Sequence[int], at: float) -> None:
-        """A recall used these facts: refresh their strength's clock."""
-        conn = self._require_write()
-        for ids_in, part in self._dialect.in_parts(fact_ids):
-            conn.execute(
-                "UPDATE facts SET recall_count = recall_count + 1, last_recalled_at = ?, strength = 1.0 "
-                f"WHERE id {ids_in} AND archived_at IS NULL", (float(at), *part),
-            )
-
-    def decay_rows(self, bank_id: int, after_id: int,
-                   limit: int) -> list[tuple[int, str, bool, float | None, float, int, float | None]]:
-        """(id, decay_class, pinned, mentioned_at, created_at, recall_count, last_recalled_at) of unarchived facts."""
-        rows = self._conn().execute(
-            "SELECT id, decay_class, pinned, mentioned_at, created_at, recall_count, last_recalled_at FROM facts "
-            "WHERE bank_id = ? AND id > ? AND archived_at IS NULL ORDER BY id LIMIT ?", (bank_id, after_id, limit),
-        ).fetchall()
-        return [(int(r[0]), str(r[1]), bool(r[2]), r[3], float(r[4]), int(r[5]), r[6]) for r in rows]
-
-    def set_strengths(self, updates: Sequence[tuple[int, float, float | None]]) -> None:
-        """(fact id, strength, archived_at or None) for each fact."""
-        self._require_write().executemany(
-            "UPDATE facts SET strength = ?, archived_at = ? WHERE id = ?",
-            [(float(s), None if a is None else float(a), int(i)) for i, s, a in updates],
-        )
-
-    def set_fact_class(self, fact_ids: Sequence[int], decay_class: str, importance: float, pinned: bool) -> None:
-        conn = self._require_write()
-        for ids_in, part in self._dialect.in_parts(fact_ids):
-            conn.execute(
-                "UPDATE facts SET decay_class = ?, importance = ?, pinned = ?, strength = 1.0, archived_at = NULL "
-                f"WHERE id {ids_in}", (decay_class, float(importance), bool(pinned), *part),
-            )
-
-    def expired_fact_ids(self, bank_id: int, now: float) -> list[int]:
-        rows = self._conn().execute(
-            "SELECT id FROM facts WHERE bank_id = ? AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY id",
-            (bank_id, float(now)),
-        ).fetchall()
-        return [int(r[0]) for r in rows]
-
-    # -- selecting what to erase -------------------------------------------------------------
-    def fact_ids_where(self, bank_id: int, *, source_row: int | None = None, message_id: str | None = None,
-                       entity_ids: Sequence[int] = (), before: float | None = None) -> list[int]:
+    def fact_ids(self, bank_id: int, *, source_row: int | None = None, message_id: str | None = None,
+                 entity_ids: Sequence[int] = (), before: float | None = None) -> list[int]:
         conn = self._conn()
         ids: set[int] = set()
         if source_row is not None:
@@ -164,8 +73,8 @@ class LifecycleQueries(StoreQueries):
                 (bank_id, float(before)))}
         return sorted(ids)
 
-    def message_rows_where(self, bank_id: int, *, message_id: str | None = None,
-                           before_iso: str | None = None) -> list[tuple[int, int, str]]:
+    def message_rows(self, bank_id: int, *, message_id: str | None = None,
+                     before_iso: str | None = None) -> list[tuple[int, int, str]]:
         """(message row id, source row id, external id) of messages named by id or said before a time."""
         conn = self._conn()
         rows: list[Any] = []
@@ -180,7 +89,7 @@ class LifecycleQueries(StoreQueries):
                 f"AND {instant}(timestamp) < {instant}(?)", (bank_id, before_iso)).fetchall()
         return sorted({(int(a), int(b), str(c)) for a, b, c in rows})
 
-    def following_message_facts(self, message_rows: Sequence[int]) -> list[int]:
+    def following_facts(self, message_rows: Sequence[int]) -> list[int]:
         """Facts of the message right after each given one in its conversation (their embedding and
         keyword context were built from the message before them)."""
         out: set[int] = set()
@@ -215,21 +124,8 @@ class LifecycleQueries(StoreQueries):
                 "SELECT text FROM messages WHERE source_id = ? ORDER BY position", (source_id,))]
         return out
 
-    # -- erasing -----------------------------------------------------------------------------
-    def supersede_reasons(self, bank_id: int) -> list[tuple[int, str]]:
-        """(fact id, reason) of every closed version of the bank that kept a reason."""
-        return [(int(r[0]), str(r[1])) for r in self._conn().execute(
-            "SELECT id, supersede_reason FROM facts WHERE bank_id = ? AND supersede_reason IS NOT NULL ORDER BY id",
-            (bank_id,)).fetchall()]
-
-    def clear_supersede_reasons(self, bank_id: int, fact_ids: Sequence[int]) -> int:
-        """Forget why these versions were closed (the reason quoted erased text); they stay closed."""
-        conn = self._require_write()
-        return sum(int(conn.execute(f"UPDATE facts SET supersede_reason = NULL WHERE bank_id = ? AND id {ids_in}",
-                                    (bank_id, *part)).rowcount) for ids_in, part in self._dialect.in_parts(fact_ids))
-
-    def erase_facts(self, bank_id: int, dim: int, fact_ids: Sequence[int],
-                    message_rows: Sequence[int] = (), source_rows: Sequence[int] = ()) -> dict[str, int]:
+    def erase(self, bank_id: int, dim: int, fact_ids: Sequence[int],
+              message_rows: Sequence[int] = (), source_rows: Sequence[int] = ()) -> dict[str, int]:
         """Hard-delete facts (and named messages and sources) with everything derived from them."""
         conn = self._require_write()
         in_parts = self._dialect.in_parts
@@ -262,13 +158,13 @@ class LifecycleQueries(StoreQueries):
                 "UPDATE facts SET valid_to = NULL, superseded_by = NULL, supersede_reason = NULL "
                 f"WHERE superseded_by {ids_in}", part).rowcount
         # the dimension the bank has now: a reembed may have swapped it since the caller read the row
-        self._drop_fact_indexes(conn, bank_id, self._bank_dim(conn, bank_id), ids)
+        self._store.search._drop_fact_indexes(conn, bank_id, self._bank_dim(conn, bank_id), ids)
         for ids_in, part in in_parts(ids):  # mentions, links, observation links, staged vectors go by cascade
             conn.execute(f"DELETE FROM facts WHERE id {ids_in}", part)
         counts["facts"] = len(ids)
         counts["jobs"] = self._drop_jobs_naming(conn, bank_id, set(ids))
         counts["jobs"] += self._drop_retain_payloads(conn, bank_id, touched_sources, whole_sources)
-        counts["mental_models"] = self._clear_models_citing(conn, bank_id,
+        counts["mental_models"] = self._store.models._clear_citing(conn, bank_id,
                                                             {fact_memory_id(i) for i in ids} | dropped_observations)
         # the evidence: cut the erased facts' text out of chunks, messages and documents
         by_chunk: dict[int, list[str]] = {}
@@ -298,7 +194,7 @@ class LifecycleQueries(StoreQueries):
                 "(SELECT 1 FROM chunks WHERE source_id = ?)", (source_id, source_id)).fetchone()[0]
             if empty:
                 counts["sources"] += conn.execute("DELETE FROM sources WHERE id = ?", (source_id,)).rowcount
-        counts["entities"] = self.delete_orphan_entities(bank_id)
+        counts["entities"] = self._store.graph.delete_orphans(bank_id)
         return counts
 
     def _cut_from_chunk(self, conn: Any, chunk_id: int, texts: list[str]) -> int:
@@ -391,28 +287,6 @@ class LifecycleQueries(StoreQueries):
                 dropped += 1
         return dropped
 
-    def clear_models_citing(self, bank_id: int, memory_ids: set[str]) -> int:
-        return self._clear_models_citing(self._require_write(), bank_id, memory_ids)
-
-    def _clear_models_citing(self, conn: Any, bank_id: int, memory_ids: set[str]) -> int:
-        cleared = 0
-        for model_id, based_on in conn.execute(
-            "SELECT id, based_on FROM mental_models WHERE bank_id = ? AND answer IS NOT NULL ORDER BY id", (bank_id,)
-        ).fetchall():
-            if set(self._dialect.from_json(based_on)) & memory_ids:
-                conn.execute("UPDATE mental_models SET answer = NULL, based_on = '[]', refreshed_at = NULL "
-                             "WHERE id = ?", (model_id,))
-                cleared += 1
-        return cleared
-
-    def clear_model_answers(self, model_ids: Sequence[int]) -> int:
-        conn = self._require_write()
-        cleared = 0
-        for ids_in, part in self._dialect.in_parts(model_ids):
-            cleared += conn.execute("UPDATE mental_models SET answer = NULL, based_on = '[]', refreshed_at = NULL "
-                                    f"WHERE id {ids_in}", part).rowcount
-        return int(cleared)
-
     def evidence_texts(self, bank_id: int | None = None) -> Iterator[str]:
         """Everything the store keeps as it was given, of one bank or (None) of all: fact, message,
         chunk and document texts, speakers, metadata, the caller's ids, mental-model questions,
@@ -469,10 +343,6 @@ class LifecycleQueries(StoreQueries):
         yield " ".join(sorted(keys))
         yield from self._schema_words()
 
-    def _schema_words(self) -> Iterator[str]:
-        """The store's own schema and bookkeeping, where they are stored beside the data (SQLite)."""
-        return iter(())
-
     def scrub_context_keys(self, bank_id: int, keys: Sequence[str]) -> None:
         """Remove names of erased entities from other entities' co-occurrence counts."""
         if not keys:
@@ -488,3 +358,20 @@ class LifecycleQueries(StoreQueries):
                              (json.dumps(kept, ensure_ascii=False), entity_id))
         for keys_in, part in self._dialect.in_parts(keys, text=True):
             conn.execute(f"DELETE FROM context_degrees WHERE bank_id = ? AND key {keys_in}", (bank_id, *part))
+
+    # -- the proof: each store's own (gieok.store._sqlite_erasure, gieok.store._pg_erasure) -----
+    def _schema_words(self) -> Iterator[str]:
+        """Words of the database that are no one's text: table and column names and the like."""
+        raise NotImplementedError
+
+    def scan(self, needles: Sequence[str]) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def vacuum(self) -> None:
+        raise NotImplementedError
+
+    def checkpoint(self) -> bool:
+        raise NotImplementedError
+
+    def file_contains(self, needles: Sequence[str]) -> list[str]:
+        raise NotImplementedError

@@ -1,10 +1,10 @@
-"""The erasure proof of the PostgreSQL store (mixed into PostgresStore).
+"""The erasure proof of the PostgreSQL store (``store.erasure`` on :class:`~gieok.store.postgres.PostgresStore`).
 
-Erasure itself is shared with the SQLite store (:mod:`gieok.store._lifecycle`): the same hard
+Erasure itself is shared with the SQLite store (:mod:`gieok.store._erasure`): the same hard
 delete of the facts with everything derived from them — here their keyword rows, vectors, mentions
 and links go by ``ON DELETE CASCADE`` — and the same ``[erased]`` marks in the evidence.
 
-The proof differs in one respect. ``scan_for`` searches every text, JSON and bytea column of every
+The proof differs in one respect. ``scan`` searches every text, JSON and bytea column of every
 table in the store's schema; ``vacuum`` runs ``VACUUM (FULL)`` on those tables, which rewrites them
 without the dead rows. ``file_contains`` returns nothing: a server's data files, its write-ahead log
 and its base backups are not this process's to read, so the PostgreSQL proof covers the tables,
@@ -14,25 +14,23 @@ not the raw files (WAL retention and backups are the operator's erasure policy).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["PgErasureProof"]
+from gieok.store._erasure import SQLErasure
+
+if TYPE_CHECKING:
+    from gieok.store.postgres import PostgresStore
+
+__all__ = ["PostgresErasure"]
+
 
 _SCANNED_TYPES = ("text", "varchar", "bpchar", "json", "jsonb", "bytea")
 
 
-class PgErasureProof:
-    """Needs ``_conn()``, ``_outside_write()`` and ``_writer_connection()`` from the store."""
+class PostgresErasure(SQLErasure):
+    """The erasure proof over the PostgreSQL schema's tables."""
 
-    def _conn(self) -> Any:
-        raise NotImplementedError
-
-    def _outside_write(self) -> AbstractContextManager[None]:
-        raise NotImplementedError
-
-    def _writer_connection(self) -> Any:
-        raise NotImplementedError
+    _store: PostgresStore
 
     def _scanned_columns(self, conn: Any) -> list[tuple[str, str, str]]:
         """(table, column, type) of every text, JSON and bytea column of the schema's tables."""
@@ -46,7 +44,7 @@ class PgErasureProof:
         ).fetchall()
         return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
 
-    def scan_for(self, needles: Sequence[str]) -> list[dict[str, Any]]:
+    def scan(self, needles: Sequence[str]) -> list[dict[str, Any]]:
         """Where any needle still appears: every text, JSON and bytea column (as UTF-8 bytes) of every
         table in the store's schema, keyword and vector tables included. Returns [{needle, table, column, rows}]."""
         from psycopg import sql
@@ -76,11 +74,6 @@ class PgErasureProof:
         yield " ".join(f"{t} {c}" for t, c, _typ in self._scanned_columns(conn))
         yield " ".join(str(r[0]) for r in conn.execute("SELECT DISTINCT field FROM fact_terms").fetchall())
 
-    def default_key_file(self) -> str | None:
-        """A server database has no "beside the file": the fingerprint key comes from
-        GIEOK_FINGERPRINT_KEY or the ``fingerprint_key_file`` setting (see gieok.engine.admin.audit_key)."""
-        return None
-
     def checkpoint(self) -> bool:
         """Nothing this process can do: the server's write-ahead log is recycled by the server
         (see the module docstring and the README on what VACUUM removes). Always True."""
@@ -91,8 +84,8 @@ class PgErasureProof:
         no longer in the table files. Runs outside any transaction, on the write connection."""
         from psycopg import sql
 
-        with self._outside_write():
-            conn = self._writer_connection()
+        with self._store._outside_write():
+            conn = self._store._writer_connection()
             tables = [str(r[0]) for r in conn.execute(
                 "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                 "WHERE n.nspname = current_schema() AND c.relkind = 'r' ORDER BY c.relname")]
@@ -100,6 +93,6 @@ class PgErasureProof:
                 conn.execute(sql.SQL("VACUUM (FULL) {}").format(sql.SQL(", ").join(map(sql.Identifier, tables))))
 
     def file_contains(self, needles: Sequence[str]) -> list[str]:
-        """Always empty: the PostgreSQL proof covers the tables (:meth:`scan_for` after :meth:`vacuum`),
+        """Always empty: the PostgreSQL proof covers the tables (:meth:`scan` after :meth:`vacuum`),
         not the server's raw data files or WAL, which this process cannot read."""
         return []

@@ -1,0 +1,59 @@
+"""The ``store.facts`` contract (:class:`gieok.store.protocol.Facts`): the same tests against the
+SQLite store and the PostgreSQL store (``store`` and ``open_store`` are parametrized over both; the
+PostgreSQL side runs on a throw-away server, see ``pg_server.py``, and fails — not skips — when it
+cannot start).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
+from store_contract import AnyStore, _fact
+
+from gieok.records import FactRow
+
+
+def test_facts_round_trip(store: AnyStore) -> None:
+    with store.write():
+        b = store.banks.create("a", "fake", 4)
+        other = store.banks.create("other", "fake", 4)
+        source = store.sources.upsert(b.id, "s", "conversation", None, {})
+        chunk = store.sources.add_chunk(b.id, source, 0, "sha", "x", ["m1", "m2"])
+        ids = store.facts.add(b.id, source, chunk, [
+            _fact("김민지 팀장은 다음 주 화요일에 부산으로 출장 가", kind="experience", speaker="alice",
+                  message_ids=["m1", "m2"], occurred_start=100.0, occurred_end=200.0, mentioned_at=50.0,
+                  utc_offset=32400, importance=0.9, pinned=True, decay_class="transient", expires_at=1000.0),
+            _fact("plain"),
+        ], np.eye(4, dtype=np.float32)[:2])
+    rows = store.facts.get(b.id, [ids[1], ids[0], 12345])
+    assert [r.id for r in rows] == [ids[1], ids[0]] and all(isinstance(r, FactRow) for r in rows)
+    first = rows[1]
+    assert (first.bank_id, first.source_id, first.source_external_id, first.chunk_id) == (b.id, source, "s", chunk)
+    assert (first.text, first.kind, first.speaker, first.message_ids) == (
+        "김민지 팀장은 다음 주 화요일에 부산으로 출장 가", "experience", "alice", ["m1", "m2"])
+    assert ((first.occurred_start, first.occurred_end, first.mentioned_at, first.utc_offset)
+            == (100.0, 200.0, 50.0, 32400))
+    assert (first.valid_from, first.valid_to, first.importance, first.pinned) == (50.0, None, 0.9, True)
+    assert (first.decay_class, first.expires_at, first.tokens, first.superseded_by) == ("transient", 1000.0, 3, None)
+    assert (first.strength, first.archived_at, first.recall_count) == (1.0, None, 0) and first.created_at > 0
+    assert (rows[0].kind, rows[0].pinned, rows[0].message_ids, rows[0].speaker) == ("world", False, [], None)
+    assert store.facts.get(other.id, ids) == [] and store.facts.get(b.id, []) == []
+    assert store.facts.count(b.id) == 2 and list(store.facts.ids(b.id)) == sorted(ids)
+    assert list(store.facts.ids(other.id)) == []
+
+
+def test_facts_in_range(store: AnyStore) -> None:
+    with store.write():
+        b = store.banks.create("a", "fake", 4)
+        source = store.sources.upsert(b.id, "s", "document", "x", {})
+        chunk = store.sources.add_chunk(b.id, source, 0, "sha", "x", [])
+        ids = store.facts.add(b.id, source, chunk, [
+            _fact("a", occurred_start=100.0, occurred_end=200.0, mentioned_at=500.0),
+            _fact("b", mentioned_at=150.0),
+            _fact("c", occurred_start=300.0, mentioned_at=50.0),
+            _fact("d"),
+        ], np.eye(4, dtype=np.float32))
+    assert sorted(store.facts.in_range(b.id, 120.0, 160.0, 10)) == [(ids[0], 100.0, 200.0), (ids[1], 150.0, 150.0)]
+    assert sorted(store.facts.in_range(b.id, 200.0, 301.0, 10)) == [(ids[0], 100.0, 200.0), (ids[2], 300.0, 300.0)]
+    assert store.facts.in_range(b.id, 1000.0, 2000.0, 10) == []
+    assert len(store.facts.in_range(b.id, 0.0, 1000.0, 2)) == 2
