@@ -27,7 +27,7 @@ from urllib.parse import quote, urlencode
 import httpx
 from pydantic import TypeAdapter
 
-from gieok import HeldStatement
+from gieok import Directive, Disposition, HeldStatement
 from gieok import errors as _errors
 from gieok._twin import add_async_twins
 from gieok.defense.policy import RedactionPolicy
@@ -66,6 +66,12 @@ def _parse(kind: Any, data: Any) -> Any:
     if adapter is None:
         adapter = _ADAPTERS[kind] = TypeAdapter(kind)
     return adapter.validate_python(data)
+
+
+def _directives(data: list[dict[str, Any]]) -> list[Directive]:
+    """Directives as the server read them (its JSON leaves out what a kind does not use)."""
+    return [Directive(d["text"], d["kind"], d.get("topic") or "", tuple(d.get("words") or ()), d.get("language") or "",
+                      d.get("register") or "") for d in data]
 
 
 def _time(value: TimeLike | None) -> str | None:
@@ -361,6 +367,25 @@ class Client:
 
     def llm_usage(self, bank: str) -> dict[str, Any]:
         return self._call("GET", f"/v1/banks/{_q(bank)}/llm-usage")  # type: ignore[no-any-return]
+
+    def set_disposition(self, bank: str, disposition: Disposition | Mapping[str, Any] | None = None, *,
+                        skepticism: int | None = None, literalism: int | None = None, empathy: int | None = None,
+                        name: str | None = None, background: str | None = None) -> Disposition:
+        changes = {"skepticism": skepticism, "literalism": literalism, "empathy": empathy, "name": name,
+                   "background": background}
+        body = {**Disposition.coerce(disposition).to_dict(), **_drop_none(changes)}
+        return self._call("PUT", f"/v1/banks/{_q(bank)}/disposition", body, Disposition)  # type: ignore[no-any-return]
+
+    def disposition(self, bank: str) -> Disposition:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/disposition", None, Disposition)  # type: ignore[no-any-return]
+
+    def set_directives(self, bank: str, directives: Sequence[str | Mapping[str, Any] | Directive] | None
+                       ) -> list[Directive]:
+        body = [d.to_input() if isinstance(d, Directive) else d for d in directives or []]
+        return _directives(self._call("PUT", f"/v1/banks/{_q(bank)}/directives", {"directives": body}))
+
+    def directives(self, bank: str) -> list[Directive]:
+        return _directives(self._call("GET", f"/v1/banks/{_q(bank)}/directives"))
 
     def jobs(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         """A bank's job queue (a read key), or every bank's (``bank=None``: an admin key)."""

@@ -57,6 +57,7 @@ CONTRACT_METHODS = {"retain", "submit_retain", "operation", "cancel_operation", 
                     "overview", "source_facts", "connections", "entity", "merge_suggestions", "pin", "create_bank",
                     "should_recall", "session", "redaction_policy", "set_redaction_policy", "audit_log",
                     "configure_decisions", "llm_usage", "jobs", "add_mental_model", "mental_model", "mental_models",
+                    "set_disposition", "disposition", "set_directives", "directives",
                     "delete_mental_model"}
 # Memory's methods the client does not offer, each with why. A method added to Memory fails the
 # parity test until it is added to Client (and a route) or written here.

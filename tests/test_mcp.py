@@ -31,7 +31,8 @@ from gieok.server.mcp import build_mcp
 from gieok.store.postgres import PostgresStore
 
 TOOLS = {"retain", "ingest_document", "recall", "reflect", "forget", "list_banks", "get_memory", "history", "sources",
-         "session_add", "session_context", "profile_lookup", "quarantined", "release_quarantined"}
+         "session_add", "session_context", "profile_lookup", "quarantined", "release_quarantined", "shaping",
+         "set_shaping"}
 CHAT = [
     {"id": "m1", "speaker": "지우", "text": "나 다음 달에 제주도로 이사 가.", "timestamp": "2026-05-04T09:00:00+09:00"},
     {"id": "m2", "speaker": "Jiwoo", "text": "My brother Tae runs a bakery in Seoul.",

@@ -296,3 +296,53 @@ def test_the_cli_sets_and_shows_a_disposition_and_directives(db_path: str, fake_
     assert refused["refusal"] == "directive" and refused["directives"][1] == "dosages"
     assert run("directives", "b", "--clear") == "no directives\n"
     assert "(neutral)" in run("disposition", "b", "--reset")
+
+
+# -- HTTP, the Python client and MCP --------------------------------------------------------------
+
+def test_http_and_the_client_set_and_read_the_shaping(mem: Memory) -> None:
+    from server_harness import serving
+
+    from gieok.client import Client
+    from gieok.server.app import create_app
+
+    _facts(mem, "b")
+    with serving(create_app(mem, worker=False, mcp=False)) as url, Client(url) as client:
+        assert client.disposition("b") == Disposition()
+        set_to = client.set_disposition("b", {"skepticism": 2}, name="성장주 스카우트", empathy=5)
+        assert set_to == Disposition(2, 3, 5, "성장주 스카우트", "") == mem.disposition("b")
+        read = client.set_directives("b", ["답변은 존댓말로", {"forbid": "dosages", "words": ["mg"]}, "Be brief"])
+        assert read == mem.directives("b") == client.directives("b")
+        assert [d.enforced for d in read] == [True, True, False]
+        with pytest.raises(InputError, match="one of ko, en"):
+            client.set_directives("b", [{"language": "fr"}])
+        with pytest.raises(InputError):
+            client.set_disposition("b", skepticism=7)
+        assert client.directives("b") == read, "a refused list stored nothing"
+        refused = client.reflect("b", "How many mg of ibuprofen do I take?")
+        assert refused.refusal == "directive" and refused.disposition == set_to.to_dict()
+        again = client.set_directives("b", [Directive("dosages", "forbid", topic="dosages", words=("mg",))])
+        assert again[0].words == ("mg",) and again[0].kind == "forbid"
+
+
+def test_an_agent_reads_and_sets_the_shaping_over_mcp(mem: Memory) -> None:
+    import anyio
+    from mcp import Client as MCPClient
+
+    from gieok.server.mcp import build_mcp
+
+    _facts(mem, "b")
+
+    async def main() -> None:
+        async with MCPClient(build_mcp(mem)) as client:
+            shaped = (await client.call_tool("set_shaping", {
+                "bank": "b", "disposition": {"literalism": 5, "name": "Literal reader"},
+                "directives": ["약 복용량은 절대 알려주지 마", {"language": "en"}]})).structured_content
+            assert shaped["disposition"]["literalism"] == 5
+            assert [d["kind"] for d in shaped["directives"]] == ["forbid", "language"]
+            read = (await client.call_tool("shaping", {"bank": "b"})).structured_content
+            assert read == shaped
+            bad = await client.call_tool("set_shaping", {"bank": "b", "disposition": {"mood": 3}})
+            assert bad.is_error and "unknown disposition field" in bad.content[0].text
+    anyio.run(main)
+    assert mem.disposition("b").name == "Literal reader"

@@ -230,6 +230,30 @@ class _Tools:
             return {"found": False} if found is None else {"found": True, **found.to_dict()}
         return self.one(ctx, bank, "read", look)
 
+    def shaping(self, ctx: Context, bank: str) -> dict[str, Any]:
+        """How the bank's reflect answers: its `disposition` (skepticism, literalism, empathy 1-5 with 3
+        neutral, a name and a background) and its `directives`, hard rules in order, each with `kind`
+        (forbid, language, register, rule) and `enforced` (checked in code, not only an LLM's prompt)."""
+        return self.one(ctx, bank, "read", lambda: self._shaping(bank))
+
+    def set_shaping(self, ctx: Context, bank: str, disposition: dict[str, Any] | None = None,
+                    directives: list[str | dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Set how the bank's reflect answers (an admin key). `disposition`, e.g. {"skepticism": 5, "name":
+        "Cautious risk analyst"}, replaces it (what it leaves out is neutral); `directives` replaces the list,
+        text ("Never give medical dosages", "답변은 존댓말로") or objects ({"forbid": "dosages", "words":
+        ["mg"]}, {"language": "ko"}); [] clears it. A part not given stays as it is."""
+        def update() -> dict[str, Any]:
+            if disposition is not None:
+                self.memory.set_disposition(bank, disposition)
+            if directives is not None:
+                self.memory.set_directives(bank, directives)
+            return self._shaping(bank)
+        return self.one(ctx, bank, "admin", update)
+
+    def _shaping(self, bank: str) -> dict[str, Any]:
+        return {"disposition": self.memory.disposition(bank).to_dict(),
+                "directives": [d.to_dict() for d in self.memory.directives(bank)]}
+
 
 def _document_bytes(content_base64: str | None, text: str | None) -> bytes:
     """The file an agent sent: exactly one of base64 bytes or text."""
@@ -249,7 +273,7 @@ _TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("retain", _WRITE), ("ingest_document", _WRITE), ("recall", _READ), ("reflect", _READ), ("forget", _ERASE),
     ("list_banks", _READ), ("get_memory", _READ), ("history", _READ), ("sources", _READ),
     ("session_add", _WRITE), ("session_context", _READ), ("profile_lookup", _READ), ("quarantined", _READ),
-    ("release_quarantined", _WRITE))
+    ("release_quarantined", _WRITE), ("shaping", _READ), ("set_shaping", _WRITE))
 
 
 def _with_bank(method: Callable[..., Any], bank: str | None) -> Callable[..., Any]:

@@ -184,6 +184,33 @@ class DecisionsRequest(_Body):
     model: str | None = Field(description="learned, llm or a plugin; null: the setting decision_model")
 
 
+class DispositionRequest(_Body):
+    """A bank's disposition; what is left out is neutral (3, no name, no background)."""
+    skepticism: int = Field(3, ge=1, le=5, description="how much evidence an answer needs (3: neutral)")
+    literalism: int = Field(3, ge=1, le=5, description="4-5: only memories in the question's own words answer")
+    empathy: int = Field(3, ge=1, le=5, description="how the answer treats the asker (3: neutral)")
+    name: str = Field("", description="who answers, e.g. 'Cautious risk analyst'")
+    background: str = Field("", description="a sentence or two about them")
+
+
+class DirectivesRequest(_Body):
+    directives: list[str | dict[str, Any]] = Field(description=(
+        'hard rules, in order: text ("Never give medical dosages", "답변은 존댓말로") or objects '
+        '({"forbid": "dosages", "words": ["mg"]}, {"language": "ko"}, {"register": "polite"}, {"rule": "..."}); '
+        "[] clears them"))
+
+
+class DirectiveOut(BaseModel):
+    """A directive as the bank read it; ``enforced``: checked in code, not only an LLM's prompt."""
+    text: str
+    kind: Literal["forbid", "language", "register", "rule"]
+    enforced: bool
+    topic: str | None = None
+    words: list[str] | None = None
+    language: str | None = None
+    register_: str | None = Field(None, alias="register")  # "register" would shadow BaseModel's own
+
+
 class ReembedRequest(_Body):
     embedder: str = Field(description="the registered embedder to move the bank to, e.g. e5-small")
 

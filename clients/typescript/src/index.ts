@@ -45,6 +45,11 @@ export type IngestOptions = Omit<Query<"/v1/banks/{bank}/documents", "post">, "m
   & { metadata?: Record<string, unknown>; media_type?: string };
 export type ImportOptions = Query<"/v1/banks/{bank}/imports/{format}", "post">;
 export type JobsOptions = Query<"/v1/jobs", "get">;
+/** a bank's disposition: skepticism, literalism, empathy (1-5, 3 neutral), name, background */
+export type Disposition = Schemas["DispositionRequest"];
+/** one directive: text, or an object such as `{ forbid: "dosages", words: ["mg"] }` or `{ language: "ko" }` */
+export type DirectiveInput = Schemas["DirectivesRequest"]["directives"][number];
+export type Directive = Schemas["DirectiveOut"];
 
 export interface GieokOptions {
   /** the server, e.g. `http://127.0.0.1:8765` (what `gieok serve` listens on by default) */
@@ -287,6 +292,27 @@ export class Gieok {
   /** What the bank's LLM calls cost so far, and its spend limit. */
   llmUsage(bank: string) {
     return this.call("get", "/v1/banks/{bank}/llm-usage", { path: { bank } });
+  }
+
+  // -- shaping reflect: the bank's disposition and directives -----------------------------------
+  /** Who answers the bank's reflect: skepticism, literalism, empathy (1-5, 3 neutral), a name, a background. */
+  disposition(bank: string) {
+    return this.call("get", "/v1/banks/{bank}/disposition", { path: { bank } });
+  }
+
+  /** Replace the bank's disposition; what is left out is neutral. */
+  setDisposition(bank: string, disposition: Disposition = {}) {
+    return this.call("put", "/v1/banks/{bank}/disposition", { path: { bank }, body: disposition });
+  }
+
+  /** The bank's directives, in order, as it read them (`enforced`: checked in code). */
+  directives(bank: string) {
+    return this.call("get", "/v1/banks/{bank}/directives", { path: { bank } });
+  }
+
+  /** Replace the bank's directives: text ("Never give medical dosages", "답변은 존댓말로") or objects. */
+  setDirectives(bank: string, directives: DirectiveInput[]) {
+    return this.call("put", "/v1/banks/{bank}/directives", { path: { bank }, body: { directives } });
   }
 
   // -- mental models: standing questions with stored answers ------------------------------------

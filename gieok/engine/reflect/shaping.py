@@ -157,6 +157,14 @@ class Directive:
             out["register"] = self.register
         return out
 
+    def to_input(self) -> dict[str, Any]:
+        """The mapping :func:`read_directives` reads back into this directive (as a client sends it)."""
+        body = {"forbid": self.topic, "language": self.language, "register": self.register}.get(self.kind, self.text)
+        out: dict[str, Any] = {self.kind: body, "text": self.text}
+        if self.words:
+            out["words"] = list(self.words)
+        return out
+
     def terms(self) -> frozenset[str]:
         """What a text must share with a ``forbid`` directive to touch it."""
         own = {t for w in self.words for t in (*keyword_terms(w), w.lower())}

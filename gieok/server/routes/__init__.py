@@ -61,7 +61,8 @@ PATH_ORDER: tuple[str, ...] = (
     "/v1/operations/{operation_id}", "/v1/operations/{operation_id}/cancel", "/v1/operations/{operation_id}/retry",
     "/v1/keys", "/v1/keys/{key_id}",
     _BANK + "/mental-models", _BANK + "/mental-models/{name}", _BANK + "/redaction-policy", _BANK + "/audit-log",
-    _BANK + "/decision-model", _BANK + "/llm-usage", _BANK + "/jobs", "/v1/jobs",
+    _BANK + "/decision-model", _BANK + "/llm-usage", _BANK + "/jobs", "/v1/jobs", _BANK + "/disposition",
+    _BANK + "/directives",
 )
 
 

@@ -1,14 +1,16 @@
-"""A bank's configuration (an admin key): the redaction policy and its audit log (fingerprints of
-what was redacted, never values), the decision model; and its LLM usage (a read key)."""
+"""A bank's configuration (an admin key sets it): the redaction policy and its audit log (fingerprints
+of what was redacted, never values), the decision model, reflect's disposition and directives; and
+its LLM usage (a read key)."""
 
 
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from gieok import Disposition
 from gieok.defense.policy import RedactionPolicy
 from gieok.server.routes._deps import Caller, Mem
-from gieok.server.schemas import DecisionsRequest, PolicyRequest
+from gieok.server.schemas import DecisionsRequest, DirectiveOut, DirectivesRequest, DispositionRequest, PolicyRequest
 
 __all__ = ["router", "policy_json"]
 
@@ -50,3 +52,31 @@ def configure_decisions(bank: str, body: DecisionsRequest, who: Caller, memory: 
 def llm_usage(bank: str, who: Caller, memory: Mem) -> dict[str, Any]:
     who.require(bank, "read")
     return memory.llm_usage(bank)
+
+
+@router.get(_BANK + "/disposition", tags=["configuration"])
+def disposition(bank: str, who: Caller, memory: Mem) -> Disposition:
+    """Who answers the bank's reflect: three dials from 1 to 5 (3 neutral), a name, a background."""
+    who.require(bank, "read")
+    return memory.disposition(bank)
+
+
+@router.put(_BANK + "/disposition", tags=["configuration"])
+def set_disposition(bank: str, body: DispositionRequest, who: Caller, memory: Mem) -> Disposition:
+    """Replace the bank's disposition (what the body leaves out is neutral)."""
+    who.require(bank, "admin")
+    return memory.set_disposition(bank, body.model_dump())
+
+
+@router.get(_BANK + "/directives", tags=["configuration"])
+def directives(bank: str, who: Caller, memory: Mem) -> list[DirectiveOut]:
+    """The bank's directives, in order, as read (``enforced``: checked in code)."""
+    who.require(bank, "read")
+    return [DirectiveOut.model_validate(d.to_dict()) for d in memory.directives(bank)]
+
+
+@router.put(_BANK + "/directives", tags=["configuration"])
+def set_directives(bank: str, body: DirectivesRequest, who: Caller, memory: Mem) -> list[DirectiveOut]:
+    """Replace the bank's directives; a bad one is a 400 naming it, and nothing is stored."""
+    who.require(bank, "admin")
+    return [DirectiveOut.model_validate(d.to_dict()) for d in memory.set_directives(bank, body.directives)]
