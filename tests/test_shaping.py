@@ -346,3 +346,31 @@ def test_an_agent_reads_and_sets_the_shaping_over_mcp(mem: Memory) -> None:
             assert bad.is_error and "unknown disposition field" in bad.content[0].text
     anyio.run(main)
     assert mem.disposition("b").name == "Literal reader"
+
+
+# -- the web UI -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lang", "title"), [("ko", "숙고의 답변 방식"), ("en", "How reflect answers")])
+def test_the_bank_page_shows_and_sets_the_shaping(mem: Memory, lang: str, title: str) -> None:
+    import re
+
+    from fastapi.testclient import TestClient
+
+    from gieok.server.app import create_app
+
+    _facts(mem, "b")
+    with TestClient(create_app(mem, mcp=False, worker=False)) as http:
+        page = http.get(f"/ui/b/b?lang={lang}").text
+        assert title in page and 'action="/ui/b/b/shaping"' in page
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)  # type: ignore[union-attr]
+        form = {"skepticism": "5", "literalism": "3", "empathy": "1", "name": "<b>분석가</b>", "background": "",
+                "directives": "답변은 존댓말로\nNever give medical dosages\n", "csrf": csrf}
+        assert http.post("/ui/b/b/shaping", data={**form, "csrf": "0" * 64}).status_code == 403
+        bad = http.post("/ui/b/b/shaping", data={**form, "skepticism": "9"})
+        assert bad.status_code in (403, 422) and mem.disposition("b").neutral, "a bad form stored nothing"
+        bad = http.post("/ui/b/b/shaping", data={**form, "skepticism": "9", "csrf": csrf})
+        assert bad.status_code == 422 and mem.disposition("b").neutral and mem.directives("b") == []
+        saved = http.post("/ui/b/b/shaping", data=form)
+        assert saved.status_code == 200 and "&lt;b&gt;분석가&lt;/b&gt;" in saved.text, "escaped"
+        assert mem.disposition("b") == Disposition(5, 3, 1, "<b>분석가</b>", "")
+        assert [d.kind for d in mem.directives("b")] == ["register", "forbid"]

@@ -11,6 +11,8 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
+from gieok import Disposition
+from gieok.engine.reflect.shaping import read_directives
 from gieok.errors import GieokError, InputError
 from gieok.server.ui import _svg
 from gieok.server.ui._state import UI, bank_url, ui_router
@@ -67,7 +69,30 @@ def bank_page(request: Request, bank: str, ui: UI) -> Response:
     view = ui.memory.overview(bank)
     sources = list(reversed(ui.memory.sources(bank)))
     chart = _svg.timeline(view["weeks"], lambda k: ui.t(request, k))
-    return ui.page(request, "bank.html", caller, bank, "overview", view=view, sources=sources, chart=chart)
+    return ui.page(request, "bank.html", caller, bank, "overview", view=view, sources=sources, chart=chart,
+                   disposition=ui.memory.disposition(bank), directives=ui.memory.directives(bank),
+                   admin=caller.role == "admin", shaped=request.query_params.get("shaped"))
+
+
+@router.post("/b/{bank}/shaping")
+async def set_shaping(request: Request, bank: str, ui: UI) -> Response:
+    """Reflect's disposition and directives from the bank page's form (an admin key): one directive a
+    line; the whole form is checked before anything is stored."""
+    form = await ui.posted(request)
+    ui.reader(request, bank, "admin")
+    dials = {}
+    for dial in ("skepticism", "literalism", "empathy"):
+        value = form.get(dial, "3").strip()
+        if not value.isdigit():
+            raise InputError(f"{dial} must be a whole number from 1 to 5")
+        dials[dial] = int(value)
+    disposition = {**dials, "name": form.get("name", "").strip(), "background": form.get("background", "").strip()}
+    lines = [line.strip() for line in form.get("directives", "").splitlines() if line.strip()]
+    Disposition.coerce(disposition)  # both checked before either is stored
+    read_directives(lines)
+    await run_in_threadpool(ui.memory.set_disposition, bank, disposition)
+    await run_in_threadpool(ui.memory.set_directives, bank, lines)
+    return RedirectResponse(bank_url(bank) + "?shaped=1", 303)
 
 
 @router.get("/b/{bank}/s/{source_id:path}")
