@@ -150,14 +150,14 @@ def test_profile_lookup_and_browsing(api: Any) -> None:
     assert api.lookup("pf", "birthday") is None
     with pytest.raises(InputError, match="birthday"):
         api.lookup("pf", "shoes")
-    by_message = api.source_facts("pf", "pf-chat")
+    by_message = api.browse.source_facts("pf", "pf-chat")
     assert set(by_message) == {"a", "b", "c"} and isinstance(by_message["a"][0], RecalledMemory)
     fact = by_message["b"][0]
     assert api.pin("pf", fact.id).pinned and not api.pin("pf", fact.id, pinned=False).pinned
-    assert isinstance(api.connections("pf", fact.id), dict)
-    assert "Sora Park" in str(api.entity("pf", "Sora Park"))
-    assert api.overview("pf")["facts"] >= 2 and isinstance(api.merge_suggestions("pf"), list)
-    assert isinstance(api.create_bank("빈 은행"), BankInfo) and "빈 은행" in {b.name for b in api.banks()}
+    assert isinstance(api.browse.connections("pf", fact.id), dict)
+    assert "Sora Park" in str(api.browse.entity("pf", "Sora Park"))
+    assert api.browse.overview("pf")["facts"] >= 2 and isinstance(api.browse.merge_suggestions("pf"), list)
+    assert isinstance(api.banks.create("빈 은행"), BankInfo) and "빈 은행" in {b.name for b in api.banks()}
     assert api.should_recall("고마워!") is False and api.should_recall("내 알레르기가 뭐였지?") is True
 
 
@@ -174,11 +174,11 @@ def test_configuration_mental_models_and_jobs(api: Any) -> None:
     assert isinstance(api.llm_usage("지훈"), dict)
     assert {job["kind"] for job in api.jobs("지훈")} >= {"consolidate"}
     assert isinstance(api.jobs(status="failed"), list)
-    model = api.add_mental_model("지훈", "travel", "지훈은 어디로 출장 가?", refresh=False)
+    model = api.models.add("지훈", "travel", "지훈은 어디로 출장 가?", refresh=False)
     assert model["name"] == "travel" and model["question"] == "지훈은 어디로 출장 가?"
-    assert [m["name"] for m in api.mental_models("지훈")] == ["travel"]
-    assert api.mental_model("지훈", "travel")["name"] == "travel"
-    assert api.delete_mental_model("지훈", "travel") is None and api.mental_models("지훈") == []
+    assert [m["name"] for m in api.models.list("지훈")] == ["travel"]
+    assert api.models.get("지훈", "travel")["name"] == "travel"
+    assert api.models.delete("지훈", "travel") is None and api.models.list("지훈") == []
 
 
 def test_files_ingest_and_import(api: Any, tmp_path: Any) -> None:
@@ -229,7 +229,7 @@ def test_reflect_and_forget(api: Any) -> None:
     assert isinstance(gone, ForgetResult) and gone.erased["facts"] == 1 and gone.proof is not None
     assert gone.proof.clean
     assert all("Sora" not in m.text for m in api.recall("지훈", "Sora Park Pangyo").memories)
-    counts = api.delete_bank("지훈")
+    counts = api.banks.delete("지훈")
     assert counts["facts"] == 2 and api.banks() == []
 
 
@@ -240,9 +240,9 @@ def test_a_submitted_retain_is_an_operation(api: Any) -> None:
     assert done.status == "done" and isinstance(done.result, RetainResult) and done.result.facts_added == 2
     assert "제주도" in api.recall("지훈", "제주도 출장").memories[0].text
     with pytest.raises(OperationStateError, match="only queued or running"):
-        api.cancel_operation(op.id)
+        api.jobs.cancel(op.id)
     with pytest.raises(OperationStateError, match="only failed or cancelled"):
-        api.retry_operation(op.id)
+        api.jobs.retry(op.id)
 
 
 def test_a_reembed_is_an_operation(api: Any) -> None:
@@ -323,7 +323,7 @@ def test_the_async_client_is_the_twin(db_path: str, fake_embedder: object, tmp_p
             assert (await client.retain("비동기", messages=said)).facts_added == 2
             assert (await client.lookup("비동기", "job")).value == "nurse"  # type: ignore[union-attr]
             assert (await client.ingest("비동기", b"Shifts start at 7am.", document_id="shifts.txt")).facts_added == 1
-            assert [m["name"] for m in await client.mental_models("비동기")] == []
+            assert [m["name"] for m in await client.models.list("비동기")] == []
 
     with Memory(db_path, embedder="fake") as mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url:
         asyncio.run(use(url))

@@ -127,7 +127,7 @@ def test_audit_log_records_the_erasure_without_the_text(mem: Memory) -> None:
 
 def test_deleting_a_bank_is_proven_too(mem: Memory) -> None:
     _conversation(mem)
-    mem.delete_bank("alice")
+    mem.banks.delete("alice")
     assert mem.verify_erased([KO_MARKER, EN_MARKER]).clean
 
 

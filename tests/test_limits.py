@@ -64,11 +64,11 @@ def test_a_stored_time_no_date_can_hold_never_fails_a_read(store_mem: Memory, ca
             found = store_mem.recall("b", query, explain=True)
             assert found.memories and all(m.mentioned_at is None for m in found.memories)
             assert store_mem.reflect("b", query).answer
-        assert store_mem.overview("b") is not None
+        assert store_mem.browse.overview("b") is not None
         assert store_mem.profile("b") is not None
         assert store_mem.lookup("b", "birthday") is None or True  # answered, not raised: its statements are unreadable
         for source in store_mem.sources("b"):
-            assert store_mem.source_facts("b", source.id)
+            assert store_mem.browse.source_facts("b", source.id)
         store_mem.run_jobs("b")  # consolidation reads the same rows
     assert any("cannot be read back" in r.getMessage() for r in caplog.records)
 

@@ -141,7 +141,7 @@ def test_get_banks_sources_and_persistence(db_path: str, fake_embedder) -> None:
 def test_delete_bank_removes_everything(mem: Memory) -> None:
     mem.retain("alice", messages=CHAT)
     mem.retain("bob", messages=[{"id": "b1", "speaker": "bob", "text": "Bob's cat is Nabi"}])
-    counts = mem.delete_bank("alice")
+    counts = mem.banks.delete("alice")
     assert counts == {"facts": 4, "chunks": 7, "messages": 7, "sources": 1}
     assert [b.name for b in mem.banks()] == ["bob"]
     with pytest.raises(BankNotFoundError):

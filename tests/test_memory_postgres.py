@@ -131,7 +131,7 @@ def test_background_jobs_and_bank_deletion(pg_mem: Memory) -> None:
     assert any(j["kind"] == "consolidate" for j in pg_mem.jobs("alice"))
     pg_mem.run_jobs(bank="alice")
     assert all(j["status"] != "queued" or j["kind"] != "consolidate" for j in pg_mem.jobs("alice"))
-    counts = pg_mem.delete_bank("alice")
+    counts = pg_mem.banks.delete("alice")
     assert counts["facts"] == 4 and pg_mem.banks() == []
     assert pg_mem.verify_erased(["나 땅콩 알레르기 있어", "My sister Hana lives in Toronto"]).clean
 

@@ -289,11 +289,11 @@ def test_what_is_refused_at_once(target: Callable[[], Any], fake_embedder: FakeE
     try:
         with pytest.raises(ReembedRunningError, match=op.id):
             mem.reembed("a", "third")
-        mem.cancel_operation(op.id)
+        mem.jobs.cancel(op.id)
         other = mem.reembed("a", "third")
         assert other.id != op.id
         with pytest.raises(ReembedRunningError):
-            mem.retry_operation(op.id)
+            mem.jobs.retry(op.id)
     finally:
         registry.unregister("embedder", "third")
 
@@ -446,7 +446,7 @@ def test_a_move_to_an_embedder_of_the_same_dimension_and_of_an_empty_bank(
     registry.register("embedder", "reversed", Reversed, replace=True)
     try:
         mem = _memory(target, "fake")
-        mem.create_bank("empty")
+        mem.banks.create("empty")
         assert mem.reembed("empty", "reversed", wait=True).status == "done"
         mem.retain("a", messages=CHAT, document_id="chat")
         before = _vectors(mem, "a")

@@ -165,7 +165,7 @@ def test_reflect_answers_from_the_current_version_not_the_replaced_one(mem: Memo
 
 def test_mental_model_is_answered_by_reflect_and_refreshed_after_consolidation(mem: Memory) -> None:
     _minji(mem)
-    model = mem.add_mental_model("b", "minji-sport", "김민지 팀장은 무슨 운동을 해?")
+    model = mem.models.add("b", "minji-sport", "김민지 팀장은 무슨 운동을 해?")
     assert model["answer"] and "수영" in model["answer"] and model["based_on"]
     looked_up = mem.reflect("b", "김민지 팀장은 무슨 운동을 해?")
     assert looked_up.source == "mental_model" and looked_up.answer == model["answer"]
@@ -173,11 +173,11 @@ def test_mental_model_is_answered_by_reflect_and_refreshed_after_consolidation(m
     _say(mem, "b", "k4", "user", "김민지 팀장은 운동으로 수영 말고 테니스도 해", "2026-03-07T10:00:00+09:00")
     kinds = [r["kind"] for r in mem.run_jobs()]
     assert kinds == ["consolidate", "refresh_models"]
-    assert mem.mental_model("b", "minji-sport")["refreshed_at"] >= first
+    assert mem.models.get("b", "minji-sport")["refreshed_at"] >= first
     # erasing what the answer cited clears the answer
-    cited = mem.mental_model("b", "minji-sport")["based_on"]
+    cited = mem.models.get("b", "minji-sport")["based_on"]
     mem.forget("b", memory_id=cited[0])
-    assert mem.mental_model("b", "minji-sport")["answer"] is None
+    assert mem.models.get("b", "minji-sport")["answer"] is None
 
 
 def _llm_memory(db_path: str, llm, fake_embedder) -> Memory:  # noqa: ANN001

@@ -202,7 +202,7 @@ def test_the_quarantine_page_lists_releases_and_dismisses(client: TestClient, me
     assert len(mem.quarantined("민지")) == 2  # forged forms changed nothing
     released = client.post(f"/ui/b/민지/quarantine/{en}/release", data={"csrf": _csrf(page)}, headers=headers)
     assert released.status_code == 200 and words[1] in released.text and f'id="held-{ko}"' in released.text
-    [memory_id] = [m.id for facts in mem.source_facts("민지", "mail.html").values() for m in facts]
+    [memory_id] = [m.id for facts in mem.browse.source_facts("민지", "mail.html").values() for m in facts]
     assert mem.get("민지", memory_id).trust == "document"
     dismissed = client.post(f"/ui/b/민지/quarantine/{ko}/dismiss", data={"csrf": _csrf(page)},
                             headers=headers)

@@ -107,31 +107,31 @@ def test_a_rate_limited_llm_is_retried_after_its_retry_after_and_a_refused_key_n
 # -- operations ----------------------------------------------------------------------------------
 def test_operations_are_cancelled_and_retried(any_mem: Memory) -> None:
     op = any_mem.submit_retain("민지", messages=CHAT, document_id="chat-1")
-    cancelled = any_mem.cancel_operation(op.id)
+    cancelled = any_mem.jobs.cancel(op.id)
     assert cancelled.status == "cancelled" and cancelled.finished_at is not None
     assert any_mem.run_jobs(bank="민지") == []  # a cancelled retain is never run
     assert any_mem.sources("민지") == []
     with pytest.raises(OperationStateError, match="cancelled"):
-        any_mem.cancel_operation(op.id)
-    again = any_mem.retry_operation(op.id)
+        any_mem.jobs.cancel(op.id)
+    again = any_mem.jobs.retry(op.id)
     assert (again.status, again.attempts, again.finished_at) == ("queued", 0, None)
     with pytest.raises(OperationStateError, match="retried"):
-        any_mem.retry_operation(op.id)
+        any_mem.jobs.retry(op.id)
     any_mem.run_jobs(bank="민지")
     done = any_mem.operation(op.id)
     assert done.status == "done" and done.result is not None and done.result.facts_added == 2
     assert done.started_at is not None and done.finished_at is not None and done.started_at <= done.finished_at
     with pytest.raises(OperationStateError):
-        any_mem.cancel_operation(op.id)
+        any_mem.jobs.cancel(op.id)
     with pytest.raises(OperationNotFoundError):
-        any_mem.cancel_operation("op-424242")
+        any_mem.jobs.cancel("op-424242")
 
 
 def test_cancelling_a_running_retain_writes_nothing(any_mem: Memory) -> None:
     op = any_mem.submit_retain("alice", messages=CHAT, document_id="chat-1")
     job, token = jobs.claim_next(any_mem.engine)  # type: ignore[misc]
     assert any_mem.operation(op.id).status == "running"
-    any_mem.cancel_operation(op.id)  # while its worker runs it
+    any_mem.jobs.cancel(op.id)  # while its worker runs it
     report = jobs.run_claimed(any_mem.engine, job, token)
     assert report["status"] == "lost"
     assert any_mem.sources("alice") == [] and any_mem.operation(op.id).status == "cancelled"

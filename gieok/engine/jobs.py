@@ -57,12 +57,12 @@ from gieok.errors import (
     OperationStateError,
     ReembedRunningError,
 )
-from gieok.records import Operation, RetainResult
+from gieok.records import Job, Operation, RetainResult
 from gieok.store.protocol import BankRow
 from gieok.text.terms import keyword_terms
 
 __all__ = ["HANDLERS", "Heartbeat", "run_pending", "claim_next", "run_claimed", "operation", "cancel", "retry",
-           "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS", "JOB_RETENTION_DAYS", "job_to_dict",
+           "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS", "JOB_RETENTION_DAYS", "job_record",
            "claim_token", "operation_id", "warm_up", "wait_for"]
 
 MAX_ATTEMPTS = 3  # the default of the job_max_attempts setting
@@ -281,20 +281,20 @@ def _when(value: float | None) -> str | None:
     return from_epoch(value).isoformat() if value else None  # type: ignore[union-attr]
 
 
-def job_to_dict(job: Any, bank_name: str | None) -> dict[str, Any]:
-    return {
-        "id": job.id, "operation_id": operation_id(job.id), "bank": bank_name, "kind": job.kind,
-        "status": job.status, "attempts": job.attempts,
+def job_record(job: Any, bank_name: str | None) -> Job:
+    return Job(
+        id=job.id, operation_id=operation_id(job.id), bank=bank_name, kind=job.kind,
+        status=job.status, attempts=job.attempts,
         # the facts a job names, or once done the facts it processed (consolidation and decay report them)
-        "facts": len(job.payload.get("fact_ids", [])) or int((job.result or {}).get("facts", 0)),
-        "result": job.result,
-        "run_after": _when(job.run_after),
-        "last_error": job.last_error,
-        "created_at": _when(job.created_at),
-        "started_at": _when(job.started_at),
-        "finished_at": _when(job.finished_at),
-        "updated_at": _when(job.updated_at),
-    }
+        facts=len(job.payload.get("fact_ids", [])) or int((job.result or {}).get("facts", 0)),
+        result=job.result,
+        run_after=_when(job.run_after),
+        last_error=job.last_error,
+        created_at=_when(job.created_at),
+        started_at=_when(job.started_at),
+        finished_at=_when(job.finished_at),
+        updated_at=_when(job.updated_at),
+    )
 
 
 def queue_maintenance(engine: Engine, banks: Sequence[BankRow], now: float | None) -> None:
@@ -363,6 +363,6 @@ def retry(engine: Engine, operation_id_: str) -> Operation:
     return operation(engine, operation_id(job.id))
 
 
-def list_jobs(engine: Engine, bank_id: int | None, status: str | None, limit: int) -> list[dict[str, Any]]:
+def list_jobs(engine: Engine, bank_id: int | None, status: str | None, limit: int) -> list[Job]:
     names = {b.id: b.name for b in engine.store.bank_rows()}
-    return [job_to_dict(j, names.get(j.bank_id)) for j in engine.store.list_jobs(bank_id, status, limit)]
+    return [job_record(j, names.get(j.bank_id)) for j in engine.store.list_jobs(bank_id, status, limit)]

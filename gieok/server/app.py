@@ -19,21 +19,23 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
-from gieok import HeldStatement, __version__
-from gieok.engine import keys as _keys
-from gieok.engine.forget import ForgetResult
-from gieok.engine.keys import ApiKey, Principal
-from gieok.engine.reflect import Reflection
+from gieok import __version__
 from gieok.errors import OperationNotFoundError
 from gieok.memory import Memory
 from gieok.records import (
+    OPEN_ACCESS,
+    ApiKey,
     BankInfo,
     EntityInfo,
+    ForgetResult,
+    HeldStatement,
     ImportResult,
     IngestResult,
     Operation,
+    Principal,
     Recall,
     RecalledMemory,
+    Reflection,
     RetainResult,
     SourceInfo,
 )
@@ -78,16 +80,16 @@ class _Gate:
             return True
         now = time.monotonic()
         if now - self._checked > _KEYS_CHECK_SECONDS:
-            self._keys, self._checked = _keys.key_count(self.memory.engine) > 0, now
+            self._keys, self._checked = self.memory.keys.count() > 0, now
         return self._keys
 
     def principal(self, authorization: str | None) -> Principal:
         if not self.keys_in_force():
-            return _keys.OPEN
+            return OPEN_ACCESS
         token = authorization.split(" ", 1)[1] if authorization and " " in authorization else None
         if authorization and not authorization.lower().startswith("bearer "):
             token = None
-        return _keys.authenticate(self.memory.engine, token)
+        return self.memory.keys.authenticate(token)
 
 
 def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = True, mcp: bool = True,
@@ -152,7 +154,7 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     # -- service -----------------------------------------------------------------------------
     @app.get("/health", tags=["service"])
     def health() -> dict[str, Any]:
-        return {"status": "ok", "version": __version__, "store": type(memory.store).__name__,
+        return {"status": "ok", "version": __version__, "store": memory.store_kind,
                 "keys_required": gate.keys_in_force(), "worker": runner is not None and runner.alive()}
 
     @app.get("/metrics", tags=["service"], response_class=PlainTextResponse,
@@ -169,7 +171,7 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     @app.delete("/v1/banks/{bank}", tags=["banks"])
     def delete_bank(bank: str, who: Caller) -> dict[str, int]:
         who.require(bank, "admin")
-        return memory.delete_bank(bank)
+        return memory.banks.delete(bank).to_dict()
 
     # -- retain, recall, reflect, forget -----------------------------------------------------
     @app.post("/v1/banks/{bank}/retain", tags=["memory"], response_model=None,
@@ -309,7 +311,7 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     @app.get("/v1/banks/{bank}/entities/merge-suggestions", tags=["inspection"])
     def merge_suggestions(bank: Readable, limit: int = 20) -> list[dict[str, Any]]:
         """Pairs of entities that may be one person or thing, which retain kept apart (not sure)."""
-        return memory.merge_suggestions(bank, limit=limit)
+        return [s.to_dict() for s in memory.browse.merge_suggestions(bank, limit=limit)]
 
     @app.get("/v1/banks/{bank}/profile", tags=["inspection"])
     def profile(bank: Readable, person: str | None = None, user_id: str | None = None) -> list[dict[str, Any]]:
@@ -331,22 +333,22 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     @app.get("/v1/banks/{bank}/overview", tags=["inspection"])
     def overview(bank: Readable, now: str | None = None) -> dict[str, Any]:
         """The bank at a glance: counts, facts per week and decay class, the jobs queued."""
-        return memory.overview(bank, now=now)
+        return memory.browse.overview(bank, now=now).to_dict()
 
     @app.get("/v1/banks/{bank}/sources/{source_id}/facts", tags=["inspection"])
     def source_facts(bank: Readable, source_id: str) -> dict[str, list[RecalledMemory]]:
         """The facts a source produced, keyed by the id of the message each came from."""
-        return memory.source_facts(bank, source_id)
+        return memory.browse.source_facts(bank, source_id)
 
     @app.get("/v1/banks/{bank}/memories/{memory_id}/connections", tags=["inspection"])
     def connections(bank: Readable, memory_id: str) -> dict[str, Any]:
         """A fact's entities and its links to other facts."""
-        return memory.connections(bank, memory_id)
+        return memory.browse.connections(bank, memory_id).to_dict()
 
     @app.get("/v1/banks/{bank}/entities/{name}", tags=["inspection"])
     def entity(bank: Readable, name: str, limit: Annotated[int, Query(gt=0)] = 200) -> dict[str, Any]:
         """One entity by name or alias, its latest facts and its neighbourhood."""
-        return memory.entity(bank, name, limit=limit)
+        return memory.browse.entity(bank, name, limit=limit).to_dict()
 
     @app.post("/v1/banks/{bank}/memories/{memory_id}/pin", tags=["memory"])
     def pin(bank: Writable, memory_id: str, body: PinRequest) -> RecalledMemory:
@@ -356,7 +358,7 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     @app.put("/v1/banks/{bank}", tags=["banks"])
     def create_bank(bank: Writable) -> BankInfo:
         """Create an empty bank (retain creates one too); an existing bank is returned as it is."""
-        return memory.create_bank(bank)
+        return memory.banks.create(bank)
 
     @app.get("/v1/operations/{operation_id}", tags=["memory"])
     def operation(operation_id: str, who: Caller) -> Operation:
@@ -374,12 +376,12 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     @app.post("/v1/operations/{operation_id}/cancel", tags=["memory"])
     def cancel_operation(operation_id: str, who: Caller) -> Operation:
         _writable_operation(operation_id, who)
-        return memory.cancel_operation(operation_id)
+        return memory.jobs.cancel(operation_id)
 
     @app.post("/v1/operations/{operation_id}/retry", tags=["memory"])
     def retry_operation(operation_id: str, who: Caller) -> Operation:
         _writable_operation(operation_id, who)
-        op = memory.retry_operation(operation_id)
+        op = memory.jobs.retry(operation_id)
         if runner is not None:
             runner.wake()
         return op
@@ -388,18 +390,18 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     @app.post("/v1/keys", tags=["keys"], status_code=201)
     def create_key(body: KeyRequest, who: Caller) -> dict[str, Any]:
         who.require(None, "admin")
-        record, key = _keys.create_key(memory.engine, role=body.role, banks=body.banks, name=body.name)
+        record, key = memory.keys.create(role=body.role, banks=body.banks, name=body.name)
         return {"key": key, "id": record.id, "prefix": record.prefix, "role": record.role, "banks": record.banks}
 
     @app.get("/v1/keys", tags=["keys"])
     def list_keys(who: Caller) -> list[ApiKey]:
         who.require(None, "admin")
-        return _keys.list_keys(memory.engine)
+        return memory.keys.list()
 
     @app.delete("/v1/keys/{key_id}", tags=["keys"])
     def revoke_key(key_id: int, who: Caller) -> ApiKey:
         who.require(None, "admin")
-        return _keys.revoke_key(memory.engine, key_id)
+        return memory.keys.revoke(key_id)
 
     add_configuration_routes(app, memory, caller)
     if ui:

@@ -13,9 +13,9 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request
 
-from gieok.defense.policy import RedactionPolicy
-from gieok.engine.keys import Principal
+from gieok import RedactionPolicy
 from gieok.memory import Memory
+from gieok.records import Principal
 from gieok.server.schemas import DecisionsRequest, MentalModelRequest, PolicyRequest
 
 __all__ = ["add_configuration_routes", "policy_json"]
@@ -34,23 +34,23 @@ def add_configuration_routes(app: FastAPI, memory: Memory, caller: Callable[[Req
     @app.get(_BANK + "/mental-models", tags=["mental models"])
     def mental_models(bank: str, who: Caller) -> list[dict[str, Any]]:
         who.require(bank, "read")
-        return memory.mental_models(bank)
+        return [m.to_dict() for m in memory.models.list(bank)]
 
     @app.get(_BANK + "/mental-models/{name}", tags=["mental models"])
     def mental_model(bank: str, name: str, who: Caller) -> dict[str, Any]:
         who.require(bank, "read")
-        return memory.mental_model(bank, name)
+        return memory.models.get(bank, name).to_dict()
 
     @app.post(_BANK + "/mental-models", tags=["mental models"], status_code=201)
     def add_mental_model(bank: str, body: MentalModelRequest, who: Caller) -> dict[str, Any]:
         """A standing question whose answer reflect writes and background jobs refresh."""
         who.require(bank, "write")
-        return memory.add_mental_model(bank, body.name, body.question, refresh=body.refresh)
+        return memory.models.add(bank, body.name, body.question, refresh=body.refresh).to_dict()
 
     @app.delete(_BANK + "/mental-models/{name}", tags=["mental models"])
     def delete_mental_model(bank: str, name: str, who: Caller) -> dict[str, str]:
         who.require(bank, "write")
-        memory.delete_mental_model(bank, name)
+        memory.models.delete(bank, name)
         return {"deleted": name}
 
     @app.get(_BANK + "/redaction-policy", tags=["configuration"])
@@ -67,7 +67,7 @@ def add_configuration_routes(app: FastAPI, memory: Memory, caller: Callable[[Req
     def audit_log(bank: str, who: Caller, limit: Annotated[int, Query(gt=0)] = 1000) -> list[dict[str, Any]]:
         """What redaction found, newest first: types, positions, fingerprints; never values."""
         who.require(bank, "admin")
-        return memory.audit_log(bank, limit)
+        return [entry.to_dict() for entry in memory.audit_log(bank, limit)]
 
     @app.put(_BANK + "/decision-model", tags=["configuration"])
     def configure_decisions(bank: str, body: DecisionsRequest, who: Caller) -> dict[str, str]:
@@ -77,18 +77,18 @@ def add_configuration_routes(app: FastAPI, memory: Memory, caller: Callable[[Req
     @app.get(_BANK + "/llm-usage", tags=["configuration"])
     def llm_usage(bank: str, who: Caller) -> dict[str, Any]:
         who.require(bank, "read")
-        return memory.llm_usage(bank)
+        return memory.llm_usage(bank).to_dict()
 
     @app.get(_BANK + "/jobs", tags=["configuration"])
     def jobs(bank: str, who: Caller, status: str | None = None,
              limit: Annotated[int, Query(gt=0)] = 100) -> list[dict[str, Any]]:
         """The bank's job queue, newest first: kind, status, attempts, last error."""
         who.require(bank, "read")
-        return memory.jobs(bank, status=status, limit=limit)
+        return [job.to_dict() for job in memory.jobs.list(bank, status=status, limit=limit)]
 
     @app.get("/v1/jobs", tags=["configuration"])
     def all_jobs(who: Caller, status: str | None = None,
                  limit: Annotated[int, Query(gt=0)] = 100) -> list[dict[str, Any]]:
         """Every bank's job queue (an admin key), newest first."""
         who.require(None, "admin")
-        return memory.jobs(status=status, limit=limit)
+        return [job.to_dict() for job in memory.jobs.list(status=status, limit=limit)]

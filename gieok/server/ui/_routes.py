@@ -21,9 +21,9 @@ from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse, Response
 
-from gieok.engine.keys import Principal
 from gieok.errors import GieokError, InputError, KeyRequiredError, NotFoundError
 from gieok.memory import Memory
+from gieok.records import BankOverview, Principal
 from gieok.server.errors import status_of
 from gieok.server.ui import _svg
 from gieok.server.ui._i18n import translator
@@ -69,7 +69,7 @@ def _user_filter(query: QueryParams) -> tuple[dict[str, str], dict[str, Any]]:
 def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], Principal],
              keys_in_force: Callable[[], bool]) -> None:
     """Serve the UI at ``/ui`` on ``app``: ``principal_of(authorization)`` is the API's own key check."""
-    sessions = Sessions(memory.engine.shared_secret("ui_csrf"))
+    sessions = Sessions(memory.keys.shared_secret("ui_csrf"))
     renderer = Renderer(sessions)
     render = renderer.render
 
@@ -171,12 +171,12 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
             if not caller.sees(info.name):
                 continue
             try:
-                view: dict[str, Any] | None = memory.overview(info.name)
+                view: BankOverview | None = memory.browse.overview(info.name)
             except GieokError:  # a bank of another embedder: listed with what the bank row says
                 view = None
             rows.append({"info": info, "view": view})
         size = None
-        if memory.store.file_backed and os.path.exists(memory.path):
+        if memory.file_backed and os.path.exists(memory.path):
             size = sum(os.path.getsize(p) for p in (memory.path, memory.path + "-wal") if os.path.exists(p))
         return page(request, "banks.html", caller, rows=rows, size=size, deleted=request.query_params.get("deleted"))
 
@@ -186,7 +186,7 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
         name = form.get("name", "").strip()
         caller = who(request)
         caller.require(name or None, "write")
-        created = await run_in_threadpool(memory.create_bank, name)
+        created = await run_in_threadpool(memory.banks.create, name)
         return RedirectResponse(_bank_url(created.name), 303)
 
     @router.post("/banks/delete")
@@ -197,23 +197,23 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
         caller.require(bank, "admin")
         if form.get("confirm", "").strip() != bank:
             raise InputError(renderer_t(request, "delete_mismatch"))
-        await run_in_threadpool(memory.delete_bank, bank)
+        await run_in_threadpool(memory.banks.delete, bank)
         return RedirectResponse("/ui/?deleted=" + quote(bank, safe=""), 303)
 
     # -- one bank ----------------------------------------------------------------------------
     @router.get("/b/{bank}")
     def bank_page(request: Request, bank: str) -> Response:
         caller = reader(request, bank)
-        view = memory.overview(bank)
+        view = memory.browse.overview(bank)
         sources = list(reversed(memory.sources(bank)))
-        chart = _svg.timeline(view["weeks"], lambda k: renderer_t(request, k))
+        chart = _svg.timeline(view.weeks, lambda k: renderer_t(request, k))
         return page(request, "bank.html", caller, bank, "overview", view=view, sources=sources, chart=chart)
 
     @router.get("/b/{bank}/s/{source_id:path}")
     def source_page(request: Request, bank: str, source_id: str) -> Response:
         caller = reader(request, bank)
         found = memory.source(bank, source_id)
-        produced = memory.source_facts(bank, source_id)
+        produced = memory.browse.source_facts(bank, source_id)
         speakers: list[str] = []
         for m in found.messages:
             if m.speaker not in speakers:
@@ -229,7 +229,7 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
         if fact.type != "fact":
             return page(request, "observation.html", caller, bank, "overview", fact=fact)
         return page(request, "fact.html", caller, bank, "overview", fact=fact, versions=memory.history(bank, memory_id),
-                    linked=memory.connections(bank, memory_id))
+                    linked=memory.browse.connections(bank, memory_id))
 
     @router.post("/b/{bank}/f/{memory_id}/pin")
     async def pin(request: Request, bank: str, memory_id: str) -> Response:
@@ -250,13 +250,13 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
     def entities_page(request: Request, bank: str) -> Response:
         caller = reader(request, bank)
         return page(request, "entities.html", caller, bank, "entities", entities=memory.entities(bank),
-                    suggestions=memory.merge_suggestions(bank))
+                    suggestions=memory.browse.merge_suggestions(bank))
 
     @router.get("/b/{bank}/e/{name:path}")
     def entity_page(request: Request, bank: str, name: str) -> Response:
         caller = reader(request, bank)
-        found = memory.entity(bank, name)
-        graph = _svg.neighbourhood(found["entity"].name, found["neighbours"], found["edges"],
+        found = memory.browse.entity(bank, name)
+        graph = _svg.neighbourhood(found.entity.name, found.neighbours, found.edges,
                                    lambda other: _bank_url(bank, "e", other))
         return page(request, "entity.html", caller, bank, "entities", found=found, graph=graph)
 
@@ -315,7 +315,7 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
     @router.get("/b/{bank}/jobs")
     def jobs_page(request: Request, bank: str) -> Response:
         caller = reader(request, bank)
-        return page(request, "jobs.html", caller, bank, "jobs", jobs=memory.jobs(bank, limit=200),
+        return page(request, "jobs.html", caller, bank, "jobs", jobs=memory.jobs.list(bank, limit=200),
                     audit=memory.audit_log(bank, 200), usage=memory.llm_usage(bank), changed=None)
 
     @router.post("/b/{bank}/jobs/{operation}/{action}")
@@ -326,10 +326,10 @@ def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], 
             raise InputError(f"a job can be cancelled or retried, not {action!r}")
         if memory.operation(operation).bank != bank:  # another bank's job is not this page's to change
             raise NotFoundError(f"operation {operation!r} not found in bank {bank!r}")
-        change = memory.cancel_operation if action == "cancel" else memory.retry_operation
+        change = memory.jobs.cancel if action == "cancel" else memory.jobs.retry
         await run_in_threadpool(change, operation)
         note = renderer_t(request, "job_cancelled" if action == "cancel" else "job_retried").format(op=operation)
-        return page(request, "jobs.html", caller, bank, "jobs", jobs=memory.jobs(bank, limit=200),
+        return page(request, "jobs.html", caller, bank, "jobs", jobs=memory.jobs.list(bank, limit=200),
                     audit=memory.audit_log(bank, 200), usage=memory.llm_usage(bank), changed=note)
 
     # -- the memory quarantine: listing reads, release and dismiss write (as erasing does) ------
