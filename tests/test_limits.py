@@ -130,7 +130,9 @@ def test_every_field_has_a_limit(mem: Memory, call: Any, match: str) -> None:
 
 def test_every_public_argument_is_checked_or_named_unchecked() -> None:
     """A new argument must be placed: in the edge's table (by its name) or among the unchecked."""
-    for cls in (Memory, Session):
+    from gieok._namespaces import TWINS
+
+    for cls in (Memory, Session, *TWINS):
         for name, method in vars(cls).items():
             if name.startswith("_") or not inspect.isfunction(method):
                 continue
