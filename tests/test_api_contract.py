@@ -376,7 +376,7 @@ def test_the_async_client_is_the_twin(db_path: str, fake_embedder: object, tmp_p
             assert (await client.retain("비동기", messages=said)).facts_added == 2
             assert (await client.lookup("비동기", "job")).value == "nurse"  # type: ignore[union-attr]
             assert (await client.ingest("비동기", b"Shifts start at 7am.", document_id="shifts.txt")).facts_added == 1
-            assert [m["name"] for m in await client.models.list("비동기")] == []
+            assert [m.name for m in await client.models.list("비동기")] == []
 
     with Memory(db_path, embedder="fake") as mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url:
         asyncio.run(use(url))

@@ -209,7 +209,7 @@ def test_reflect_answers_only_from_the_users_memories(scoped: Memory) -> None:
     assert all(b.get("source_id") != "chat-bo" for b in answer.based_on)
     scoped.models.add("team", "codes", "what is my locker code?")
     model = scoped.models.get("team", "codes")
-    assert model["answer"]
+    assert model.answer
     # the bank-wide standing answer rests on both users' memories: a user-filtered reflect does not use it
     filtered = scoped.reflect("team", "what is my locker code?", user_id="u-ana")
     assert filtered.source != "mental_model" and "9902" not in filtered.answer

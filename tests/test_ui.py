@@ -144,7 +144,7 @@ def test_ui_can_be_switched_off(mem: Memory) -> None:
 def test_a_job_is_cancelled_and_retried_from_the_jobs_page(client: TestClient, mem: Memory, language: str,
                                                            cancelled: str, retried: str) -> None:
     headers = {"accept-language": language}
-    queued = [j for j in mem.jobs("민지") if j["status"] == "queued"]
+    queued = [j for j in mem.jobs("민지") if j.status == "queued"]
     assert queued, "retain queues a consolidation: there is a job to cancel"
     op = queued[0]["operation_id"]
     page = client.get("/ui/b/민지/jobs", headers=headers).text
@@ -159,7 +159,7 @@ def test_a_job_is_cancelled_and_retried_from_the_jobs_page(client: TestClient, m
     twice = client.post(f"/ui/b/민지/jobs/{op}/retry", data={"csrf": _csrf(again.text)}, headers=headers)
     assert twice.status_code == 409 and "Traceback" not in twice.text  # a queued job cannot be retried
     mem.retain("other", [{"id": "o1", "speaker": "Jun", "text": "I work at Naver in Pangyo."}])
-    theirs = next(j["operation_id"] for j in mem.jobs("other") if j["status"] == "queued")
+    theirs = next(j.operation_id for j in mem.jobs("other") if j.status == "queued")
     wrong = client.post(f"/ui/b/민지/jobs/{theirs}/cancel", data={"csrf": _csrf(again.text)}, headers=headers)
     assert wrong.status_code == 404 and mem.operation(theirs).status == "queued"  # another bank's job
 

@@ -114,7 +114,7 @@ def test_the_decay_pass_archives_faded_transient_facts_but_never_pinned_ones(mem
     mem.settings.values["refresh_on_recall"] = False  # type: ignore[index]
     reports = mem.maintain("fade", now="2027-06-01T00:00:00+00:00")
     decay = next(r for r in reports if r.kind == "decay")
-    assert decay["status"] == "done" and decay["result"]["archived"] == 2
+    assert decay.status == "done" and decay.result["archived"] == 2
     recalled = mem.recall("fade", "hungry birthday 피곤", limit=10, now="2027-06-01").memories
     assert [m.text for m in recalled if m.type == "fact"] == ["My birthday is on March 3rd, remember this"]
     # the observations were rebuilt without what faded
