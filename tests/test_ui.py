@@ -146,7 +146,7 @@ def test_a_job_is_cancelled_and_retried_from_the_jobs_page(client: TestClient, m
     headers = {"accept-language": language}
     queued = [j for j in mem.jobs("민지") if j.status == "queued"]
     assert queued, "retain queues a consolidation: there is a job to cancel"
-    op = queued[0]["operation_id"]
+    op = queued[0].operation_id
     page = client.get("/ui/b/민지/jobs", headers=headers).text
     assert f"/jobs/{op}/cancel" in page
     assert client.post(f"/ui/b/민지/jobs/{op}/cancel", data={"csrf": "forged"}).status_code == 403

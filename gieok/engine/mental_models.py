@@ -34,7 +34,7 @@ def mental_model(ctx: BankContext, name: str) -> MentalModel:
     for model in ctx.store.mental_models(ctx.bank.id):
         if model.name == name.strip():
             return _record(model)
-    raise NotFoundError(f"no mental model {name!r} in bank {ctx.bank.name!r}: add it with add_mental_model / "
+    raise NotFoundError(f"no mental model {name!r} in bank {ctx.bank.name!r}: add it with mem.models.add / "
                         "`gieok models add`")
 
 
