@@ -18,11 +18,11 @@ from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 from server_harness import serving
 
 from gieok import Memory, OperationNotFoundError, OperationStateError
-from gieok.records import JobReport
 from gieok.cli import cli
 from gieok.engine import jobs
 from gieok.engine.context import JobContext
 from gieok.errors import LLMAuthError, LLMRateLimitError, LLMUnavailableError
+from gieok.records import JobReport
 from gieok.server.app import create_app
 from gieok.settings import resolve_settings
 from gieok.store import PostgresStore
