@@ -154,11 +154,7 @@ class Jobs(_Namespace):
     def release(self, claimed: Collection[ClaimedJob]) -> builtins.list[int]:
         """Give claimed jobs back (queued again at once, the attempt not counted); a released job's late
         commit is refused by its claim. Returns the ids of the jobs that were still held."""
-        if not claimed:
-            return []
-        store = self._engine.store
-        with store.write():
-            return [c.id for c in claimed if store.release_job(c.id, c.token)]
+        return _jobs.release(self._engine, [(c.id, c.token) for c in claimed])
 
     def heartbeat(self) -> _jobs.Heartbeat:
         """A heartbeat that renews the leases of the claims added to it (``add(job_id, token)`` /

@@ -63,7 +63,7 @@ from gieok.text.terms import keyword_terms
 
 __all__ = ["HANDLERS", "Heartbeat", "run_pending", "claim_next", "run_claimed", "operation", "cancel", "retry",
            "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS", "JOB_RETENTION_DAYS", "job_record",
-           "claim_token", "operation_id", "warm_up", "wait_for"]
+           "claim_token", "operation_id", "warm_up", "wait_for", "release"]
 
 MAX_ATTEMPTS = 3  # the default of the job_max_attempts setting
 LEASE_SECONDS = 60.0  # the default of the job_lease_seconds setting
@@ -170,6 +170,15 @@ def claim_next(engine: Engine, *, bank_id: int | None = None, banks: Sequence[in
         job = store.claim_job(token, at, float(engine.settings.job_lease_seconds), kinds=list(HANDLERS),
                               bank_id=bank_id, banks=banks, after_bank=after_bank, job_id=job_id)
     return (job, token) if job is not None else None
+
+
+def release(engine: Engine, claims: Sequence[tuple[int, str]]) -> list[int]:
+    """Give claimed jobs back (``(job_id, token)`` each): queued again at once, the attempt not
+    counted; a released job's late commit is refused by its claim. The ids still held, now released."""
+    if not claims:
+        return []
+    with engine.store.write():
+        return [job_id for job_id, token in claims if engine.store.release_job(job_id, token)]
 
 
 def _retry_at(engine: Engine, job: Any, exc: Exception, at: float) -> float | None:
