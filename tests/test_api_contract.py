@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
@@ -380,3 +381,51 @@ def test_the_async_client_is_the_twin(db_path: str, fake_embedder: object, tmp_p
 
     with Memory(db_path, embedder="fake") as mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url:
         asyncio.run(use(url))
+
+
+def test_the_http_answers_are_the_records_to_dict_with_the_same_keys_as_before(db_path: str,
+                                                                               fake_embedder: object) -> None:
+    """The records replaced dicts in the library, not in the HTTP API: each route answers its record's
+    ``to_dict()``, and the keys are the ones those routes always answered with."""
+    from pydantic_core import to_jsonable_python
+
+    with Memory(db_path, embedder="fake") as mem:
+        mem.retain("지훈", messages=CHAT, document_id="chat-1")
+        mem.retain("지훈", text="연락처: jihoon@example.com", document_id="contact")
+        mem.models.add("지훈", "travel", "지훈은 어디로 출장 가?", refresh=False)
+        fact = mem.browse.source_facts("지훈", "chat-1")["c3"][0]
+        with serving(create_app(mem, worker=False, mcp=False, ui=False)) as url, httpx.Client(base_url=url) as http:
+            def answered(path: str) -> Any:
+                response = http.get(f"/v1/banks/%EC%A7%80%ED%9B%88{path}")
+                assert response.status_code == 200, (path, response.text)
+                return response.json()
+
+            routes: list[tuple[str, Any, set[str]]] = [
+                ("/overview", mem.browse.overview("지훈"),
+                 {"bank", "embedder", "sources", "facts", "observations", "entities", "superseded", "expired",
+                  "archived", "pinned", "bytes", "last_activity", "jobs", "weeks"}),
+                (f"/memories/{fact.id}/connections", mem.browse.connections("지훈", fact.id),
+                 {"id", "entities", "links"}),
+                ("/entities/Sora%20Park", mem.browse.entity("지훈", "Sora Park"),
+                 {"entity", "facts", "neighbours", "edges"}),
+                ("/llm-usage", mem.llm_usage("지훈"),
+                 {"bank", "provider", "model", "offline", "spent_usd", "spend_limit_usd", "rows"}),
+                ("/mental-models/travel", mem.models.get("지훈", "travel"),
+                 {"name", "question", "answer", "based_on", "refreshed_at"}),
+            ]
+            for path, record, keys in routes:
+                body = answered(path)
+                assert set(body) == keys, path
+                assert body == to_jsonable_python(record.to_dict()), path
+            jobs = answered("/jobs")
+            assert jobs == [to_jsonable_python(j.to_dict()) for j in mem.jobs("지훈")] and set(jobs[0]) == {
+                "id", "operation_id", "bank", "kind", "status", "attempts", "facts", "result", "run_after",
+                "last_error", "created_at", "started_at", "finished_at", "updated_at"}
+            audit = answered("/audit-log")
+            assert audit == [e.to_dict() for e in mem.audit_log("지훈")] and set(audit[0]) == {
+                "at", "operation", "source_id", "item_id", "type", "start", "end", "length", "fingerprint",
+                "action", "count"}
+            suggestions = mem.browse.merge_suggestions("지훈")
+            assert answered("/entities/merge-suggestions") == [s.to_dict() for s in suggestions]
+            deleted = http.delete("/v1/banks/%EC%A7%80%ED%9B%88").json()
+            assert set(deleted) == {"facts", "chunks", "messages", "sources"} and deleted["sources"] == 2
