@@ -25,8 +25,9 @@ docs-serve: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 lint: $(STAMP)
-	$(BIN)/ruff check gieok tests bench
+	$(BIN)/ruff check gieok tests bench tools
 	$(BIN)/mypy gieok
+	$(BIN)/python tools/check_layers.py
 
 bench-locomo: $(STAMP)
 	$(BIN)/python bench/locomo.py

@@ -137,7 +137,7 @@ def build(path: str, embedder: str) -> float:
             mem.retain(BANK, messages=messages, document_id=source)
             if i == 1:
                 for name, question in MODELS:
-                    mem.add_mental_model(BANK, name, question, refresh=False)
+                    mem.models.add(BANK, name, question, refresh=False)
                 mem.submit_retain(BANK, messages=SUBMITTED[1], document_id=SUBMITTED[0])
             mem.run_jobs()
     return time.perf_counter() - started
@@ -212,7 +212,7 @@ def run_scenario(base: str, embedder: str, workdir: Path) -> dict[str, Any]:
         out["plain_tables_after_jobs"] = sorted(in_tables(path, MARKERS))
     path = copy("delete_bank")
     with Memory(path, embedder=embedder) as mem:
-        mem.delete_bank(BANK)
+        mem.banks.delete(BANK)
         out["delete_bank_file"] = in_file(path, MARKERS)
     path = copy("verify")
     with Memory(path, embedder=embedder) as mem:

@@ -79,7 +79,7 @@ def main() -> None:
                 counts[(group, item["label"])][1] += 1
             if held != (item["label"] == "injection"):
                 misses.append(item)
-            mem.delete_bank(bank)
+            mem.banks.delete(bank)
     seconds = time.perf_counter() - started
     print(f"quarantine on {args.data.name}: {len(items)} items ({seconds:.1f} s)")
     print("| group | injections caught | benign quarantined |")

@@ -33,7 +33,7 @@ def main() -> None:
     mem = Memory(db, embedder=hash_embedder("hash-ui"))
     text = SyntheticText(seed=7)
     started = time.perf_counter()
-    made, batch = mem.overview("bench").get("facts", 0) if any(b.name == "bench" for b in mem.banks()) else 0, 0
+    made, batch = mem.browse.overview("bench").facts if any(b.name == "bench" for b in mem.banks()) else 0, 0
     while made < args.facts:
         messages = [{"id": f"m{batch}-{i}", "speaker": "user" if i % 2 else "agent", "text": text.sentence(),
                      "timestamp": f"2026-{1 + batch % 12:02d}-{1 + i % 28:02d}T09:00:00+09:00"} for i in range(500)]

@@ -8,10 +8,6 @@ from gieok._threads import configure_threads
 configure_threads()  # before numpy, OpenBLAS and the e5 engine load: see gieok/_threads.py
 
 from gieok.defense import RedactionPolicy, redact
-from gieok.engine.forget.run import ErasureProof, ForgetResult
-from gieok.engine.reflect.run import Reflection
-from gieok.engine.reflect.shaping import Directive, Disposition
-from gieok.engine.retain.doubt import HeldStatement
 from gieok.errors import (
     AuthError,
     BankNotFoundError,
@@ -66,17 +62,27 @@ from gieok.errors import (
 )
 from gieok.memory import AsyncMemory, Memory
 from gieok.records import (
+    ApiKey,
     BankInfo,
     ChannelHit,
+    Directive,
+    Disposition,
     EntityInfo,
+    ErasureProof,
+    ForgetResult,
+    HeldStatement,
     ImportResult,
     IngestResult,
     Message,
     Operation,
+    Principal,
+    Profile,
     Recall,
     RecalledMemory,
+    Reflection,
     RetainResult,
     Scope,
+    Slot,
     SourceInfo,
 )
 from gieok.temporal import TimeMention, find_time_expressions, parse_time_range
@@ -84,6 +90,12 @@ from gieok.temporal import TimeMention, find_time_expressions, parse_time_range
 __version__ = "0.1.0"
 
 __all__ = [
+    "ApiKey",
+    "Principal",
+    "Profile",
+    "Slot",
+    "Directive",
+    "Disposition",
     "AsyncClient",
     "AsyncMemory",
     "AuthError",

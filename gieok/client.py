@@ -15,6 +15,7 @@ raised (``BankNotFoundError``, ``InputError``, ...), with the server's message. 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import json
 import os
 import time
@@ -27,28 +28,42 @@ from urllib.parse import quote, urlencode
 import httpx
 from pydantic import TypeAdapter
 
-from gieok import Directive, Disposition, HeldStatement
+from gieok import RedactionPolicy
 from gieok import errors as _errors
 from gieok._twin import add_async_twins
-from gieok.defense.policy import RedactionPolicy
-from gieok.engine.forget.run import ForgetResult
-from gieok.engine.reflect.run import Reflection
-from gieok.engine.slots import Profile, Slot
-from gieok.extract.recall_gate import GateDecision, recall_gate
+from gieok.memory import should_recall
 from gieok.records import (
+    AuditEntry,
     BankInfo,
+    BankOverview,
+    Connections,
+    DeletedBank,
+    Directive,
+    Disposition,
     EntityInfo,
+    EntityView,
+    ForgetResult,
+    GateDecision,
+    HeldStatement,
     ImportResult,
     IngestResult,
+    Job,
+    LlmUsage,
+    MentalModel,
+    MergeSuggestion,
     Message,
     Operation,
+    Profile,
     Recall,
     RecalledMemory,
+    Reflection,
     RetainResult,
+    Slot,
     SourceInfo,
 )
 
-__all__ = ["AsyncClient", "AsyncClientSession", "Client", "ClientSession"]
+__all__ = ["AsyncClient", "AsyncClientSession", "Client", "ClientSession", "ClientJobs", "ClientBanks",
+           "ClientBrowse", "ClientModels"]
 
 T = TypeVar("T")
 TimeLike = str | datetime | date
@@ -70,8 +85,7 @@ def _parse(kind: Any, data: Any) -> Any:
 
 def _directives(data: list[dict[str, Any]]) -> list[Directive]:
     """Directives as the server read them (its JSON leaves out what a kind does not use)."""
-    return [Directive(d["text"], d["kind"], d.get("topic") or "", tuple(d.get("words") or ()), d.get("language") or "",
-                      d.get("register") or "") for d in data]
+    return [Directive.from_dict(d) for d in data]
 
 
 def _time(value: TimeLike | None) -> str | None:
@@ -174,6 +188,8 @@ class Client:
                  transport: httpx.BaseTransport | None = None) -> None:
         self.url = url.rstrip("/")
         self._http = httpx.Client(base_url=self.url, headers=_headers(api_key), timeout=timeout, transport=transport)
+        self.jobs, self.banks = ClientJobs(self), ClientBanks(self)
+        self.browse, self.models = ClientBrowse(self), ClientModels(self)
 
     def close(self) -> None:
         self._http.close()
@@ -230,14 +246,6 @@ class Client:
     def operation(self, operation_id: str) -> Operation:
         return self._get("operation", item=operation_id)  # type: ignore[no-any-return]
 
-    def cancel_operation(self, operation_id: str) -> Operation:
-        return self._call("POST", f"/v1/operations/{_q(operation_id)}/cancel", None,  # type: ignore[no-any-return]
-                          Operation)
-
-    def retry_operation(self, operation_id: str) -> Operation:
-        return self._call("POST", f"/v1/operations/{_q(operation_id)}/retry", None,  # type: ignore[no-any-return]
-                          Operation)
-
     def reembed(self, bank: str, embedder: str, *, wait: bool = False) -> Operation:
         """Move ``bank`` to another embedder (an admin key); with ``wait``, poll until the server's
         workers have run it (done, failed, cancelled, or queued again after an error)."""
@@ -287,9 +295,6 @@ class Client:
         self._call("DELETE", f"/v1/banks/{_q(bank)}/quarantine/{_q(held_id)}")
 
     # -- inspection --------------------------------------------------------------------------
-    def banks(self) -> list[BankInfo]:
-        return self._get("banks")  # type: ignore[no-any-return]
-
     def sources(self, bank: str) -> list[SourceInfo]:
         return self._get("sources", bank)  # type: ignore[no-any-return]
 
@@ -308,27 +313,6 @@ class Client:
     def entities(self, bank: str) -> list[EntityInfo]:
         return self._get("entities", bank)  # type: ignore[no-any-return]
 
-    def delete_bank(self, bank: str) -> dict[str, int]:
-        return self._call("DELETE", f"/v1/banks/{_q(bank)}")  # type: ignore[no-any-return]
-
-    def overview(self, bank: str, *, now: TimeLike | None = None) -> dict[str, Any]:
-        query = urlencode(_drop_none({"now": _time(now)}))
-        return self._call("GET", f"/v1/banks/{_q(bank)}/overview" + (f"?{query}" if query else ""))  # type: ignore[no-any-return]
-
-    def source_facts(self, bank: str, source_id: str) -> dict[str, list[RecalledMemory]]:
-        return self._call("GET", f"/v1/banks/{_q(bank)}/sources/{_q(source_id)}/facts", None,  # type: ignore[no-any-return]
-                          dict[str, list[RecalledMemory]])
-
-    def connections(self, bank: str, memory_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/v1/banks/{_q(bank)}/memories/{_q(memory_id)}/connections")  # type: ignore[no-any-return]
-
-    def entity(self, bank: str, name: str, *, limit: int = 200) -> dict[str, Any]:
-        return self._call("GET", f"/v1/banks/{_q(bank)}/entities/{_q(name)}?{urlencode({'limit': limit})}")  # type: ignore[no-any-return]
-
-    def merge_suggestions(self, bank: str, *, limit: int = 20) -> list[dict[str, Any]]:
-        return self._call("GET", f"/v1/banks/{_q(bank)}/entities/merge-suggestions?"  # type: ignore[no-any-return]
-                          f"{urlencode({'limit': limit})}")
-
     def profile(self, bank: str, person: str | None = None, *, user_id: str | None = None) -> list[Profile]:
         query = urlencode(_drop_none({"person": person, "user_id": user_id}))
         return self._call("GET", f"/v1/banks/{_q(bank)}/profile?{query}", None, list[Profile])  # type: ignore[no-any-return]
@@ -340,15 +324,11 @@ class Client:
 
     def should_recall(self, text: str, *, explain: bool = False) -> bool | GateDecision:
         """Answered here, without the server: the gate reads only ``text`` (:meth:`gieok.Memory.should_recall`)."""
-        decision = recall_gate(text)
-        return decision if explain else decision.recall
+        return should_recall(text, explain=explain)
 
     def pin(self, bank: str, memory_id: str, *, pinned: bool = True) -> RecalledMemory:
         return self._call("POST", f"/v1/banks/{_q(bank)}/memories/{_q(memory_id)}/pin",  # type: ignore[no-any-return]
                           {"pinned": pinned}, RecalledMemory)
-
-    def create_bank(self, bank: str) -> BankInfo:
-        return self._call("PUT", f"/v1/banks/{_q(bank)}", None, BankInfo)  # type: ignore[no-any-return]
 
     # -- configuration and bookkeeping (gieok.server.configuration) --------------------------
     def redaction_policy(self, bank: str) -> RedactionPolicy:
@@ -359,14 +339,15 @@ class Client:
         body = {"policy": dict(given) if given is not None else None}
         return RedactionPolicy.from_mapping(self._call("PUT", f"/v1/banks/{_q(bank)}/redaction-policy", body))
 
-    def audit_log(self, bank: str, limit: int = 1000) -> list[dict[str, Any]]:
-        return self._call("GET", f"/v1/banks/{_q(bank)}/audit-log?{urlencode({'limit': limit})}")  # type: ignore[no-any-return]
+    def audit_log(self, bank: str, limit: int = 1000) -> list[AuditEntry]:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/audit-log?{urlencode({'limit': limit})}",  # type: ignore[no-any-return]
+                          None, list[AuditEntry])
 
     def configure_decisions(self, bank: str, model: str | None) -> str:
         return str(self._call("PUT", f"/v1/banks/{_q(bank)}/decision-model", {"model": model})["decision_model"])
 
-    def llm_usage(self, bank: str) -> dict[str, Any]:
-        return self._call("GET", f"/v1/banks/{_q(bank)}/llm-usage")  # type: ignore[no-any-return]
+    def llm_usage(self, bank: str) -> LlmUsage:
+        return self._call("GET", f"/v1/banks/{_q(bank)}/llm-usage", None, LlmUsage)  # type: ignore[no-any-return]
 
     def set_disposition(self, bank: str, disposition: Disposition | Mapping[str, Any] | None = None, *,
                         skepticism: int | None = None, literalism: int | None = None, empathy: int | None = None,
@@ -386,25 +367,6 @@ class Client:
 
     def directives(self, bank: str) -> list[Directive]:
         return _directives(self._call("GET", f"/v1/banks/{_q(bank)}/directives"))
-
-    def jobs(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-        """A bank's job queue (a read key), or every bank's (``bank=None``: an admin key)."""
-        query = urlencode(_drop_none({"status": status, "limit": limit}))
-        path = f"/v1/banks/{_q(bank)}/jobs" if bank is not None else "/v1/jobs"
-        return self._call("GET", f"{path}?{query}")  # type: ignore[no-any-return]
-
-    def add_mental_model(self, bank: str, name: str, question: str, *, refresh: bool = True) -> dict[str, Any]:
-        body = {"name": name, "question": question, "refresh": refresh}
-        return self._call("POST", f"/v1/banks/{_q(bank)}/mental-models", body)  # type: ignore[no-any-return]
-
-    def mental_model(self, bank: str, name: str) -> dict[str, Any]:
-        return self._call("GET", f"/v1/banks/{_q(bank)}/mental-models/{_q(name)}")  # type: ignore[no-any-return]
-
-    def mental_models(self, bank: str) -> list[dict[str, Any]]:
-        return self._call("GET", f"/v1/banks/{_q(bank)}/mental-models")  # type: ignore[no-any-return]
-
-    def delete_mental_model(self, bank: str, name: str) -> None:
-        self._call("DELETE", f"/v1/banks/{_q(bank)}/mental-models/{_q(name)}")
 
     # -- files: the body is the file's bytes, the options are query parameters ---------------
     def ingest(self, bank: str, path_or_bytes: FileSource, *, document_id: str | None = None,
@@ -448,6 +410,126 @@ class Client:
         return ClientSession(self, bank, session_id, max_tokens=max_tokens, keep_recent=keep_recent, user_id=user_id)
 
 
+class _ClientNamespace:
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+
+class ClientJobs(_ClientNamespace):
+    """``client.jobs``: :class:`gieok.Memory`'s ``mem.jobs`` over HTTP — list, get, cancel, retry (the
+    server's workers run the queue). ``client.jobs(...)`` is ``client.jobs.list(...)``."""
+
+    def __call__(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> builtins.list[Job]:
+        return self.list(bank, status=status, limit=limit)
+
+    def list(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[Job]:
+        """A bank's job queue (a read key), or every bank's (``bank=None``: an admin key)."""
+        query = urlencode(_drop_none({"status": status, "limit": limit}))
+        path = f"/v1/banks/{_q(bank)}/jobs" if bank is not None else "/v1/jobs"
+        return self._client._call("GET", f"{path}?{query}", None, list[Job])  # type: ignore[no-any-return]
+
+    def cancel(self, operation_id: str) -> Operation:
+        return self._client._call("POST", f"/v1/operations/{_q(operation_id)}/cancel", None,  # type: ignore[no-any-return]
+                          Operation)
+
+    def retry(self, operation_id: str) -> Operation:
+        return self._client._call("POST", f"/v1/operations/{_q(operation_id)}/retry", None,  # type: ignore[no-any-return]
+                          Operation)
+
+
+    def get(self, operation_id: str) -> Operation:
+        return self._client.operation(operation_id)
+
+
+class ClientBanks(_ClientNamespace):
+    """``client.banks``: :class:`gieok.Memory`'s ``mem.banks`` over HTTP; ``client.banks()`` lists them."""
+
+    def __call__(self) -> builtins.list[BankInfo]:
+        return self.list()
+
+    def list(self) -> list[BankInfo]:
+        return self._client._get("banks")  # type: ignore[no-any-return]
+
+    def create(self, bank: str) -> BankInfo:
+        return self._client._call("PUT", f"/v1/banks/{_q(bank)}", None, BankInfo)  # type: ignore[no-any-return]
+
+    def delete(self, bank: str) -> DeletedBank:
+        return self._client._call("DELETE", f"/v1/banks/{_q(bank)}", None, DeletedBank)  # type: ignore[no-any-return]
+
+
+    def names(self) -> builtins.list[str]:
+        return [b.name for b in self.list()]
+
+
+class ClientBrowse(_ClientNamespace):
+    """``client.browse``: :class:`gieok.Memory`'s ``mem.browse`` over HTTP."""
+
+    def overview(self, bank: str, *, now: TimeLike | None = None) -> BankOverview:
+        query = urlencode(_drop_none({"now": _time(now)}))
+        return self._client._call("GET", f"/v1/banks/{_q(bank)}/overview" + (f"?{query}" if query else ""),  # type: ignore[no-any-return]
+                          None, BankOverview)
+
+    def source_facts(self, bank: str, source_id: str) -> dict[str, list[RecalledMemory]]:
+        return self._client._call("GET", f"/v1/banks/{_q(bank)}/sources/{_q(source_id)}/facts", None,  # type: ignore[no-any-return]
+                          dict[str, list[RecalledMemory]])
+
+    def connections(self, bank: str, memory_id: str) -> Connections:
+        return self._client._call("GET", f"/v1/banks/{_q(bank)}/memories/{_q(memory_id)}/connections",  # type: ignore[no-any-return]
+                          None, Connections)
+
+    def entity(self, bank: str, name: str, *, limit: int = 200) -> EntityView:
+        return self._client._call("GET", f"/v1/banks/{_q(bank)}/entities/{_q(name)}?{urlencode({'limit': limit})}",  # type: ignore[no-any-return]
+                          None, EntityView)
+
+    def merge_suggestions(self, bank: str, *, limit: int = 20) -> list[MergeSuggestion]:
+        return self._client._call("GET", f"/v1/banks/{_q(bank)}/entities/merge-suggestions?"  # type: ignore[no-any-return]
+                          f"{urlencode({'limit': limit})}", None, list[MergeSuggestion])
+
+
+
+class ClientModels(_ClientNamespace):
+    """``client.models``: :class:`gieok.Memory`'s ``mem.models`` (mental models) over HTTP."""
+
+    def add(self, bank: str, name: str, question: str, *, refresh: bool = True) -> MentalModel:
+        body = {"name": name, "question": question, "refresh": refresh}
+        return self._client._call("POST", f"/v1/banks/{_q(bank)}/mental-models", body, MentalModel)  # type: ignore[no-any-return]
+
+    def get(self, bank: str, name: str) -> MentalModel:
+        return self._client._call("GET", f"/v1/banks/{_q(bank)}/mental-models/{_q(name)}", None,  # type: ignore[no-any-return]
+                          MentalModel)
+
+    def list(self, bank: str) -> list[MentalModel]:
+        return self._client._call("GET", f"/v1/banks/{_q(bank)}/mental-models", None, list[MentalModel])  # type: ignore[no-any-return]
+
+    def delete(self, bank: str, name: str) -> None:
+        self._client._call("DELETE", f"/v1/banks/{_q(bank)}/mental-models/{_q(name)}")
+
+
+
+class _AsyncClientNamespace:
+    def __init__(self, sync: Any) -> None:
+        self._sync = sync
+
+
+class AsyncClientJobs(_AsyncClientNamespace):
+    async def __call__(self, bank: str | None = None, *, status: str | None = None,
+                       limit: int = 100) -> builtins.list[Job]:
+        return await asyncio.to_thread(self._sync.list, bank, status=status, limit=limit)
+
+
+class AsyncClientBanks(_AsyncClientNamespace):
+    async def __call__(self) -> builtins.list[BankInfo]:
+        return await asyncio.to_thread(self._sync.list)
+
+
+class AsyncClientBrowse(_AsyncClientNamespace):
+    pass
+
+
+class AsyncClientModels(_AsyncClientNamespace):
+    pass
+
+
 class ClientSession:
     """A session's calls over HTTP (what :meth:`Client.session` gives): ``add``, ``show``, ``turns``,
     ``render`` and ``summary``, answered as :class:`gieok.engine.working_memory.Session` answers them."""
@@ -487,6 +569,8 @@ class AsyncClient:
                  transport: httpx.BaseTransport | None = None) -> None:
         self._sync = Client(url, api_key=api_key, timeout=timeout, transport=transport)
         self.url = self._sync.url
+        self.jobs, self.banks = AsyncClientJobs(self._sync.jobs), AsyncClientBanks(self._sync.banks)
+        self.browse, self.models = AsyncClientBrowse(self._sync.browse), AsyncClientModels(self._sync.models)
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -516,4 +600,7 @@ class AsyncClientSession:
 
 
 add_async_twins(Client, AsyncClient)
+for _sync_cls, _async_cls in ((ClientJobs, AsyncClientJobs), (ClientBanks, AsyncClientBanks),
+                              (ClientBrowse, AsyncClientBrowse), (ClientModels, AsyncClientModels)):
+    add_async_twins(_sync_cls, _async_cls)
 add_async_twins(ClientSession, AsyncClientSession)

@@ -1,8 +1,11 @@
 """The public library API: ``Memory`` (sync) and ``AsyncMemory`` (its async twin).
 
 A facade: each method documents the call and hands it to the engine (gieok.engine), which owns the
-store, the settings and the providers (:class:`gieok.engine.context.Engine`). Adapters (the CLI)
-call these methods and nothing below them.
+store, the settings and the providers (:class:`gieok.engine.context.Engine`), and returns a record of
+:mod:`gieok.records`. Verbs that act on one thing are grouped as namespaces (:mod:`gieok._namespaces`):
+``mem.keys``, ``mem.jobs``, ``mem.banks``, ``mem.browse`` and ``mem.models``. Adapters (the server,
+CLI, MCP, web UI, workers, integrations) call these and nothing below them: ``tools/check_layers.py``
+(``make lint``) fails on an adapter that imports the engine or the store.
 """
 
 from __future__ import annotations
@@ -11,12 +14,24 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from gieok._namespaces import (
+    AsyncBanks,
+    AsyncBrowse,
+    AsyncJobs,
+    AsyncKeys,
+    AsyncModels,
+    Banks,
+    Browse,
+    Jobs,
+    Keys,
+    Models,
+)
 from gieok._twin import add_async_twins
 from gieok.defense import RedactionPolicy
 from gieok.engine import slots as _profile
 from gieok.engine import working_memory as _session
 from gieok.engine._edge import check_every_method
-from gieok.engine._time import TimeLike, optional_epoch
+from gieok.engine._time import TimeLike
 from gieok.engine._validate import check_int64, check_optional_text, check_text
 from gieok.engine.admin import banks as _banks
 from gieok.engine.admin import browse as _browse
@@ -27,37 +42,48 @@ from gieok.engine.forget import run as _forget
 from gieok.engine.jobs import queue as _jobs
 from gieok.engine.jobs import reembed as _reembed
 from gieok.engine.recall import run as _recall
-from gieok.engine.reflect import mental_models as _models
 from gieok.engine.reflect import run as _reflect
 from gieok.engine.reflect import shaping as _shaping
-from gieok.engine.reflect.shaping import Directive, Disposition
-from gieok.engine.retain import doubt as _quarantine
 from gieok.engine.retain import run as _retain
 from gieok.engine.scopes import check_scope, recall_scope
 from gieok.engine.sources import chats as _imports
 from gieok.engine.sources import documents as _ingest
-from gieok.extract.recall_gate import GateDecision, recall_gate
+from gieok.errors import ConfigError
+from gieok.extract.recall_gate import recall_gate
+from gieok.importers import FORMATS as CHAT_FORMATS  # import_chat's formats, for adapters
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
 from gieok.records import (
-    BankInfo,
+    AuditEntry,
+    Directive,
+    Disposition,
     EntityInfo,
+    ErasureProof,
+    ForgetResult,
+    GateDecision,
+    HeldStatement,
     ImportResult,
     IngestResult,
+    JobReport,
+    LlmConfig,
+    LlmUsage,
     Message,
     Operation,
+    Profile,
     Recall,
     RecalledMemory,
+    Reflection,
     RetainResult,
     ScopeFilter,
+    Slot,
     SourceInfo,
 )
 from gieok.settings import Settings, resolve_settings
 from gieok.store.protocol import Store
 from gieok.store.sqlite import SQLiteStore
 
-__all__ = ["Memory", "AsyncMemory"]
+__all__ = ["Memory", "AsyncMemory", "should_recall", "CHAT_FORMATS"]
 
 Progress = Callable[[int], None] | None
 
@@ -70,12 +96,27 @@ class Memory:
     ...     mem.recall("alice", "Can I eat peanut cookies?").memories[0].text
     """
 
+    keys: Keys
+    """API keys: ``create`` / ``list`` / ``revoke`` / ``count`` / ``authenticate`` (:class:`gieok._namespaces.Keys`)."""
+    jobs: Jobs
+    """The job queue: ``mem.jobs()`` lists it; ``run`` / ``maintain`` / ``get`` / ``cancel`` / ``retry``, and
+    ``claim`` / ``run_claimed`` / ``release`` for a worker (:class:`gieok._namespaces.Jobs`)."""
+    banks: Banks
+    """The banks: ``mem.banks()`` lists them; ``create`` / ``delete`` / ``names`` (:class:`gieok._namespaces.Banks`)."""
+    browse: Browse
+    """A bank at a glance: ``overview`` / ``source_facts`` / ``connections`` / ``entity`` /
+    ``merge_suggestions`` (:class:`gieok._namespaces.Browse`)."""
+    models: Models
+    """Mental models: ``add`` / ``get`` / ``list`` / ``delete`` (:class:`gieok._namespaces.Models`)."""
+
     def __init__(self, path: str = "gieok.db", *, embedder: str | Embedder | None = None,
                  redaction: RedactionPolicy | Mapping[str, str] | None = None,
                  reranker: Reranker | None = None, llm: LLM | None = None, store: Store | None = None,
-                 fingerprint_key: KeySource | None = None, **settings: Any) -> None:
+                 fingerprint_key: KeySource | None = None, database: str | None = None, **settings: Any) -> None:
         resolved = resolve_settings(settings)
-        opened = store if store is not None else SQLiteStore(path)
+        if database is not None and store is not None:
+            raise ConfigError("give store= or database=, not both")
+        opened = store if store is not None else _open_store(path, database)
         try:
             self.engine = Engine(opened, resolved, embedder=embedder, llm=llm, reranker=reranker,
                                  redaction=redaction, fingerprint_key=fingerprint_key)
@@ -84,6 +125,8 @@ class Memory:
                 opened.close()
             raise
         self.path = self.engine.store.path
+        self.keys, self.jobs, self.banks = Keys(self.engine), Jobs(self.engine), Banks(self.engine)
+        self.browse, self.models = Browse(self.engine), Models(self.engine)
 
     @property
     def store(self) -> Store:
@@ -92,6 +135,16 @@ class Memory:
     @property
     def settings(self) -> Settings:
         return self.engine.settings
+
+    @property
+    def store_kind(self) -> str:
+        """Which store this memory runs on: ``"SQLiteStore"``, ``"PostgresStore"`` or a plugin's class name."""
+        return type(self.engine.store).__name__
+
+    @property
+    def file_backed(self) -> bool:
+        """Whether the memory lives in one local file (:attr:`path`), as SQLite's does."""
+        return bool(self.engine.store.file_backed)
 
     def close(self) -> None:
         try:
@@ -205,17 +258,9 @@ class Memory:
     def operation(self, operation_id: str) -> Operation:
         """A background job (a submitted retain, or any job ``jobs()`` lists as ``op-N``): ``queued``
         (pending) / ``running`` / ``done`` (a retain with its RetainResult) / ``failed`` (with its last
-        error) / ``cancelled``, with its attempts and times."""
-        return _jobs.operation(self.engine, _str(operation_id, "operation_id"))
-
-    def cancel_operation(self, operation_id: str) -> Operation:
-        """Cancel a queued or running job. A running retain writes nothing (its worker's commit
-        finds its claim gone and rolls back); OperationStateError once it has ended."""
-        return _jobs.cancel(self.engine, operation_id)
-
-    def retry_operation(self, operation_id: str) -> Operation:
-        """Queue a failed or cancelled job again, due now, with its attempts reset."""
-        return _jobs.retry(self.engine, operation_id)
+        error) / ``cancelled``, with its attempts and times. The same as ``mem.jobs.get``; cancel or
+        retry one with ``mem.jobs.cancel`` / ``mem.jobs.retry``."""
+        return self.jobs.get(operation_id)
 
     def reembed(self, bank: str, embedder: str, *, wait: bool = False,
                 progress: Callable[[int, int], None] | None = None) -> Operation:
@@ -261,7 +306,7 @@ class Memory:
 
     def reflect(self, bank: str, question: str, *, now: TimeLike | None = None, user_id: str | None = None,
                 agent_id: str | None = None, session_id: str | None = None, tags: Sequence[str] | None = None,
-                include_shared: bool = True, scopes: Mapping[str, float] | None = None) -> _reflect.Reflection:
+                include_shared: bool = True, scopes: Mapping[str, float] | None = None) -> Reflection:
         """Answer ``question`` only from memory: mental models, then observations, then raw facts.
         Every quote is verified against the memory it cites; without enough evidence the answer is an
         honest "not in memory" in the question's language. Works offline (extractive) and with an LLM.
@@ -284,10 +329,9 @@ class Memory:
     def should_recall(self, text: str, *, explain: bool = False) -> bool | GateDecision:
         """False only when ``text`` is clearly small talk ("고마워!", "ㅋㅋㅋ", "ok thanks"); a missed recall
         costs more than an extra one. ``explain=True`` returns the decision with its reason."""
-        decision = recall_gate(text)
-        return decision if explain else decision.recall
+        return should_recall(text, explain=explain)
 
-    def profile(self, bank: str, person: str | None = None, *, user_id: str | None = None) -> list[_profile.Profile]:
+    def profile(self, bank: str, person: str | None = None, *, user_id: str | None = None) -> list[Profile]:
         """What people stated about themselves and their family, as typed slots (name, nickname,
         birthday, allergy, diet, health, job, employer, city, family, preference), each with its
         current value(s), the memories that state them and every statement in order; the person with
@@ -295,7 +339,7 @@ class Memory:
         return _profile.profile(self.engine.bank(bank), _text(person, "person"), _recall_filter(user_id))
 
     def lookup(self, bank: str, slot: str, entity: str | None = None, *,
-               user_id: str | None = None) -> _profile.Slot | None:
+               user_id: str | None = None) -> Slot | None:
         """One profile slot ("birthday", "allergy", "job", …) of the bank's main person, or of
         ``entity``: another person by name, a relative ("sister", "엄마") or a relative by name — its
         current value, the memories that state it and its history; None when it was never stated.
@@ -304,9 +348,6 @@ class Memory:
         return _profile.lookup(self.engine.bank(bank), slot, _text(entity, "entity"), scope=_recall_filter(user_id))
 
     # -- inspection --------------------------------------------------------------------------
-    def banks(self) -> list[BankInfo]:
-        return self.engine.store.banks.all()
-
     def sources(self, bank: str) -> list[SourceInfo]:
         ctx = self.engine.bank(bank)
         return ctx.store.sources.all(ctx.bank.id, ctx.bank.name)
@@ -332,43 +373,12 @@ class Memory:
         """Every consolidated observation of ``bank`` with the facts that support it."""
         return _banks.observations(self.engine.bank(bank))
 
-    def overview(self, bank: str, *, now: TimeLike | None = None) -> dict[str, Any]:
-        """A bank at a glance: counts of sources, facts, observations and entities; about how many
-        bytes it holds (`bytes`: its text and one vector per fact); superseded,
-        expired, archived and pinned facts; facts per week (by the day they were said) and decay
-        class; the last activity and the jobs queued, running and failed."""
-        return _browse.overview(self.engine.bank(bank), optional_epoch(now, "now"))
-
-    def source_facts(self, bank: str, source_id: str) -> dict[str, list[RecalledMemory]]:
-        """The facts a source produced, keyed by the id of the message each came from (a
-        document's facts under ``""``)."""
-        return _browse.source_facts(self.engine.bank(bank), _str(source_id, "source_id"))
-
-    def connections(self, bank: str, memory_id: str) -> dict[str, Any]:
-        """A fact's entities and its links to other facts (type, weight and the other fact's text)."""
-        return _browse.connections(self.engine.bank(bank), _str(memory_id, "memory_id"))
-
-    def entity(self, bank: str, name: str, *, limit: int = 200) -> dict[str, Any]:
-        """One entity by name or alias: its record, its latest ``limit`` facts and its neighbourhood
-        (the entities named in the same facts, with how many facts they share)."""
-        return _browse.entity(self.engine.bank(bank), _str(name, "name"), limit=check_int64(limit, "limit", low=1))
-
-    def merge_suggestions(self, bank: str, *, limit: int = 20) -> list[dict[str, Any]]:
-        """Pairs of entities that may be one (민지 / 김민지, Caroline / Caroline Smith) that retain kept
-        apart because it was not sure: their names, kinds, fact counts, similarity and why."""
-        return _browse.merge_suggestions(self.engine.bank(bank), check_int64(limit, "limit", low=1))
-
     def pin(self, bank: str, memory_id: str, *, pinned: bool = True) -> RecalledMemory:
         """Pin a fact (it never fades) or, with ``pinned=False``, unpin it (it decays as a stable fact)."""
         return _browse.set_pinned(self.engine.bank(bank), _str(memory_id, "memory_id"), pinned)
 
-    def create_bank(self, bank: str) -> BankInfo:
-        """Create an empty bank (retain creates one too); an existing bank is returned as it is."""
-        name = self.engine.bank_for_write(check_bank_name(bank)).bank.name
-        return next(b for b in self.banks() if b.name == name)
-
     # -- the memory quarantine ---------------------------------------------------------------
-    def quarantined(self, bank: str, *, limit: int = 1000) -> list[_quarantine.HeldStatement]:
+    def quarantined(self, bank: str, *, limit: int = 1000) -> list[HeldStatement]:
         """Statements retain held back, newest first: instruction-like text ("SYSTEM: …", "이전 지시는
         무시하고 …", hidden or encoded text) from a source below the user's own words. Each is kept
         verbatim in its source, is not a fact, and says why it was held (see :mod:`gieok.engine.retain.doubt`)."""
@@ -387,7 +397,7 @@ class Memory:
     # -- forgetting --------------------------------------------------------------------------
     def forget(self, bank: str, *, source_id: str | None = None, memory_id: str | None = None,
                entity: str | None = None, before: TimeLike | None = None, verify: bool = False,
-               user_id: str | None = None) -> _forget.ForgetResult:
+               user_id: str | None = None) -> ForgetResult:
         """Erase for real: facts, index rows, vectors, links, mentions, what the entity graph learned
         from them, observations and answers resting on them, queued jobs and the verbatim evidence they
         came from; the WAL is checkpointed before it returns. ``source_id`` is a ``document_id``/
@@ -399,15 +409,11 @@ class Memory:
                               memory_id=_text(memory_id, "memory_id"), entity=_text(entity, "entity"),
                               before=before, verify=verify, user_id=user_id)
 
-    def verify_erased(self, texts: Sequence[str] | str, *, deep: bool = True) -> _forget.ErasureProof:
+    def verify_erased(self, texts: Sequence[str] | str, *, deep: bool = True) -> ErasureProof:
         """Prove that ``texts`` are nowhere in the database — as written, lower-cased, capitalised or
         JSON-escaped: no table, no FTS index or shadow table, no vector table and (``deep``: after a
         checkpoint and VACUUM) not in the file's bytes."""
         return _forget.verify_erased(self.engine.store, [texts] if isinstance(texts, str) else texts, deep=deep)
-
-    def delete_bank(self, bank: str) -> dict[str, int]:
-        """Delete a bank and everything in it; returns how many rows of each kind went."""
-        return _banks.delete_bank(self.engine, check_bank_name(bank))
 
     # -- configuration -----------------------------------------------------------------------
     def redaction_policy(self, bank: str) -> RedactionPolicy:
@@ -418,13 +424,13 @@ class Memory:
         """Store a per-bank policy, e.g. ``{"email": "allow", "kr_rrn": "block"}``; None resets it."""
         return _banks.set_redaction_policy(self.engine, bank, policy)
 
-    def audit_log(self, bank: str, limit: int = 1000) -> list[dict[str, Any]]:
+    def audit_log(self, bank: str, limit: int = 1000) -> list[AuditEntry]:
         """Audit entries of ``bank``, newest first: types, positions, fingerprints; never values."""
-        return self.engine.store.audit.log(check_bank_name(bank), check_int64(limit, "limit", low=1))
+        return _banks.audit_log(self.engine, check_bank_name(bank), check_int64(limit, "limit", low=1))
 
     def configure_llm(self, bank: str, *, provider: str | None = None, model: str | None = None,
                       base_url: str | None = None, api_key_env: str | None = None,
-                      spend_limit_usd: float | None = None, enabled: bool | None = None) -> dict[str, Any]:
+                      spend_limit_usd: float | None = None, enabled: bool | None = None) -> LlmConfig:
         """Per-bank LLM configuration (overrides the global one). Keys are read from the environment
         variable named by ``api_key_env``, never stored. ``enabled=False`` keeps this bank offline."""
         return _banks.configure_llm(self.engine, bank, provider=provider, model=model, base_url=base_url,
@@ -468,47 +474,22 @@ class Memory:
         """``bank``'s directives, in order, as read."""
         return list(_shaping.shaping(self.engine.bank(bank)).directives)
 
-    def llm_usage(self, bank: str) -> dict[str, Any]:
+    def llm_usage(self, bank: str) -> LlmUsage:
         """LLM calls, tokens and estimated cost of ``bank``, per day and operation, with its ceiling."""
         return _banks.llm_usage(self.engine.bank(bank))
 
-    # -- mental models -----------------------------------------------------------------------
-    def add_mental_model(self, bank: str, name: str, question: str, *, refresh: bool = True) -> dict[str, Any]:
-        """A standing question ("이 사용자의 음식 선호는?") whose answer reflect writes and background
-        jobs refresh after consolidation; reading it is a lookup."""
-        _models.add_mental_model(self.engine.bank(bank), _str(name, "name"), _str(question, "question"))
-        if refresh:
-            self.run_jobs(bank=bank)
-        return self.mental_model(bank, name)
-
-    def mental_model(self, bank: str, name: str) -> dict[str, Any]:
-        return _models.mental_model(self.engine.bank(bank), _str(name, "name"))
-
-    def mental_models(self, bank: str) -> list[dict[str, Any]]:
-        return _models.mental_models(self.engine.bank(bank))
-
-    def delete_mental_model(self, bank: str, name: str) -> None:
-        _models.delete_mental_model(self.engine.bank(bank), _str(name, "name"))
-
     # -- background work ---------------------------------------------------------------------
-    def maintain(self, bank: str | None = None, *, now: TimeLike | None = None) -> list[dict[str, Any]]:
+    def maintain(self, bank: str | None = None, *, now: TimeLike | None = None) -> list[JobReport]:
         """Queue the maintenance jobs (decay, TTL purge) for ``bank`` (or every bank) and run every
-        pending job; returns one report per job. Run it from cron or a worker, not per request."""
-        rows = [self.engine.bank(bank).bank] if bank is not None else self.engine.store.banks.rows()
-        _jobs.build_due_indexes(self.engine, rows)
-        _jobs.queue_maintenance(self.engine, rows, optional_epoch(now, "now"))
-        return self.run_jobs(bank=bank, now=now)
+        pending job; returns one report per job. Run it from cron or a worker, not per request.
+        The same as ``mem.jobs.maintain``."""
+        return self.jobs.maintain(bank, now=now)
 
     def run_jobs(self, bank: str | None = None, *, limit: int | None = None,
-                 now: TimeLike | None = None) -> list[dict[str, Any]]:
-        """Run queued background jobs (consolidation, decay, purge, mental-model refresh)."""
-        bank_id = self.engine.bank(bank).bank.id if bank is not None else None
-        return _jobs.run_pending(self.engine, limit=limit, bank_id=bank_id, now=optional_epoch(now, "now"))
-
-    def jobs(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-        """The job queue, newest first: kind, status, attempts, last error."""
-        bank_id = self.engine.bank(bank).bank.id if bank is not None else None
-        return _jobs.list_jobs(self.engine, bank_id, _text(status, "status"), check_int64(limit, "limit", low=1))
+                 now: TimeLike | None = None) -> list[JobReport]:
+        """Run queued background jobs (consolidation, decay, purge, mental-model refresh) in this
+        thread. The same as ``mem.jobs.run``."""
+        return self.jobs.run(bank, limit=limit, now=now)
 
 
 class AsyncSession:
@@ -535,6 +516,9 @@ class AsyncMemory:
     def __init__(self, path: str = "gieok.db", **kwargs: Any) -> None:
         self._sync = Memory(path, **kwargs)
         self.path = self._sync.path
+        self.keys, self.jobs = AsyncKeys(self._sync.keys), AsyncJobs(self._sync.jobs)
+        self.banks, self.browse = AsyncBanks(self._sync.banks), AsyncBrowse(self._sync.browse)
+        self.models = AsyncModels(self._sync.models)
 
     async def __aenter__(self) -> AsyncMemory:
         return self
@@ -561,6 +545,21 @@ add_async_twins(Memory, AsyncMemory)
 
 # every string argument is a str (never stringified) that can be stored (no lone surrogate, no NUL)
 _str, _text = check_text, check_optional_text
+
+
+def should_recall(text: str, *, explain: bool = False) -> bool | GateDecision:
+    """:meth:`Memory.should_recall` without a Memory (no database is read): the recall gate itself."""
+    decision = recall_gate(text)
+    return decision if explain else decision.recall
+
+
+def _open_store(path: str, database: str | None) -> Store:
+    """The SQLite file at ``path``, or with ``database`` (a ``postgresql://`` DSN) a PostgreSQL store."""
+    if database is None:
+        return SQLiteStore(path)
+    from gieok.store.postgres import PostgresStore  # psycopg is needed only here
+
+    return PostgresStore(database)
 
 
 def _recall_filter(user_id: str | None) -> ScopeFilter | None:

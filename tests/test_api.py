@@ -32,7 +32,7 @@ def test_public_names_are_pinned() -> None:
         "CorruptDocumentError", "DocumentError", "DocumentTooLargeError", "EmptyDocumentError",
         "EncryptedDocumentError", "FormatMismatchError", "ScannedPageError", "UnsupportedFormatError", "IngestResult",
         "ImportResult", "Scope", "ScopeError", "ScopeConflictError", "ReembedRunningError",
-        "SessionUserError", "HeldNotFoundError", "HeldStatement",
+        "SessionUserError", "HeldNotFoundError", "HeldStatement", "ApiKey", "Principal", "Profile", "Slot",
     ])
     for name in gieok.__all__:
         assert hasattr(gieok, name)
@@ -46,12 +46,19 @@ def _public_methods(cls: type) -> set[str]:
 # method lost from either side fails.
 PUBLIC_METHODS = {
     "quarantined", "release", "dismiss", "configure_decisions",
-    "retain", "recall", "reflect", "banks", "sources", "source", "get", "history", "observations", "forget",
-    "verify_erased", "delete_bank", "redaction_policy", "set_redaction_policy", "audit_log", "configure_llm",
-    "llm_usage", "add_mental_model", "mental_model", "mental_models", "delete_mental_model", "maintain",
-    "run_jobs", "jobs", "close", "submit_retain", "operation", "entities", "cancel_operation", "retry_operation",
-    "ingest", "overview", "source_facts", "connections", "entity", "pin", "create_bank", "import_chat",
-    "session", "should_recall", "merge_suggestions", "profile", "lookup", "reembed",
+    "retain", "recall", "reflect", "sources", "source", "get", "history", "observations", "forget",
+    "verify_erased", "redaction_policy", "set_redaction_policy", "audit_log", "configure_llm",
+    "llm_usage", "maintain", "run_jobs", "close", "submit_retain", "operation", "entities",
+    "ingest", "pin", "import_chat", "session", "should_recall", "profile", "lookup", "reembed",
+}
+# the verbs grouped as namespaces (mem.keys.create, mem.jobs.run, ...), written out the same way
+NAMESPACES = {
+    "keys": {"create", "list", "revoke", "count", "authenticate", "shared_secret"},
+    "jobs": {"list", "run", "maintain", "get", "cancel", "retry", "claim", "run_claimed", "release", "heartbeat",
+             "warm_up"},
+    "banks": {"list", "names", "check_name", "create", "delete"},
+    "browse": {"overview", "source_facts", "connections", "entity", "merge_suggestions"},
+    "models": {"add", "get", "list", "delete"},
 }
 
 
@@ -66,6 +73,24 @@ def test_async_twin_has_the_same_methods() -> None:
         assert twin == sync, name
     for name in _public_methods(Memory):
         assert inspect.iscoroutinefunction(getattr(AsyncMemory, name)), name
+
+
+def test_every_namespace_has_its_async_twin(db_path: str, fake_embedder) -> None:
+    async def run() -> None:
+        async with AsyncMemory(db_path, embedder="fake") as amem:
+            for space, methods in NAMESPACES.items():
+                sync, twin = getattr(amem._sync, space), getattr(amem, space)
+                assert _public_methods(type(sync)) == methods, space
+                assert _public_methods(type(twin)) == methods, space
+                for name in methods:
+                    assert inspect.iscoroutinefunction(getattr(twin, name)), (space, name)
+                    assert inspect.signature(getattr(type(twin), name)) == inspect.signature(getattr(type(sync), name))
+            await amem.banks.create("민지")
+            assert [b.name for b in await amem.banks()] == ["민지"]  # callable, as mem.banks() is
+            assert await amem.jobs("민지") == await amem.jobs.list("민지")
+            assert (await amem.browse.overview("민지")).facts == 0
+
+    asyncio.run(run())
 
 
 def test_async_memory_works(db_path: str, fake_embedder) -> None:

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
@@ -40,6 +41,17 @@ from gieok import (
 from gieok.defense.policy import RedactionPolicy
 from gieok.providers import registry
 from gieok.providers.embedders import Embedder
+from gieok.records import (
+    AuditEntry,
+    BankOverview,
+    Connections,
+    DeletedBank,
+    EntityView,
+    Job,
+    LlmUsage,
+    MentalModel,
+    MergeSuggestion,
+)
 from gieok.server.app import create_app
 from gieok.store import PostgresStore
 
@@ -51,14 +63,19 @@ CHAT = [
     {"id": "c3", "speaker": "Jihoon", "text": "My manager Sora Park works in Pangyo.",
      "timestamp": "2026-06-02T10:00:00+09:00"},
 ]
-CONTRACT_METHODS = {"retain", "submit_retain", "operation", "cancel_operation", "retry_operation", "recall", "reflect",
-                    "forget", "banks", "sources", "source", "get", "history", "observations", "entities", "delete_bank",
+CONTRACT_METHODS = {"retain", "submit_retain", "operation", "recall", "reflect",
+                    "forget", "sources", "source", "get", "history", "observations", "entities",
                     "reembed", "quarantined", "release", "dismiss", "profile", "lookup", "ingest", "import_chat",
-                    "overview", "source_facts", "connections", "entity", "merge_suggestions", "pin", "create_bank",
-                    "should_recall", "session", "redaction_policy", "set_redaction_policy", "audit_log",
-                    "configure_decisions", "llm_usage", "jobs", "add_mental_model", "mental_model", "mental_models",
-                    "set_disposition", "disposition", "set_directives", "directives",
-                    "delete_mental_model"}
+                    "pin", "should_recall", "session", "redaction_policy", "set_redaction_policy", "audit_log",
+                    "configure_decisions", "llm_usage", "set_disposition", "disposition", "set_directives",
+                    "directives"}
+# Memory's namespaces as the client offers them (the same methods, signatures and records)
+CONTRACT_NAMESPACES = {
+    "banks": {"list", "names", "create", "delete"},
+    "browse": {"overview", "source_facts", "connections", "entity", "merge_suggestions"},
+    "models": {"add", "get", "list", "delete"},
+    "jobs": {"list", "get", "cancel", "retry"},
+}
 # Memory's methods the client does not offer, each with why. A method added to Memory fails the
 # parity test until it is added to Client (and a route) or written here.
 NOT_REMOTE = {
@@ -67,6 +84,15 @@ NOT_REMOTE = {
     "run_jobs": "the server's workers (in `gieok serve` or `gieok worker`) run the queue, not a caller",
     "maintain": "enqueues and runs decay and consolidation: the server's workers' job",
     "configure_llm": "names a provider and the env var of its API key on the server: `gieok llm` there",
+}
+NOT_REMOTE_IN_NAMESPACES = {
+    "keys": "API keys are made and revoked by an admin on the server (`gieok keys`); the TypeScript client "
+            "has the admin routes",
+    "jobs.run": "the server's workers run the queue, not a caller", "jobs.maintain": "as maintain",
+    "jobs.claim": "a worker's own call, on the database", "jobs.run_claimed": "a worker's own call",
+    "jobs.release": "a worker's own call", "jobs.heartbeat": "a worker's own call",
+    "jobs.warm_up": "loads models into the process that runs jobs",
+    "banks.check_name": "a local check of a name: the server checks what it is sent",
 }
 
 
@@ -107,6 +133,27 @@ def test_the_client_offers_memorys_calls_with_the_same_signatures() -> None:
             continue
         assert get_type_hints(getattr(Client, name))["return"] == get_type_hints(getattr(Memory, name))["return"], name
         assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
+
+
+def test_the_clients_namespaces_are_memorys(db_path: str, fake_embedder: object) -> None:
+    import inspect
+    from typing import get_type_hints
+
+    client, async_client = Client("http://gieok.test"), AsyncClient("http://gieok.test")
+    with Memory(db_path, embedder="fake") as mem:
+        for space, methods in CONTRACT_NAMESPACES.items():
+            ours, theirs = type(getattr(client, space)), type(getattr(mem, space))
+            assert _public(ours) == methods, space
+            remote = {n for n in _public(theirs) if f"{space}.{n}" not in NOT_REMOTE_IN_NAMESPACES}
+            assert remote == methods, space  # every method of Memory's namespace is offered or excused
+            for name in methods:
+                mine, real = getattr(ours, name), getattr(theirs, name)
+                assert inspect.signature(mine).parameters.keys() == inspect.signature(real).parameters.keys(), name
+                assert get_type_hints(mine)["return"] == get_type_hints(real)["return"], (space, name)
+                assert inspect.iscoroutinefunction(getattr(getattr(async_client, space), name)), (space, name)
+    excused = {key.split(".")[0] for key in NOT_REMOTE_IN_NAMESPACES}
+    assert excused <= set(CONTRACT_NAMESPACES) | {"keys"} and not hasattr(client, "keys")
+    client.close()
 
 
 def _public(cls: type) -> set[str]:
@@ -151,14 +198,19 @@ def test_profile_lookup_and_browsing(api: Any) -> None:
     assert api.lookup("pf", "birthday") is None
     with pytest.raises(InputError, match="birthday"):
         api.lookup("pf", "shoes")
-    by_message = api.source_facts("pf", "pf-chat")
+    by_message = api.browse.source_facts("pf", "pf-chat")
     assert set(by_message) == {"a", "b", "c"} and isinstance(by_message["a"][0], RecalledMemory)
     fact = by_message["b"][0]
     assert api.pin("pf", fact.id).pinned and not api.pin("pf", fact.id, pinned=False).pinned
-    assert isinstance(api.connections("pf", fact.id), dict)
-    assert "Sora Park" in str(api.entity("pf", "Sora Park"))
-    assert api.overview("pf")["facts"] >= 2 and isinstance(api.merge_suggestions("pf"), list)
-    assert isinstance(api.create_bank("빈 은행"), BankInfo) and "빈 은행" in {b.name for b in api.banks()}
+    linked = api.browse.connections("pf", fact.id)
+    assert isinstance(linked, Connections) and linked.id == fact.id
+    found = api.browse.entity("pf", "Sora Park")
+    assert isinstance(found, EntityView) and found.entity.name == "Sora Park"
+    assert all(isinstance(m, RecalledMemory) for m in found.facts) and "Sora Park" in found.facts[0].text
+    view = api.browse.overview("pf")
+    assert isinstance(view, BankOverview) and view.facts >= 2 and view.jobs.failed == 0
+    assert all(isinstance(s, MergeSuggestion) for s in api.browse.merge_suggestions("pf"))
+    assert isinstance(api.banks.create("빈 은행"), BankInfo) and "빈 은행" in {b.name for b in api.banks()}
     assert api.should_recall("고마워!") is False and api.should_recall("내 알레르기가 뭐였지?") is True
 
 
@@ -169,17 +221,19 @@ def test_configuration_mental_models_and_jobs(api: Any) -> None:
     assert api.redaction_policy("지훈").overrides == {"email": "allow"}
     api.retain("지훈", text="연락처: jihoon@example.com, 주민번호 900101-1234568", document_id="contact")
     audit = api.audit_log("지훈")
-    assert audit and all("900101" not in str(entry) for entry in audit)
+    assert audit and all(isinstance(entry, AuditEntry) and "900101" not in str(entry) for entry in audit)
     assert api.set_redaction_policy("지훈", None).overrides == {}
     assert api.configure_decisions("지훈", "learned") == "learned"
-    assert isinstance(api.llm_usage("지훈"), dict)
-    assert {job["kind"] for job in api.jobs("지훈")} >= {"consolidate"}
-    assert isinstance(api.jobs(status="failed"), list)
-    model = api.add_mental_model("지훈", "travel", "지훈은 어디로 출장 가?", refresh=False)
-    assert model["name"] == "travel" and model["question"] == "지훈은 어디로 출장 가?"
-    assert [m["name"] for m in api.mental_models("지훈")] == ["travel"]
-    assert api.mental_model("지훈", "travel")["name"] == "travel"
-    assert api.delete_mental_model("지훈", "travel") is None and api.mental_models("지훈") == []
+    usage = api.llm_usage("지훈")
+    assert isinstance(usage, LlmUsage) and usage.bank == "지훈" and usage.offline
+    assert {job.kind for job in api.jobs("지훈")} >= {"consolidate"}
+    assert all(isinstance(job, Job) for job in api.jobs.list("지훈"))
+    assert api.jobs(status="failed") == []
+    model = api.models.add("지훈", "travel", "지훈은 어디로 출장 가?", refresh=False)
+    assert isinstance(model, MentalModel) and model.name == "travel" and model.question == "지훈은 어디로 출장 가?"
+    assert [m.name for m in api.models.list("지훈")] == ["travel"]
+    assert api.models.get("지훈", "travel").name == "travel"
+    assert api.models.delete("지훈", "travel") is None and api.models.list("지훈") == []
 
 
 def test_files_ingest_and_import(api: Any, tmp_path: Any) -> None:
@@ -230,8 +284,8 @@ def test_reflect_and_forget(api: Any) -> None:
     assert isinstance(gone, ForgetResult) and gone.erased["facts"] == 1 and gone.proof is not None
     assert gone.proof.clean
     assert all("Sora" not in m.text for m in api.recall("지훈", "Sora Park Pangyo").memories)
-    counts = api.delete_bank("지훈")
-    assert counts["facts"] == 2 and api.banks() == []
+    counts = api.banks.delete("지훈")
+    assert isinstance(counts, DeletedBank) and counts.facts == 2 and api.banks() == []
 
 
 def test_a_submitted_retain_is_an_operation(api: Any) -> None:
@@ -241,9 +295,9 @@ def test_a_submitted_retain_is_an_operation(api: Any) -> None:
     assert done.status == "done" and isinstance(done.result, RetainResult) and done.result.facts_added == 2
     assert "제주도" in api.recall("지훈", "제주도 출장").memories[0].text
     with pytest.raises(OperationStateError, match="only queued or running"):
-        api.cancel_operation(op.id)
+        api.jobs.cancel(op.id)
     with pytest.raises(OperationStateError, match="only failed or cancelled"):
-        api.retry_operation(op.id)
+        api.jobs.retry(op.id)
 
 
 def test_a_reembed_is_an_operation(api: Any) -> None:
@@ -324,7 +378,55 @@ def test_the_async_client_is_the_twin(db_path: str, fake_embedder: object, tmp_p
             assert (await client.retain("비동기", messages=said)).facts_added == 2
             assert (await client.lookup("비동기", "job")).value == "nurse"  # type: ignore[union-attr]
             assert (await client.ingest("비동기", b"Shifts start at 7am.", document_id="shifts.txt")).facts_added == 1
-            assert [m["name"] for m in await client.mental_models("비동기")] == []
+            assert [m.name for m in await client.models.list("비동기")] == []
 
     with Memory(db_path, embedder="fake") as mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url:
         asyncio.run(use(url))
+
+
+def test_the_http_answers_are_the_records_to_dict_with_the_same_keys_as_before(db_path: str,
+                                                                               fake_embedder: object) -> None:
+    """The records replaced dicts in the library, not in the HTTP API: each route answers its record's
+    ``to_dict()``, and the keys are the ones those routes always answered with."""
+    from pydantic_core import to_jsonable_python
+
+    with Memory(db_path, embedder="fake") as mem:
+        mem.retain("지훈", messages=CHAT, document_id="chat-1")
+        mem.retain("지훈", text="연락처: jihoon@example.com", document_id="contact")
+        mem.models.add("지훈", "travel", "지훈은 어디로 출장 가?", refresh=False)
+        fact = mem.browse.source_facts("지훈", "chat-1")["c3"][0]
+        with serving(create_app(mem, worker=False, mcp=False, ui=False)) as url, httpx.Client(base_url=url) as http:
+            def answered(path: str) -> Any:
+                response = http.get(f"/v1/banks/%EC%A7%80%ED%9B%88{path}")
+                assert response.status_code == 200, (path, response.text)
+                return response.json()
+
+            routes: list[tuple[str, Any, set[str]]] = [
+                ("/overview", mem.browse.overview("지훈"),
+                 {"bank", "embedder", "sources", "facts", "observations", "entities", "superseded", "expired",
+                  "archived", "pinned", "bytes", "last_activity", "jobs", "weeks"}),
+                (f"/memories/{fact.id}/connections", mem.browse.connections("지훈", fact.id),
+                 {"id", "entities", "links"}),
+                ("/entities/Sora%20Park", mem.browse.entity("지훈", "Sora Park"),
+                 {"entity", "facts", "neighbours", "edges"}),
+                ("/llm-usage", mem.llm_usage("지훈"),
+                 {"bank", "provider", "model", "offline", "spent_usd", "spend_limit_usd", "rows"}),
+                ("/mental-models/travel", mem.models.get("지훈", "travel"),
+                 {"name", "question", "answer", "based_on", "refreshed_at"}),
+            ]
+            for path, record, keys in routes:
+                body = answered(path)
+                assert set(body) == keys, path
+                assert body == to_jsonable_python(record.to_dict()), path
+            jobs = answered("/jobs")
+            assert jobs == [to_jsonable_python(j.to_dict()) for j in mem.jobs("지훈")] and set(jobs[0]) == {
+                "id", "operation_id", "bank", "kind", "status", "attempts", "facts", "result", "run_after",
+                "last_error", "created_at", "started_at", "finished_at", "updated_at"}
+            audit = answered("/audit-log")
+            assert audit == [e.to_dict() for e in mem.audit_log("지훈")] and set(audit[0]) == {
+                "at", "operation", "source_id", "item_id", "type", "start", "end", "length", "fingerprint",
+                "action", "count"}
+            suggestions = mem.browse.merge_suggestions("지훈")
+            assert answered("/entities/merge-suggestions") == [s.to_dict() for s in suggestions]
+            deleted = http.delete("/v1/banks/%EC%A7%80%ED%9B%88").json()
+            assert set(deleted) == {"facts", "chunks", "messages", "sources"} and deleted["sources"] == 2

@@ -29,6 +29,19 @@ NOT_IN_TYPESCRIPT = {
     "close": "Client closes its httpx connection pool; the TypeScript client holds none (each call is one fetch)",
     "should_recall": "answered in-process by the Python recall gate (a learned model), with no route to call",
 }
+# Client's namespaces (client.banks.create …, as Memory's) and the TypeScript method of each call
+NAMESPACED = {
+    ("banks", "list"): "banks", ("banks", "create"): "createBank", ("banks", "delete"): "deleteBank",
+    ("browse", "overview"): "overview", ("browse", "source_facts"): "sourceFacts",
+    ("browse", "connections"): "connections", ("browse", "entity"): "entity",
+    ("browse", "merge_suggestions"): "mergeSuggestions",
+    ("models", "add"): "addMentalModel", ("models", "get"): "mentalModel", ("models", "list"): "mentalModels",
+    ("models", "delete"): "deleteMentalModel",
+    ("jobs", "list"): "jobs", ("jobs", "get"): "operation", ("jobs", "cancel"): "cancelOperation",
+    ("jobs", "retry"): "retryOperation",
+}
+# namespace calls answered without a route of their own, each with why
+NAMESPACED_LOCALLY = {("banks", "names"): "the names of client.banks(): the same route"}
 # arguments for calling each Client method once: by parameter name, else a plain string
 _ARGUMENTS: dict[str, Any] = {"path_or_bytes": "안녕 hello".encode(), "format": "kakaotalk", "policy": None,
                               "model": None, "embedder": "fake"}
@@ -79,6 +92,8 @@ def _python_requests() -> list[httpx.Request]:
     calls = [(getattr(client, name), _arguments_of(getattr(Client, name)))
              for name in sorted(_public(Client) - set(NOT_IN_TYPESCRIPT) - {"session"})]
     calls += [(getattr(client, name), args) for name, args in _MORE_CALLS]
+    calls += [(getattr(getattr(client, space), name), _arguments_of(getattr(type(getattr(client, space)), name)))
+              for space, name in NAMESPACED]
     calls += [(getattr(session, name), _arguments_of(getattr(ClientSession, name))) for name in ("add", "show")]
     with client:
         for method, args in calls:
@@ -107,6 +122,17 @@ def test_every_client_method_has_a_typescript_counterpart() -> None:
     assert not missing, f"Client methods with no TypeScript method on Gieok (add them to clients/typescript): {missing}"
     assert set(NOT_IN_TYPESCRIPT) <= _public(Client), "an excuse for a method Client no longer has"
     assert not {_camel(name) for name in NOT_IN_TYPESCRIPT} & ours, "excused, yet the TypeScript client has it"
+
+
+def test_every_namespace_call_of_the_client_has_a_typescript_counterpart() -> None:
+    ours = _typescript_methods("index.ts", "Gieok")
+    client = Client("http://gieok.test")
+    offered = {(space, name) for space in {s for s, _ in NAMESPACED}
+               for name in _public(type(getattr(client, space)))}
+    client.close()
+    assert offered == set(NAMESPACED) | set(NAMESPACED_LOCALLY), "a namespace call with no TypeScript name here"
+    missing = {call: ts for call, ts in NAMESPACED.items() if ts not in ours}
+    assert not missing, f"namespace calls with no TypeScript method on Gieok: {missing}"
 
 
 def test_every_client_session_call_has_a_typescript_counterpart() -> None:

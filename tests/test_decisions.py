@@ -94,7 +94,7 @@ def test_the_llm_decision_model_uses_the_banks_llm_metered(db_path: str, fake_em
         assert mem.retain("b", text=PLANTED_EN, document_id="page").quarantined == 1
         assert mem.quarantined("b")[0].reason.startswith("llm: scripted: yes (p=0.97)")
         usage = mem.llm_usage("b")
-        assert any(row["operation"] == "decide:instruction" for row in usage["rows"])
+        assert any(row.operation == "decide:instruction" for row in usage.rows)
     # without an LLM the setting falls back to the learned heads
     with Memory(db_path, embedder="fake", decision_model="llm") as mem:
         assert mem.retain("b", text=PLANTED_KO, document_id="page-ko").quarantined == 1

@@ -43,7 +43,7 @@ def test_secrets_never_reach_the_database_file(db_path: str, fake_embedder) -> N
         for memory in mem.recall("minji", "키 연락처 deploy 결제", limit=50).memories:
             assert not any(secret in memory.text for secret in SECRETS.values())
         audit = mem.audit_log("minji")
-        assert {e["type"] for e in audit} >= set(SECRETS)
+        assert {e.type for e in audit} >= set(SECRETS)
         assert all(secret not in str(audit) for secret in SECRETS.values())
     raw = _raw_bytes(db_path)
     for name, secret in {**SECRETS, "db_password": "hunter2hunter2"}.items():
@@ -59,8 +59,8 @@ def test_block_policy_refuses_the_whole_call_and_stores_nothing(mem: Memory) -> 
     assert info.value.items == ["s4"]  # type: ignore[attr-defined]
     assert [m.id for m in mem.source("minji", "conversation-ok").messages] == ["ok"]
     assert [s.id for s in mem.sources("minji")] == ["conversation-ok"]
-    refused = [e for e in mem.audit_log("minji") if e["operation"] == "retain-refused"]
-    assert [(e["item_id"], e["type"]) for e in refused if e["action"] == "block"] == [("s4", "kr_rrn")]
+    refused = [e for e in mem.audit_log("minji") if e.operation == "retain-refused"]
+    assert [(e.item_id, e.type) for e in refused if e.action == "block"] == [("s4", "kr_rrn")]
 
 
 def test_allow_policy_and_memory_default(db_path: str, fake_embedder) -> None:

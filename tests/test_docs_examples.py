@@ -207,11 +207,10 @@ def services(block: Block, sandbox: Path, request: pytest.FixtureRequest) -> Ite
 @contextmanager
 def _gieok_server(sandbox: Path) -> Iterator[dict[str, str]]:
     from gieok import Memory
-    from gieok.engine.admin import keys
     from gieok.server.app import create_app
 
     with Memory(str(sandbox / "server.db"), embedder="fake") as mem:
-        _, secret = keys.create_key(mem.engine, role="admin", name="docs examples")
+        _, secret = mem.keys.create(role="admin", name="docs examples")
         with serving(create_app(mem, mcp=False, ui=False, poll_seconds=0.05)) as url:
             _OPEN_PORTS.add(int(url.rsplit(":", 1)[1]))
             yield {re.escape("http://127.0.0.1:8765"): url, re.escape("gk_..."): secret}

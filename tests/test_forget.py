@@ -121,13 +121,13 @@ def test_bad_forget_calls_fail_clearly_and_delete_nothing(mem: Memory) -> None:
 def test_audit_log_records_the_erasure_without_the_text(mem: Memory) -> None:
     _conversation(mem)
     mem.forget("alice", source_id="chat-1")
-    entry = next(e for e in mem.audit_log("alice") if e["operation"] == "forget")
-    assert entry["count"] >= 2 and entry["fingerprint"] and KO_MARKER not in str(entry)
+    entry = next(e for e in mem.audit_log("alice") if e.operation == "forget")
+    assert entry.count >= 2 and entry.fingerprint and KO_MARKER not in str(entry)
 
 
 def test_deleting_a_bank_is_proven_too(mem: Memory) -> None:
     _conversation(mem)
-    mem.delete_bank("alice")
+    mem.banks.delete("alice")
     assert mem.verify_erased([KO_MARKER, EN_MARKER]).clean
 
 

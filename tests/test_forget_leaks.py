@@ -207,16 +207,16 @@ def test_a_mental_model_answer_quoting_erased_evidence_is_cleared(mem: Memory, d
     mem.retain("b", messages=[{"id": "v1", "speaker": "bob", "text": old, "timestamp": "2026-04-01T09:00:00+00:00"}],
                document_id="s1")
     question = "보고서 마감은 언제야?" if marker == "금요일" else "When is the Zorblax report deadline?"
-    mem.add_mental_model("b", "deadline", question)
+    mem.models.add("b", "deadline", question)
     mem.run_jobs()
-    model = mem.mental_model("b", "deadline")
-    assert model["answer"] and marker in model["answer"]
+    model = mem.models.get("b", "deadline")
+    assert model.answer and marker in model.answer
     # the answer now cites something else, but still says what the erased fact said
     with mem.store.write():
         mem.store._require_write().execute("UPDATE mental_models SET based_on = '[\"f-999\"]'")
     result = mem.forget("b", source_id="s1", verify=True)
     assert result.proof is not None and result.proof.clean, result.proof
-    assert mem.mental_model("b", "deadline")["answer"] is None and leaks(db_path, [marker]) == {}
+    assert mem.models.get("b", "deadline").answer is None and leaks(db_path, [marker]) == {}
 
 
 # -- 4. the bytes are gone when forget returns: file and WAL, even under kill -9 ----------------------
@@ -236,7 +236,7 @@ mem.run_jobs()
 if {op!r} == "forget":
     mem.forget("b", source_id="erase")
 else:
-    mem.delete_bank("b")
+    mem.banks.delete("b")
 if {how!r} == "sigkill":
     os.kill(os.getpid(), signal.SIGKILL)
 os._exit(0)
@@ -340,7 +340,7 @@ def test_a_failed_retain_that_paid_for_llm_calls_keeps_the_spend(db_path: str, f
             mem.retain("fresh", messages=[{"id": "m1", "speaker": "alice", "text": text}])
         assert len(llm.requests) == 1
         assert [b.name for b in mem.banks()] == ["fresh"] and mem.banks()[0].facts == 0
-        assert mem.llm_usage("fresh")["rows"] and mem.sources("fresh") == []
+        assert mem.llm_usage("fresh").rows and mem.sources("fresh") == []
 
 
 @pytest.mark.parametrize("text", FAILING)

@@ -68,9 +68,9 @@ CALLS: dict[str, Callable[[Memory, st.DataObject], Any]] = {
     "observations": lambda m, d: m.observations(d.draw(st.one_of(st.just("b"), ODD))),
     "verify_erased": lambda m, d: m.verify_erased(d.draw(st.one_of(st.lists(TEXTS, max_size=2), ODD)),
                                                   deep=False),
-    "add_mental_model": lambda m, d: m.add_mental_model(d.draw(st.one_of(st.just("b"), ODD)),
+    "add_mental_model": lambda m, d: m.models.add(d.draw(st.one_of(st.just("b"), ODD)),
                                                         d.draw(st.one_of(TEXTS, ODD)), d.draw(st.one_of(TEXTS, ODD))),
-    "mental_model": lambda m, d: m.mental_model(d.draw(st.one_of(st.just("b"), ODD)), d.draw(st.one_of(TEXTS, ODD))),
+    "mental_model": lambda m, d: m.models.get(d.draw(st.one_of(st.just("b"), ODD)), d.draw(st.one_of(TEXTS, ODD))),
     "set_redaction_policy": lambda m, d: m.set_redaction_policy(d.draw(st.one_of(st.just("b"), ODD)),
                                                                 d.draw(st.one_of(TEXTS, ODD, st.sampled_from(
                                                                     ["block", "redact", "off"])))),
@@ -78,7 +78,7 @@ CALLS: dict[str, Callable[[Memory, st.DataObject], Any]] = {
     "maintain": lambda m, d: m.maintain(d.draw(st.one_of(st.just("b"), ODD)), now=d.draw(ODD)),
     "jobs": lambda m, d: m.jobs(d.draw(st.one_of(st.just("b"), ODD))),
     "operation": lambda m, d: m.operation(d.draw(st.one_of(TEXTS, ODD))),
-    "delete_bank": lambda m, d: m.delete_bank(d.draw(st.sampled_from(["nobody", "", "\ud800"]) | ODD)),
+    "delete_bank": lambda m, d: m.banks.delete(d.draw(st.sampled_from(["nobody", "", "\ud800"]) | ODD)),
 }
 
 

@@ -26,7 +26,7 @@ REFUSED: dict[str, Callable[[Memory], Any]] = {
     "forget memory_id surrogate": lambda m: m.forget("b", memory_id="f-\ud800"),
     "profile person surrogate": lambda m: m.profile("b", "민지\ud800"),
     "lookup entity surrogate": lambda m: m.lookup("b", "allergy", "Minji\ud800"),
-    "entity name surrogate": lambda m: m.entity("b", "\ud800"),
+    "entity name surrogate": lambda m: m.browse.entity("b", "\ud800"),
     "source id surrogate": lambda m: m.source("b", "\ud800"),
     "retain text NUL": lambda m: m.retain("b", text="땅콩\x00 allergy"),
     "retain speaker NUL": lambda m: m.retain("b", [{"text": "hello", "speaker": "민\x00지"}]),
@@ -40,9 +40,9 @@ REFUSED: dict[str, Callable[[Memory], Any]] = {
     "profile NUL": lambda m: m.profile("b", "민지\x00"),
     "recall query NUL": lambda m: m.recall("b", "땅콩\x00"),
     "session turn NUL": lambda m: m.session("b", "s1").add("user", "hello\x00"),
-    "mental model NUL": lambda m: m.add_mental_model("b", "food\x00", "What does 민지 eat?"),
+    "mental model NUL": lambda m: m.models.add("b", "food\x00", "What does 민지 eat?"),
     "revoke key beyond 64 bits": lambda m: keys.revoke_key(m.engine, BIG),
-    "merge suggestions limit beyond 64 bits": lambda m: m.merge_suggestions("b", limit=BIG),
+    "merge suggestions limit beyond 64 bits": lambda m: m.browse.merge_suggestions("b", limit=BIG),
     "audit log limit beyond 64 bits": lambda m: m.audit_log("b", BIG),
     "jobs limit beyond 64 bits": lambda m: m.jobs("b", limit=BIG),
     "retain text an int": lambda m: m.retain("b", text=12345),
@@ -78,7 +78,7 @@ NOT_FOUND: dict[str, Callable[[Memory], Any]] = {
     "memory id beyond 64 bits": lambda m: m.get("b", f"f-{BIG}"),
     "history id beyond 64 bits": lambda m: m.history("b", f"o-{2**64}"),
     "operation id beyond 64 bits": lambda m: m.operation(f"op-{BIG}"),
-    "cancel id beyond 64 bits": lambda m: m.cancel_operation(f"op-{2**70}"),
+    "cancel id beyond 64 bits": lambda m: m.jobs.cancel(f"op-{2**70}"),
 }
 
 

@@ -63,8 +63,8 @@ def test_a_session_prompts_and_stops(mem: Memory, db_path: str, tmp_path: Path,
     stopped = _hook(db_path, "stop", {**base, "hook_event_name": "Stop", "stop_hook_active": False})
     assert stopped.exit_code == 0 and stopped.output == ""
     assert started and started[0][-2:] == ["jobs", "--run"]  # the turn is written in the background
-    queued = [j for j in mem.jobs("dev") if j["kind"] == "retain"]
-    assert queued and queued[0]["status"] == "queued"
+    queued = [j for j in mem.jobs("dev") if j.kind == "retain"]
+    assert queued and queued[0].status == "queued"
     mem.run_jobs("dev")
     said = [(m.speaker, m.text) for m in mem.source("dev", "claude-code:s-1").messages]
     assert said == [("user", "나는 땅콩 알레르기가 있어. 그리고 I deploy with Docker on Fridays."),

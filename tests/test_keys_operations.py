@@ -125,7 +125,7 @@ def test_a_submit_is_screened_before_it_is_queued(any_mem: Memory) -> None:
 def test_unknown_operations_are_not_found(any_mem: Memory) -> None:
     any_mem.retain("alice", messages=CHAT)  # its consolidation job is an operation too
     job = any_mem.jobs("alice")[0]
-    consolidation = any_mem.operation(job["operation_id"])
+    consolidation = any_mem.operation(job.operation_id)
     assert (consolidation.kind, consolidation.status, consolidation.result) == ("consolidate", "queued", None)
     for bad in ("op-999", "nope", "op-x"):
         with pytest.raises(OperationNotFoundError):

@@ -64,11 +64,11 @@ def test_a_stored_time_no_date_can_hold_never_fails_a_read(store_mem: Memory, ca
             found = store_mem.recall("b", query, explain=True)
             assert found.memories and all(m.mentioned_at is None for m in found.memories)
             assert store_mem.reflect("b", query).answer
-        assert store_mem.overview("b") is not None
+        assert store_mem.browse.overview("b") is not None
         assert store_mem.profile("b") is not None
         assert store_mem.lookup("b", "birthday") is None or True  # answered, not raised: its statements are unreadable
         for source in store_mem.sources("b"):
-            assert store_mem.source_facts("b", source.id)
+            assert store_mem.browse.source_facts("b", source.id)
         store_mem.run_jobs("b")  # consolidation reads the same rows
     assert any("cannot be read back" in r.getMessage() for r in caplog.records)
 
@@ -130,7 +130,9 @@ def test_every_field_has_a_limit(mem: Memory, call: Any, match: str) -> None:
 
 def test_every_public_argument_is_checked_or_named_unchecked() -> None:
     """A new argument must be placed: in the edge's table (by its name) or among the unchecked."""
-    for cls in (Memory, Session):
+    from gieok._namespaces import TWINS
+
+    for cls in (Memory, Session, *TWINS):
         for name, method in vars(cls).items():
             if name.startswith("_") or not inspect.isfunction(method):
                 continue

@@ -14,6 +14,7 @@ from gieok import (
     MemoryNotFoundError,
     SourceNotFoundError,
 )
+from gieok.records import DeletedBank
 
 CHAT = [
     {"id": "m1", "speaker": "alice", "text": "나 땅콩 알레르기 있어", "timestamp": "2026-05-04T09:00:00+09:00"},
@@ -141,8 +142,8 @@ def test_get_banks_sources_and_persistence(db_path: str, fake_embedder) -> None:
 def test_delete_bank_removes_everything(mem: Memory) -> None:
     mem.retain("alice", messages=CHAT)
     mem.retain("bob", messages=[{"id": "b1", "speaker": "bob", "text": "Bob's cat is Nabi"}])
-    counts = mem.delete_bank("alice")
-    assert counts == {"facts": 4, "chunks": 7, "messages": 7, "sources": 1}
+    counts = mem.banks.delete("alice")
+    assert counts == DeletedBank(facts=4, chunks=7, messages=7, sources=1)
     assert [b.name for b in mem.banks()] == ["bob"]
     with pytest.raises(BankNotFoundError):
         mem.recall("alice", "땅콩")

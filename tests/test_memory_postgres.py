@@ -100,9 +100,9 @@ def test_forget_with_proof_checks_the_tables(pg_mem: Memory) -> None:
     assert [m.id for m in pg_mem.source("alice", "chat-en").messages] == ["e2"]
     assert pg_mem.verify_erased(EN_MARKER).clean
     assert any("Alps" in m.text for m in pg_mem.recall("alice", "hiking in the Alps").memories)
-    entry = next(e for e in pg_mem.audit_log("alice") if e["operation"] == "forget")
+    entry = next(e for e in pg_mem.audit_log("alice") if e.operation == "forget")
     # no GIEOK_FINGERPRINT_KEY / fingerprint_key_file: a server database has no key, so no fingerprint
-    assert entry["fingerprint"] is None and KO_MARKER not in str(entry)
+    assert entry.fingerprint is None and KO_MARKER not in str(entry)
 
 
 def test_recall_as_of_sees_the_version_that_held_then(pg_mem: Memory) -> None:
@@ -128,11 +128,11 @@ def test_recall_as_of_sees_the_version_that_held_then(pg_mem: Memory) -> None:
 
 def test_background_jobs_and_bank_deletion(pg_mem: Memory) -> None:
     pg_mem.retain("alice", messages=CHAT, document_id="chat-1")
-    assert any(j["kind"] == "consolidate" for j in pg_mem.jobs("alice"))
+    assert any(j.kind == "consolidate" for j in pg_mem.jobs("alice"))
     pg_mem.run_jobs(bank="alice")
-    assert all(j["status"] != "queued" or j["kind"] != "consolidate" for j in pg_mem.jobs("alice"))
-    counts = pg_mem.delete_bank("alice")
-    assert counts["facts"] == 4 and pg_mem.banks() == []
+    assert all(j.status != "queued" or j.kind != "consolidate" for j in pg_mem.jobs("alice"))
+    counts = pg_mem.banks.delete("alice")
+    assert counts.facts == 4 and pg_mem.banks() == []
     assert pg_mem.verify_erased(["나 땅콩 알레르기 있어", "My sister Hana lives in Toronto"]).clean
 
 

@@ -154,7 +154,7 @@ def test_a_speaker_is_redacted(mem: Memory, db_path: str, speaker: str, value: s
     else:
         assert "[REDACTED:" in stored
         _nowhere(mem, db_path, value)
-        assert any(e["item_id"] == "m1#speaker" for e in mem.audit_log("alice"))
+        assert any(e.item_id == "m1#speaker" for e in mem.audit_log("alice"))
 
 
 @pytest.mark.parametrize(("field", "call", "types"), [
@@ -270,8 +270,8 @@ def test_the_key_from_the_environment_wins_and_the_legacy_one_is_dropped(db_path
     monkeypatch.setenv("GIEOK_FINGERPRINT_KEY", "k" * 40)
     with Memory(db_path, embedder="fake") as mem:
         mem.retain("alice", messages=[{"id": "m1", "text": f"토큰 {TOKEN}"}])
-        entry = next(e for e in mem.audit_log("alice") if e["type"] == "github_token")
-        assert entry["fingerprint"] == hmac.new(b"k" * 40, TOKEN.encode(), hashlib.sha256).hexdigest()[:16]
+        entry = next(e for e in mem.audit_log("alice") if e.type == "github_token")
+        assert entry.fingerprint == hmac.new(b"k" * 40, TOKEN.encode(), hashlib.sha256).hexdigest()[:16]
     assert _meta_key(db_path) is None and not Path(db_path + ".key").exists()
 
 
@@ -304,7 +304,7 @@ def test_low_entropy_types_get_no_fingerprint(mem: Memory) -> None:
     text = (f"전화 {PHONE}, 주민번호 {RRN}, 카드 4111 1111 1111 1111, 국민은행 123456-78-901234, 메일 {EMAIL}, "
             f"비밀번호: hunter2!, 토큰 {TOKEN}")
     mem.retain("alice", messages=[{"id": "m1", "text": text}])
-    fingerprints = {e["type"]: e["fingerprint"] for e in mem.audit_log("alice")}
+    fingerprints = {e.type: e.fingerprint for e in mem.audit_log("alice")}
     assert fingerprints.keys() == {"kr_phone", "kr_rrn", "credit_card", "bank_account", "email", "password",
                                    "github_token"}
     assert {t for t, f in fingerprints.items() if f is not None} == {"github_token"}
@@ -319,7 +319,7 @@ def test_postgres_has_no_key_unless_one_is_configured(pg_dsn_factory, fake_embed
     with Memory(store=PostgresStore(dsn), embedder="fake") as mem:
         assert mem.engine.fingerprint_key is None
         mem.retain("alice", messages=[{"id": "m1", "text": f"토큰 {TOKEN}"}])
-        assert [e["fingerprint"] for e in mem.audit_log("alice")] == [None]
+        assert [e.fingerprint for e in mem.audit_log("alice")] == [None]
         with mem.store.write():  # a database main made: the key in meta
             mem.store._require_write().execute(  # type: ignore[attr-defined]
                 "INSERT INTO meta (key, value) VALUES ('fingerprint_key', ?)", (LEGACY_KEY,))
@@ -333,7 +333,7 @@ def test_postgres_has_no_key_unless_one_is_configured(pg_dsn_factory, fake_embed
     monkeypatch.setenv("GIEOK_FINGERPRINT_KEY", "e" * 32)
     with Memory(store=PostgresStore(dsn), embedder="fake") as mem:
         mem.retain("alice", messages=[{"id": "m2", "text": f"또 토큰 {TOKEN}"}])
-        assert mem.audit_log("alice")[0]["fingerprint"] is not None
+        assert mem.audit_log("alice")[0].fingerprint is not None
 
 
 # --------------------------------------------------------------------------- 7. the property, fuzzed

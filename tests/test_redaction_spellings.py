@@ -194,4 +194,4 @@ def test_retain_stores_none_of_the_spellings(store_mem: Memory) -> None:
     assert len(stored) == len(values)
     for message, value in zip(stored, values):
         assert value not in message.text and "[REDACTED:" in message.text, message.text
-    assert {entry["type"] for entry in store_mem.audit_log("alice")} == {"kr_phone", "kr_rrn", "credit_card"}
+    assert {entry.type for entry in store_mem.audit_log("alice")} == {"kr_phone", "kr_rrn", "credit_card"}

@@ -217,7 +217,7 @@ def test_a_job_killed_midway_resumes_where_it_stopped(target: Callable[[], Any],
     salted.fail_after = None
     # its lease runs out; the next worker takes the job over and starts at the first unstaged fact
     reports = mem.run_jobs(bank="a", now=datetime.now(timezone.utc) + timedelta(hours=1))
-    assert [(r["kind"], r["status"]) for r in reports] == [("reembed", "done")]
+    assert [(r.kind, r.status) for r in reports] == [("reembed", "done")]
     done = mem.operation(op.id)
     assert done.report is not None and done.report["resumed_from"] == 8 and done.report["facts"] == facts
     contexts = done.report["context_vectors"]
@@ -281,18 +281,18 @@ def test_what_is_refused_at_once(target: Callable[[], Any], fake_embedder: FakeE
         mem.reembed("a", "no-such-embedder")
     with pytest.raises(InputError, match="already"):
         mem.reembed("a", "fake")
-    assert all(j["kind"] != "reembed" for j in mem.jobs("a"))  # nothing was queued
+    assert all(j.kind != "reembed" for j in mem.jobs("a"))  # nothing was queued
     op = mem.reembed("a", "salted")
     assert mem.reembed("a", "salted").id == op.id  # the same move asked again: the same operation
     registry.register("embedder", "third", type("Third", (FakeEmbedder,), {"model_id": "third"}), replace=True)
     try:
         with pytest.raises(ReembedRunningError, match=op.id):
             mem.reembed("a", "third")
-        mem.cancel_operation(op.id)
+        mem.jobs.cancel(op.id)
         other = mem.reembed("a", "third")
         assert other.id != op.id
         with pytest.raises(ReembedRunningError):
-            mem.retry_operation(op.id)
+            mem.jobs.retry(op.id)
     finally:
         registry.unregister("embedder", "third")
 
@@ -380,7 +380,7 @@ def test_an_observation_written_across_the_swap_is_embedded_by_the_new_embedder(
 
     monkeypatch.setattr(fake_embedder, "embed_batch", embed_then_swap)
     reports = mem.run_jobs(bank="a")
-    assert swapped == ["done"] and {r["kind"]: r["status"] for r in reports}["consolidate"] == "done"
+    assert swapped == ["done"] and {r.kind: r.status for r in reports}["consolidate"] == "done"
     new = _memory(target, "salted")
     ids, vectors = new.store.observations.vectors(new.store.banks.get("a").id)
     assert ids and vectors is not None and vectors.shape[1] == 40
@@ -445,7 +445,7 @@ def test_a_move_to_an_embedder_of_the_same_dimension_and_of_an_empty_bank(
     registry.register("embedder", "reversed", Reversed, replace=True)
     try:
         mem = _memory(target, "fake")
-        mem.create_bank("empty")
+        mem.banks.create("empty")
         assert mem.reembed("empty", "reversed", wait=True).status == "done"
         mem.retain("a", messages=CHAT, document_id="chat")
         before = _vectors(mem, "a")

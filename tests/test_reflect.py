@@ -44,7 +44,7 @@ def _topics_unique(mem: Memory, bank: str) -> bool:
 def test_consolidation_creates_then_updates_observations_of_each_topic(mem: Memory) -> None:
     _minji(mem)
     reports = mem.run_jobs()
-    assert [r["kind"] for r in reports] == ["consolidate"] and reports[0]["status"] == "done"
+    assert [r.kind for r in reports] == ["consolidate"] and reports[0].status == "done"
     assert _of(mem, "b", "Caroline")
     minji = _of(mem, "b", "김민지")
     text = " ".join(o.text for o in minji)
@@ -165,19 +165,19 @@ def test_reflect_answers_from_the_current_version_not_the_replaced_one(mem: Memo
 
 def test_mental_model_is_answered_by_reflect_and_refreshed_after_consolidation(mem: Memory) -> None:
     _minji(mem)
-    model = mem.add_mental_model("b", "minji-sport", "김민지 팀장은 무슨 운동을 해?")
-    assert model["answer"] and "수영" in model["answer"] and model["based_on"]
+    model = mem.models.add("b", "minji-sport", "김민지 팀장은 무슨 운동을 해?")
+    assert model.answer and "수영" in model.answer and model.based_on
     looked_up = mem.reflect("b", "김민지 팀장은 무슨 운동을 해?")
-    assert looked_up.source == "mental_model" and looked_up.answer == model["answer"]
-    first = model["refreshed_at"]
+    assert looked_up.source == "mental_model" and looked_up.answer == model.answer
+    first = model.refreshed_at
     _say(mem, "b", "k4", "user", "김민지 팀장은 운동으로 수영 말고 테니스도 해", "2026-03-07T10:00:00+09:00")
-    kinds = [r["kind"] for r in mem.run_jobs()]
+    kinds = [r.kind for r in mem.run_jobs()]
     assert kinds == ["consolidate", "refresh_models"]
-    assert mem.mental_model("b", "minji-sport")["refreshed_at"] >= first
+    assert mem.models.get("b", "minji-sport").refreshed_at >= first
     # erasing what the answer cited clears the answer
-    cited = mem.mental_model("b", "minji-sport")["based_on"]
+    cited = mem.models.get("b", "minji-sport").based_on
     mem.forget("b", memory_id=cited[0])
-    assert mem.mental_model("b", "minji-sport")["answer"] is None
+    assert mem.models.get("b", "minji-sport").answer is None
 
 
 def _llm_memory(db_path: str, llm, fake_embedder) -> Memory:  # noqa: ANN001
@@ -204,8 +204,8 @@ def test_reflect_with_an_llm_over_http_drops_a_fabricated_quote(db_path: str, fa
             assert bodies[0]["response_format"]["type"] == "json_schema"
             assert "a rescue dog named Biscuit" in json.dumps(bodies[1]["messages"], ensure_ascii=False)
             usage = mem.llm_usage("b")
-            assert usage["rows"][0]["operation"] == "reflect" and usage["rows"][0]["calls"] == 2
-            assert usage["spent_usd"] > 0
+            assert usage.rows[0].operation == "reflect" and usage.rows[0].calls == 2
+            assert usage.spent_usd > 0
 
 
 def test_reflect_with_an_llm_refuses_when_only_invented_evidence_remains(db_path: str, fake_embedder) -> None:
@@ -230,7 +230,7 @@ def test_the_spend_ceiling_stops_background_llm_work(db_path: str, fake_embedder
         _minji(mem)
         mem.configure_llm("b", enabled=True, spend_limit_usd=1e-9)
         reports = mem.run_jobs()
-        assert reports[0]["status"] == "failed" and "spend" in reports[0]["error"].lower()
+        assert reports[0].status == "failed" and "spend" in reports[0].error.lower()
         assert len(llm.requests) == 1, "one call, then the ceiling stopped the job"
         with pytest.raises(SpendLimitError):
             mem.reflect("b", "김민지 팀장은 무슨 운동을 해?")
@@ -262,7 +262,7 @@ def test_retain_extracts_narrative_facts_with_an_llm_and_falls_back_without(db_p
         bank_id = mem.store.banks.get("x").id  # type: ignore[union-attr]
         links = mem.store.graph.links_of([int(cause.id[2:])], ("caused_by",))
         assert [(a, b) for a, b, _t, _w in links] == [(int(cause.id[2:]), int(trip.id[2:]))]
-        assert mem.llm_usage("x")["rows"][0]["operation"] == "extract"
+        assert mem.llm_usage("x").rows[0].operation == "extract"
         # the LLM is down: the deterministic extractor keeps retain working
         mem.retain("x", messages=[{"id": "m3", "speaker": "민지", "text": "오늘은 집에서 쉬었어",
                                    "timestamp": "2026-05-13T10:00:00+09:00"}])
@@ -290,6 +290,6 @@ def test_documents_are_extracted_by_the_llm_per_chunk_and_consolidated_by_it(db_
         obs = mem.observations("d")
         assert len(obs) >= 1 and obs[0].text.endswith("Acme is headquartered in Busan and is hiring there")
         assert sorted(obs[0].based_on) == ["f-1", "f-2"], "an id the LLM was not given (99) is dropped"
-        operations = {r["operation"] for r in mem.llm_usage("d")["rows"]}
+        operations = {r.operation for r in mem.llm_usage("d").rows}
         assert operations == {"extract", "consolidate"}
         assert len(llm.requests) == 2 and "Acme Corp moved HQ" in llm.requests[0].messages[-1]["content"]

@@ -148,7 +148,7 @@ def test_based_on_leads_back_to_the_messages(mem: Memory, bank: str, question: s
 
 def test_based_on_of_a_mental_model_carries_provenance_too(mem: Memory) -> None:
     _support_chat(mem)
-    mem.add_mental_model("ko", "allergy", "서연님은 무슨 알레르기가 있어?")
+    mem.models.add("ko", "allergy", "서연님은 무슨 알레르기가 있어?")
     mem.run_jobs("ko")
     result = mem.reflect("ko", "서연님은 무슨 알레르기가 있어?")
     assert result.source == "mental_model" and result.mode == "lookup"

@@ -91,8 +91,8 @@ def test_an_error_at_any_step_of_a_first_retain_leaves_nothing(db_path: str, fak
         # the same call afterwards works and writes every part
         result = mem.retain("alice", messages=CHAT, document_id="chat")
         assert result.facts_added == 3 and result.redactions == 1
-        assert [e["operation"] for e in mem.audit_log("alice")] == ["retain"]
-        assert [j["kind"] for j in mem.jobs("alice")] == ["consolidate"]
+        assert [e.operation for e in mem.audit_log("alice")] == ["retain"]
+        assert [j.kind for j in mem.jobs("alice")] == ["consolidate"]
 
 
 @pytest.mark.parametrize(("where", "name"), [s for s in STEPS if s[1] != "banks.create"])

@@ -61,7 +61,7 @@ def test_a_document_and_its_chunks_carry_the_scope(scoped: Memory) -> None:
     assert result.chunks_total >= 2 and result.facts_added > 2
     memories = scoped.recall("team", "환불 며칠 refunds", tags=["policy"], limit=50).memories
     assert len({m.id for m in memories}) > 2
-    facts = [f for per_message in scoped.source_facts("team", "policy.md").values() for f in per_message]
+    facts = [f for per_message in scoped.browse.source_facts("team", "policy.md").values() for f in per_message]
     assert len(facts) == result.facts_added and all(f.tags == ["policy"] for f in facts)
     assert all(m.agent_id == "support" and m.tags == ["policy"] and m.user_id is None for m in memories)
     assert all(m.metadata == {"version": 3} for m in memories)
@@ -207,9 +207,9 @@ def test_reflect_answers_only_from_the_users_memories(scoped: Memory) -> None:
     answer = scoped.reflect("team", "what is my locker code?", user_id="u-ana")
     assert "9902" not in answer.answer
     assert all(b.get("source_id") != "chat-bo" for b in answer.based_on)
-    scoped.add_mental_model("team", "codes", "what is my locker code?")
-    model = scoped.mental_model("team", "codes")
-    assert model["answer"]
+    scoped.models.add("team", "codes", "what is my locker code?")
+    model = scoped.models.get("team", "codes")
+    assert model.answer
     # the bank-wide standing answer rests on both users' memories: a user-filtered reflect does not use it
     filtered = scoped.reflect("team", "what is my locker code?", user_id="u-ana")
     assert filtered.source != "mental_model" and "9902" not in filtered.answer

@@ -45,9 +45,9 @@ def test_every_api_route_has_its_place_in_the_schema_order(mem: Memory) -> None:
 @pytest.fixture
 def two_apps(mem: Memory, tmp_path: Path) -> Iterator[tuple[TestClient, TestClient, str]]:
     with Memory(str(tmp_path / "other.db"), embedder="fake") as other:
-        other.create_bank("다른-은행")
+        other.banks.create("다른-은행")
         _record, key = keys.create_key(other.engine, role="admin")
-        mem.create_bank("minji")
+        mem.banks.create("minji")
         with TestClient(create_app(mem, mcp=False, worker=False)) as first, \
                 TestClient(create_app(other, mcp=False, worker=False, ui=True)) as second:
             yield first, second, key

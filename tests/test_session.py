@@ -351,7 +351,8 @@ def test_capture_raises_corrections_and_decisions_and_pins_explicit_requests(mem
     s.add("user", "기억해 줘, 주차 자리는 B2 구역이야.")
     s.add("user", "Remember this: the spare key is under the blue pot.")
     s.add("user", "오늘 점심은 그냥 그랬어.")
-    ids = [int(m.id.removeprefix("f-")) for facts in mem.source_facts("gil", "session:c").values() for m in facts]
+    produced = mem.browse.source_facts("gil", "session:c")
+    ids = [int(m.id.removeprefix("f-")) for facts in produced.values() for m in facts]
     by_text = {f.text: f for f in mem.store.facts.get(mem.store.banks.get("gil").id, ids)}
 
     def find(word: str) -> object:

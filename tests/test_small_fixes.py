@@ -31,9 +31,9 @@ def test_get_says_which_version_replaced_a_memory(mem: Memory) -> None:
 def test_run_jobs_takes_the_bank_like_maintain_and_jobs(mem: Memory) -> None:
     mem.retain("민지", messages=[{"id": "m", "speaker": "민지", "text": "나 다음 주에 부산 가."}])
     reports = mem.run_jobs("민지")
-    assert [r["kind"] for r in reports] == ["consolidate"] and reports[0]["status"] == "done"
+    assert [r.kind for r in reports] == ["consolidate"] and reports[0].status == "done"
     listed = mem.jobs("민지")[0]
-    assert listed["facts"] == 1 and listed["result"]["facts"] == 1  # what the job processed, once done
+    assert listed.facts == 1 and listed.result["facts"] == 1  # what the job processed, once done
 
 
 @pytest.mark.parametrize("bad", [{"max_tokens": "10"}, {"max_tokens": 1.5}, {"limit": True}, {"limit": 0},

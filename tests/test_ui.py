@@ -144,9 +144,9 @@ def test_ui_can_be_switched_off(mem: Memory) -> None:
 def test_a_job_is_cancelled_and_retried_from_the_jobs_page(client: TestClient, mem: Memory, language: str,
                                                            cancelled: str, retried: str) -> None:
     headers = {"accept-language": language}
-    queued = [j for j in mem.jobs("민지") if j["status"] == "queued"]
+    queued = [j for j in mem.jobs("민지") if j.status == "queued"]
     assert queued, "retain queues a consolidation: there is a job to cancel"
-    op = queued[0]["operation_id"]
+    op = queued[0].operation_id
     page = client.get("/ui/b/민지/jobs", headers=headers).text
     assert f"/jobs/{op}/cancel" in page
     assert client.post(f"/ui/b/민지/jobs/{op}/cancel", data={"csrf": "forged"}).status_code == 403
@@ -159,7 +159,7 @@ def test_a_job_is_cancelled_and_retried_from_the_jobs_page(client: TestClient, m
     twice = client.post(f"/ui/b/민지/jobs/{op}/retry", data={"csrf": _csrf(again.text)}, headers=headers)
     assert twice.status_code == 409 and "Traceback" not in twice.text  # a queued job cannot be retried
     mem.retain("other", [{"id": "o1", "speaker": "Jun", "text": "I work at Naver in Pangyo."}])
-    theirs = next(j["operation_id"] for j in mem.jobs("other") if j["status"] == "queued")
+    theirs = next(j.operation_id for j in mem.jobs("other") if j.status == "queued")
     wrong = client.post(f"/ui/b/민지/jobs/{theirs}/cancel", data={"csrf": _csrf(again.text)}, headers=headers)
     assert wrong.status_code == 404 and mem.operation(theirs).status == "queued"  # another bank's job
 
@@ -202,7 +202,7 @@ def test_the_quarantine_page_lists_releases_and_dismisses(client: TestClient, me
     assert len(mem.quarantined("민지")) == 2  # forged forms changed nothing
     released = client.post(f"/ui/b/민지/quarantine/{en}/release", data={"csrf": _csrf(page)}, headers=headers)
     assert released.status_code == 200 and words[1] in released.text and f'id="held-{ko}"' in released.text
-    [memory_id] = [m.id for facts in mem.source_facts("민지", "mail.html").values() for m in facts]
+    [memory_id] = [m.id for facts in mem.browse.source_facts("민지", "mail.html").values() for m in facts]
     assert mem.get("민지", memory_id).trust == "document"
     dismissed = client.post(f"/ui/b/민지/quarantine/{ko}/dismiss", data={"csrf": _csrf(page)},
                             headers=headers)

@@ -118,7 +118,7 @@ def test_a_bank_on_the_llm_decision_model_gets_the_llms_verdict(db_path: str, fa
         # the learned head says no here (above); the bank's LLM said yes, so its verdict closed the fact
         assert _closed(mem, "b") == [earlier]
         assert any(f"earlier: {earlier}" in asked and f"later: {later}" in asked for asked in oracle.asked)
-        assert any(row["operation"] == "decide:updates" for row in mem.llm_usage("b")["rows"])
+        assert any(row.operation == "decide:updates" for row in mem.llm_usage("b").rows)
         oracle.verdict = "no"
         _say(mem, "c", "m1", earlier, "2026-03-01T09:00:00")
         _say(mem, "c", "m2", later, "2026-04-01T09:00:00")

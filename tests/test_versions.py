@@ -113,8 +113,8 @@ def test_the_decay_pass_archives_faded_transient_facts_but_never_pinned_ones(mem
     _say(mem, "fade", "f3", "오늘 너무 피곤해", "2026-01-01T09:00:00+09:00")
     mem.settings.values["refresh_on_recall"] = False  # type: ignore[index]
     reports = mem.maintain("fade", now="2027-06-01T00:00:00+00:00")
-    decay = next(r for r in reports if r["kind"] == "decay")
-    assert decay["status"] == "done" and decay["result"]["archived"] == 2
+    decay = next(r for r in reports if r.kind == "decay")
+    assert decay.status == "done" and decay.result["archived"] == 2
     recalled = mem.recall("fade", "hungry birthday 피곤", limit=10, now="2027-06-01").memories
     assert [m.text for m in recalled if m.type == "fact"] == ["My birthday is on March 3rd, remember this"]
     # the observations were rebuilt without what faded
@@ -176,8 +176,8 @@ def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
         mem.store.jobs.enqueue(bank_id, "boom", {"fact_ids": [1]})
     for t in ("2099-01-01T00:00:00+00:00", "2099-01-02T00:00:00+00:00", "2099-01-03T00:00:00+00:00"):
         mem.run_jobs(now=t)
-    job = next(j for j in mem.jobs("j") if j["kind"] == "boom")
-    assert job["status"] == "failed" and job["attempts"] == 3 and "disk on fire" in job["last_error"]
+    job = next(j for j in mem.jobs("j") if j.kind == "boom")
+    assert job.status == "failed" and job.attempts == 3 and "disk on fire" in job.last_error
     assert len(calls) == 3
 
 

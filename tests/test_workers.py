@@ -22,6 +22,7 @@ from gieok.cli import cli
 from gieok.engine.context import JobContext
 from gieok.engine.jobs import queue as jobs
 from gieok.errors import LLMAuthError, LLMRateLimitError, LLMUnavailableError
+from gieok.records import JobReport
 from gieok.server.app import create_app
 from gieok.settings import resolve_settings
 from gieok.store import PostgresStore
@@ -107,31 +108,31 @@ def test_a_rate_limited_llm_is_retried_after_its_retry_after_and_a_refused_key_n
 # -- operations ----------------------------------------------------------------------------------
 def test_operations_are_cancelled_and_retried(any_mem: Memory) -> None:
     op = any_mem.submit_retain("민지", messages=CHAT, document_id="chat-1")
-    cancelled = any_mem.cancel_operation(op.id)
+    cancelled = any_mem.jobs.cancel(op.id)
     assert cancelled.status == "cancelled" and cancelled.finished_at is not None
     assert any_mem.run_jobs(bank="민지") == []  # a cancelled retain is never run
     assert any_mem.sources("민지") == []
     with pytest.raises(OperationStateError, match="cancelled"):
-        any_mem.cancel_operation(op.id)
-    again = any_mem.retry_operation(op.id)
+        any_mem.jobs.cancel(op.id)
+    again = any_mem.jobs.retry(op.id)
     assert (again.status, again.attempts, again.finished_at) == ("queued", 0, None)
     with pytest.raises(OperationStateError, match="retried"):
-        any_mem.retry_operation(op.id)
+        any_mem.jobs.retry(op.id)
     any_mem.run_jobs(bank="민지")
     done = any_mem.operation(op.id)
     assert done.status == "done" and done.result is not None and done.result.facts_added == 2
     assert done.started_at is not None and done.finished_at is not None and done.started_at <= done.finished_at
     with pytest.raises(OperationStateError):
-        any_mem.cancel_operation(op.id)
+        any_mem.jobs.cancel(op.id)
     with pytest.raises(OperationNotFoundError):
-        any_mem.cancel_operation("op-424242")
+        any_mem.jobs.cancel("op-424242")
 
 
 def test_cancelling_a_running_retain_writes_nothing(any_mem: Memory) -> None:
     op = any_mem.submit_retain("alice", messages=CHAT, document_id="chat-1")
     job, token = jobs.claim_next(any_mem.engine)  # type: ignore[misc]
     assert any_mem.operation(op.id).status == "running"
-    any_mem.cancel_operation(op.id)  # while its worker runs it
+    any_mem.jobs.cancel(op.id)  # while its worker runs it
     report = jobs.run_claimed(any_mem.engine, job, token)
     assert report["status"] == "lost"
     assert any_mem.sources("alice") == [] and any_mem.operation(op.id).status == "cancelled"
@@ -230,7 +231,7 @@ def test_a_pool_drains_two_banks_with_two_threads(any_mem: Memory) -> None:
     ops = [any_mem.submit_retain("업로드", text=f"문서 {i}: 회의록 meeting notes number {i}.", document_id=f"d{i}")
            for i in range(6)]
     ops.append(any_mem.submit_retain("chat", messages=CHAT, document_id="chat-1"))
-    pool = WorkerPool(any_mem.engine, concurrency=2, poll_seconds=0.05)
+    pool = WorkerPool(any_mem, concurrency=2, poll_seconds=0.05)
     pool.start()
     try:
         deadline = time.monotonic() + 60
@@ -247,7 +248,7 @@ def test_a_pool_drains_two_banks_with_two_threads(any_mem: Memory) -> None:
 def test_a_pool_limited_to_some_banks_leaves_the_others(any_mem: Memory) -> None:
     mine = any_mem.submit_retain("team-a", text="팀 A의 일정은 금요일이다. Team A meets on Friday.")
     other = any_mem.submit_retain("alice", text="Alice likes tea.")
-    pool = WorkerPool(any_mem.engine, concurrency=1, banks="team-*", poll_seconds=0.05)
+    pool = WorkerPool(any_mem, concurrency=1, banks="team-*", poll_seconds=0.05)
     pool.start()
     try:
         deadline = time.monotonic() + 30
@@ -256,6 +257,29 @@ def test_a_pool_limited_to_some_banks_leaves_the_others(any_mem: Memory) -> None
     finally:
         pool.stop()
     assert any_mem.operation(mine.id).status == "done" and any_mem.operation(other.id).status == "queued"
+
+
+def test_a_worker_claims_runs_and_releases_through_memory(any_mem: Memory) -> None:
+    """What a WorkerPool drives: mem.jobs.claim / run_claimed / release, never the engine behind it."""
+    mine = any_mem.submit_retain("team-a", text="팀 A의 회의는 금요일이다. Team A meets on Friday.")
+    other = any_mem.submit_retain("alice", text="Alice likes tea.")
+    assert any_mem.jobs.claim(banks=["nobody"]) is None  # no such bank: nothing to claim
+    claimed = any_mem.jobs.claim(banks=["team-a"])
+    assert claimed is not None and claimed.kind == "retain" and f"op-{claimed.id}" == mine.id
+    assert any_mem.operation(mine.id).status == "running" and any_mem.operation(other.id).status == "queued"
+    assert any_mem.jobs.release([claimed]) == [claimed.id]  # given back: queued again at once
+    assert any_mem.operation(mine.id).status == "queued" and any_mem.operation(mine.id).attempts == 0
+    again = any_mem.jobs.claim(banks=["team-a"])
+    assert again is not None and again.id == claimed.id and again.token != claimed.token
+    report = any_mem.jobs.run_claimed(again)
+    assert isinstance(report, JobReport) and (report.status, report.bank, report.kind) == ("done", "team-a", "retain")
+    assert report.result is not None and report.result["facts_added"] >= 1
+    assert any_mem.jobs.release([again]) == []  # it ended: no claim is held any more
+    after = any_mem.jobs.claim(after=again)  # banks take turns: the next bank after team-a's
+    assert after is not None and after.id == int(other.id.removeprefix("op-"))
+    assert any_mem.jobs.run_claimed(after).status == "done"
+    follow = any_mem.jobs.claim()  # each retain queued its consolidation
+    assert follow is not None and follow.kind == "consolidate" and any_mem.jobs.release([follow]) == [follow.id]
 
 
 def test_bank_patterns() -> None:
@@ -276,7 +300,7 @@ def test_stopping_a_pool_releases_the_job_it_could_not_finish(any_mem: Memory, f
 
     monkeypatch.setitem(jobs.HANDLERS, "retain", stuck)
     op = any_mem.submit_retain("민지", messages=CHAT, document_id="chat-1")
-    pool = WorkerPool(any_mem.engine, concurrency=1, poll_seconds=0.05)
+    pool = WorkerPool(any_mem, concurrency=1, poll_seconds=0.05)
     pool.start()
     assert started.wait(20)
     released = pool.stop(grace=0.2)

@@ -101,9 +101,7 @@ def open_memory(ctx: click.Context) -> Memory:
     store, else the SQLite file ``--db``; closed when the command's context closes."""
     options = global_options(ctx)
     if options.database:
-        from gieok.store.postgres import PostgresStore  # psycopg is needed only here
-
-        mem = Memory(store=PostgresStore(options.database), embedder=options.embedder, **options.settings)
+        mem = Memory(database=options.database, embedder=options.embedder, **options.settings)
     else:
         mem = Memory(options.db, embedder=options.embedder, **options.settings)
     ctx.call_on_close(mem.close)

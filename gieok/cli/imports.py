@@ -9,7 +9,7 @@ import sys
 import click
 
 from gieok.cli._common import echo_json, open_memory
-from gieok.importers import FORMATS
+from gieok.memory import CHAT_FORMATS as FORMATS
 
 __all__ = ["register"]
 

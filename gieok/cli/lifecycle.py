@@ -101,33 +101,33 @@ def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool
     with --run, or --cancel / --retry one job. `gieok worker` runs it in the background."""
     mem = open_memory(ctx)
     if cancel_id or retry_id:
-        op = mem.cancel_operation(cancel_id) if cancel_id else mem.retry_operation(retry_id or "")
+        op = mem.jobs.cancel(cancel_id) if cancel_id else mem.jobs.retry(retry_id or "")
         if as_json:
             echo_json(asdict(op))
         else:
             click.echo(f"{op.id} {op.kind} ({op.bank}): {op.status}")
         return
     if run_now:
-        reports = mem.run_jobs(bank=bank)
+        reports = mem.jobs.run(bank)
         if as_json:
-            echo_json(reports)
+            echo_json([r.to_dict() for r in reports])
         else:
             for r in reports:
-                outcome = r.get("result") or r.get("error", "")
-                click.echo(f"job {r['id']} {r['kind']} ({r['bank']}): {r['status']} {outcome}")
+                outcome = r.result or r.error or ""
+                click.echo(f"job {r.id} {r.kind} ({r.bank}): {r.status} {outcome}")
             click.echo(f"{len(reports)} jobs run")
         return
-    rows = mem.jobs(bank, status=status, limit=limit)
+    rows = mem.jobs.list(bank, status=status, limit=limit)
     if as_json:
-        echo_json(rows)
+        echo_json([j.to_dict() for j in rows])
         return
     if not rows:
         click.echo("no jobs")
     for j in rows:
-        error = f"  last error: {j['last_error']}" if j["last_error"] else ""
-        done = "  " + ", ".join(f"{k} {v}" for k, v in j["result"].items()) if j.get("result") else ""
-        click.echo(f"{j['operation_id']:>7}  {j['bank']}  {j['kind']:<14} {j['status']:<9} attempts {j['attempts']}"
-                   f"  facts {j['facts']}{done}  updated {j['updated_at']}{error}")
+        error = f"  last error: {j.last_error}" if j.last_error else ""
+        done = "  " + ", ".join(f"{k} {v}" for k, v in j.result.items()) if j.result else ""
+        click.echo(f"{j.operation_id:>7}  {j.bank}  {j.kind:<14} {j.status:<9} attempts {j.attempts}"
+                   f"  facts {j.facts}{done}  updated {j.updated_at}{error}")
 
 
 @click.command()
@@ -137,12 +137,12 @@ def jobs(ctx: click.Context, bank: str | None, status: str | None, run_now: bool
 @click.pass_context
 def maintain(ctx: click.Context, bank: str | None, now: str | None, as_json: bool) -> None:
     """Decay, TTL purge and every other pending job, for BANK or all banks (run it from cron)."""
-    reports = open_memory(ctx).maintain(bank, now=now)
+    reports = open_memory(ctx).jobs.maintain(bank, now=now)
     if as_json:
-        echo_json(reports)
+        echo_json([r.to_dict() for r in reports])
     else:
         for r in reports:
-            click.echo(f"{r['kind']} ({r['bank']}): {r['status']} {r.get('result') or r.get('error', '')}")
+            click.echo(f"{r.kind} ({r.bank}): {r.status} {r.result or r.error or ''}")
 
 
 @click.command()

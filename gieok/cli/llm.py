@@ -41,11 +41,11 @@ def llm(ctx: click.Context, bank: str, provider: str | None, model: str | None, 
                           spend_limit_usd=spend_limit, enabled=None if offline is None else not offline)
     usage = mem.llm_usage(bank)
     if as_json:
-        echo_json(usage)
+        echo_json(usage.to_dict())
         return
-    limit = f"${usage['spend_limit_usd']:.4f}" if usage["spend_limit_usd"] else "none"
-    using = "offline (no LLM)" if usage["offline"] else f"{usage['provider']} / {usage['model']}"
-    click.echo(f"{bank}: {using}; spent ${usage['spent_usd']:.4f} (ceiling {limit})")
-    for r in usage["rows"]:
-        click.echo(f"  {r['day']}  {r['operation']:<12} {r['provider']}/{r['model']}  {r['calls']} calls  "
-                   f"{r['input_tokens']} in / {r['output_tokens']} out  ${r['cost_usd']:.4f}")
+    limit = f"${usage.spend_limit_usd:.4f}" if usage.spend_limit_usd else "none"
+    using = "offline (no LLM)" if usage.offline else f"{usage.provider} / {usage.model}"
+    click.echo(f"{bank}: {using}; spent ${usage.spent_usd:.4f} (ceiling {limit})")
+    for r in usage.rows:
+        click.echo(f"  {r.day}  {r.operation:<12} {r.provider}/{r.model}  {r.calls} calls  "
+                   f"{r.input_tokens} in / {r.output_tokens} out  ${r.cost_usd:.4f}")

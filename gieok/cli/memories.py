@@ -10,9 +10,9 @@ from typing import Any
 import click
 
 from gieok.cli._common import echo_json, open_memory, scope_arguments, scope_line, scope_options, trust_option
-from gieok.documents import format_location
 from gieok.errors import FileFormatError
 from gieok.ids import parse_memory_id
+from gieok.records import format_location
 
 __all__ = ["register"]
 
@@ -247,7 +247,7 @@ def delete_bank(ctx: click.Context, bank: str, yes: bool, as_json: bool) -> None
     """Delete BANK and everything derived from it."""
     if not yes:
         click.confirm(f"delete bank {bank!r} and everything in it?", abort=True)
-    counts = open_memory(ctx).delete_bank(bank)
+    counts = open_memory(ctx).banks.delete(bank).to_dict()
     if as_json:
         echo_json(counts)
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gieok.cli._common import echo_json, open_memory
-from gieok.engine.slots import Slot
+from gieok.records import Slot
 
 __all__ = ["register"]
 

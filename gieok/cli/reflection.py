@@ -51,8 +51,8 @@ def models() -> None:
 @click.pass_context
 def models_add(ctx: click.Context, bank: str, name: str, question: str, as_json: bool) -> None:
     """Add (or replace) mental model NAME asking QUESTION, and answer it now."""
-    model = open_memory(ctx).add_mental_model(bank, name, question)
-    echo_json(model) if as_json else click.echo(f"{model['name']}: {model['answer']}")
+    model = open_memory(ctx).models.add(bank, name, question)
+    echo_json(model.to_dict()) if as_json else click.echo(f"{model.name}: {model.answer}")
 
 
 @models.command("list")
@@ -61,12 +61,12 @@ def models_add(ctx: click.Context, bank: str, name: str, question: str, as_json:
 @click.pass_context
 def models_list(ctx: click.Context, bank: str, as_json: bool) -> None:
     """List BANK's mental models with their current answers."""
-    rows = open_memory(ctx).mental_models(bank)
+    rows = open_memory(ctx).models.list(bank)
     if as_json:
-        echo_json(rows)
+        echo_json([m.to_dict() for m in rows])
         return
     for m in rows:
-        click.echo(f"{m['name']}  ({m['question']})  refreshed {m['refreshed_at'] or 'never'}\n  {m['answer']}")
+        click.echo(f"{m.name}  ({m.question})  refreshed {m.refreshed_at or 'never'}\n  {m.answer}")
 
 
 @models.command("delete")
@@ -75,7 +75,7 @@ def models_list(ctx: click.Context, bank: str, as_json: bool) -> None:
 @click.pass_context
 def models_delete(ctx: click.Context, bank: str, name: str) -> None:
     """Delete mental model NAME of BANK."""
-    open_memory(ctx).delete_mental_model(bank, name)
+    open_memory(ctx).models.delete(bank, name)
     click.echo(f"deleted mental model {name}")
 
 

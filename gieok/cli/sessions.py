@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from gieok.cli._common import echo_json, open_memory
-from gieok.engine.working_memory import ROLES
+from gieok.records import SESSION_ROLES
 
 __all__ = ["register"]
 
@@ -44,7 +44,7 @@ def session() -> None:
 @click.argument("bank")
 @click.argument("session_id")
 @click.argument("content")
-@click.option("--role", type=click.Choice(ROLES), default="user", show_default=True, help="who said it")
+@click.option("--role", type=click.Choice(SESSION_ROLES), default="user", show_default=True, help="who said it")
 @_with_session_options
 @click.option("--json", "as_json", is_flag=True, help="print the session after the turn as JSON")
 @click.pass_context

@@ -134,6 +134,7 @@ UNCHECKED = frozenset({
     "text",  # a document's text: the setting max_retain_chars (should_recall reads it as a query: PER_METHOD)
     "content",  # a session turn's text: retained as a message, under max_retain_chars
     "role", "skip_bad", "timezone", "trust",  # one of a few values, checked by their call
+    "key_id", "key", "banks", "claimed", "after",  # mem.keys / mem.jobs: checked by their call
     # a bank's disposition and directives: gieok.engine.reflect.shaping checks each field and its length
     "disposition", "directives", "skepticism", "literalism", "empathy", "background",
 })
@@ -144,6 +145,8 @@ PER_METHOD: dict[tuple[str, str], Check] = {
     ("audit_log", "limit"): lambda v, w: check_integer(v, w),
     ("jobs", "limit"): lambda v, w: check_integer(v, w),
     ("run_jobs", "limit"): lambda v, w: check_integer(v, w),
+    ("list", "limit"): lambda v, w: check_integer(v, w),  # mem.jobs.list
+    ("run", "limit"): lambda v, w: check_integer(v, w),  # mem.jobs.run
     ("refold", "upto"): lambda v, w: check_integer(v, w),
 }
 

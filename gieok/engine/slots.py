@@ -22,9 +22,6 @@ Which value is current is decided when the rows are read, in the order they were
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from datetime import datetime
-from typing import Any
 
 from gieok.engine._time import from_epoch
 from gieok.engine.context import BankContext
@@ -35,7 +32,7 @@ from gieok.extract.slot_question import SlotQuestion, slot_question
 from gieok.ids import fact_memory_id as memory_id
 from gieok.ids import fact_number
 from gieok.providers.decisions import DecisionModel
-from gieok.records import NewFact, ScopeFilter, SlotRow
+from gieok.records import NewFact, Profile, ScopeFilter, Slot, SlotRow, SlotStatement
 
 __all__ = ["Profile", "Slot", "SlotStatement", "check_slot", "lookup", "plan_slots", "profile", "profile_ranking",
            "profile_rows"]
@@ -60,73 +57,6 @@ def profile_rows(fact_ids: Sequence[int], facts: Sequence[NewFact], slots: Seque
         rows += [SlotRow(fact_id, fact.speaker or "", v.holder, v.slot, v.value, v.relation, v.negated, said)
                  for v in found]
     return rows
-
-
-@dataclass
-class SlotStatement:
-    """One statement of a slot's value, as said."""
-
-    value: str
-    memory_id: str
-    said_at: datetime
-    negated: bool = False
-    relation: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["said_at"] = self.said_at.isoformat()
-        return out
-
-
-@dataclass
-class Slot:
-    """A slot of one person (``holder`` "self", or the relative it is about): its current values, the
-    memories that state them, and every statement in the order said."""
-
-    person: str
-    holder: str
-    slot: str
-    values: list[str]
-    memory_ids: list[str]
-    history: list[SlotStatement] = field(default_factory=list)
-
-    @property
-    def value(self) -> str | None:
-        """The current value (the first of several for a multi-valued slot); None when empty."""
-        return self.values[0] if self.values else None
-
-    def previous(self) -> list[SlotStatement]:
-        """The values this slot held before its current ones, latest first."""
-        current = set(self.values)
-        seen: set[str] = set()
-        out = []
-        for statement in reversed(self.history):
-            if statement.negated or statement.value in current or statement.value in seen:
-                continue
-            seen.add(statement.value)
-            out.append(statement)
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"person": self.person, "holder": self.holder, "slot": self.slot, "value": self.value,
-                "values": list(self.values), "memory_ids": list(self.memory_ids),
-                "history": [s.to_dict() for s in self.history]}
-
-
-@dataclass
-class Profile:
-    """Everything one person stated about themselves and their family. Two users' memories are two
-    people, even when both speak as "user" (``user_id``: whose memories these are; None for shared ones)."""
-
-    person: str
-    slots: list[Slot]
-    user_id: str | None = None
-
-    def get(self, slot: str, holder: str = SELF) -> Slot | None:
-        return next((s for s in self.slots if s.slot == slot and s.holder == holder), None)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"person": self.person, "user_id": self.user_id, "slots": [s.to_dict() for s in self.slots]}
 
 
 def _statements(rows: Iterable[SlotRow]) -> list[SlotStatement]:

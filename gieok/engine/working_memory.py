@@ -28,7 +28,6 @@ from typing import Any
 from gieok.engine.context import BankContext, Engine
 from gieok.engine.llm_calls import call_llm
 from gieok.engine.recall import run as _recall
-from gieok.engine.reflect.run import memory_lines
 from gieok.engine.retain import run as _retain
 from gieok.engine.scopes import check_scope, recall_scope
 from gieok.errors import (
@@ -41,14 +40,14 @@ from gieok.errors import (
 )
 from gieok.extract.recall_gate import GateDecision, recall_gate
 from gieok.lifecycle._decay import classify_memory
-from gieok.records import Recall, ScopeFilter
+from gieok.records import SESSION_ROLES, Recall, ScopeFilter, memory_lines
 from gieok.store.protocol import Store
 from gieok.text.terms import keyword_terms
 from gieok.text.tokens import count_tokens
 
 __all__ = ["ROLES", "Session", "SessionContext", "extractive_summary", "session_source"]
 
-ROLES = ("user", "assistant", "system", "tool")
+ROLES = SESSION_ROLES
 SUMMARY_HEADER = "Summary of the earlier conversation:"
 DUPLICATE_MIN_TERMS = 2  # "ok" / "응" are not statements a duplicate check should fold away
 MEMORY_HEADER = "Long-term memories that may help (cite the id in brackets):"

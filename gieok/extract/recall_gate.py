@@ -9,9 +9,9 @@ about "that", a "remember", a time). Anything else is recalled.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gieok.extract.deterministic import is_small_talk
+from gieok.records import GateDecision
 
 __all__ = ["GateDecision", "recall_gate"]
 
@@ -23,15 +23,6 @@ _POINTS_BACK = re.compile(
 # the chatty turns that ask only about the listener ("how are you?", "잘 지냈어?") stay small talk
 _CHATTY_QUESTION = re.compile(r"^(?:how are you|how's it going|what's up|sup|잘 지냈어|잘 지내|뭐해)\W*$",
                               re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class GateDecision:
-    recall: bool
-    reason: str
-
-    def __bool__(self) -> bool:
-        return self.recall
 
 
 def recall_gate(text: str) -> GateDecision:

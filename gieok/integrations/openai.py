@@ -23,10 +23,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from gieok.engine.reflect.run import memory_lines
 from gieok.errors import BankNotFoundError, GieokError, InputError
 from gieok.memory import Memory
-from gieok.records import Recall
+from gieok.records import Recall, memory_lines
 
 __all__ = ["MemoryChat", "memory_tools", "run_tool"]
 

@@ -1,7 +1,7 @@
 """``gieok serve`` (the HTTP API, with MCP at /mcp), ``gieok mcp`` (MCP over stdio) and ``gieok keys``.
 
 Registered from :data:`gieok.cli.COMMAND_MODULES`; like every command module it takes its helpers
-from :mod:`gieok.cli._common` and calls the engine, never the store.
+from :mod:`gieok.cli._common` and calls :class:`gieok.Memory` (``memory.keys``), never the engine.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from gieok.cli._common import echo_json, open_memory
-from gieok.engine.admin import keys as _keys
+from gieok.records import KEY_ROLES, ApiKey
 
 __all__ = ["register", "is_loopback"]
 
@@ -68,7 +68,7 @@ def serve(ctx: click.Context, host: str, port: int, insecure_no_auth: bool, no_w
     """Serve the HTTP API (/v1, /docs, /metrics) and MCP (/mcp) on one SQLite file or PostgreSQL."""
     uvicorn, app = _server_modules()
     memory = open_memory(ctx)
-    in_force = _keys.key_count(memory.engine)
+    in_force = memory.keys.count()
     if not in_force and not is_loopback(host) and not insecure_no_auth:
         raise click.ClickException(
             f"refusing to serve {host} without API keys: create one with `gieok keys create --bank NAME --role write` "
@@ -104,14 +104,14 @@ def keys() -> None:
 
 @keys.command("create")
 @click.option("--bank", "banks", multiple=True, help="a bank the key may use (repeat for more; admin: all banks)")
-@click.option("--role", type=click.Choice(list(_keys.ROLES)), default="write", show_default=True,
+@click.option("--role", type=click.Choice(list(KEY_ROLES)), default="write", show_default=True,
               help="read: recall, reflect, inspect; write: also retain and forget; admin: every bank, keys")
 @click.option("--name", default=None, help="a note to tell keys apart, e.g. 'laptop'")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def create(ctx: click.Context, banks: tuple[str, ...], role: str, name: str | None, as_json: bool) -> None:
     """Create a key; it is printed once, alone on the last line (only its digest is stored)."""
-    record, key = _keys.create_key(open_memory(ctx).engine, role=role, banks=list(banks), name=name)
+    record, key = open_memory(ctx).keys.create(role=role, banks=list(banks), name=name)
     if as_json:
         echo_json({**_key_json(record), "key": key})
         return
@@ -125,7 +125,7 @@ def create(ctx: click.Context, banks: tuple[str, ...], role: str, name: str | No
 @click.pass_context
 def list_keys(ctx: click.Context, as_json: bool) -> None:
     """Every key: id, prefix, role, banks, last use; never the key."""
-    found = _keys.list_keys(open_memory(ctx).engine)
+    found = open_memory(ctx).keys.list()
     if as_json:
         echo_json([_key_json(k) for k in found])
         return
@@ -144,13 +144,13 @@ def list_keys(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def revoke(ctx: click.Context, key_id: int, as_json: bool) -> None:
     """Revoke key KEY_ID (from `gieok keys list`); requests with it are refused at once."""
-    record = _keys.revoke_key(open_memory(ctx).engine, key_id)
+    record = open_memory(ctx).keys.revoke(key_id)
     if as_json:
         echo_json(_key_json(record))
     else:
         click.echo(f"key {record.id} ({record.prefix}…) revoked")
 
 
-def _key_json(record: _keys.ApiKey) -> dict[str, Any]:
+def _key_json(record: ApiKey) -> dict[str, Any]:
     return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in asdict(record).items()}
 

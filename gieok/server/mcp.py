@@ -28,11 +28,9 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from gieok import __version__
-from gieok.engine.admin import keys as _keys
-from gieok.engine.admin.keys import Principal
-from gieok.engine.context import check_bank_name
 from gieok.errors import GieokError, InputError, InternalError
 from gieok.memory import Memory
+from gieok.records import OPEN_ACCESS, Principal
 
 __all__ = ["build_mcp", "mount_mcp", "run_stdio"]
 
@@ -72,7 +70,7 @@ class _Tools:
 
     def caller(self, ctx: Context) -> Principal:
         if self.authenticate is None:  # stdio: the local user who launched us owns the file
-            return Principal("write", frozenset({self.fixed_bank})) if self.fixed_bank else _keys.OPEN
+            return Principal("write", frozenset({self.fixed_bank})) if self.fixed_bank else OPEN_ACCESS
         request = ctx.request_context.request
         scope = getattr(request, "scope", None) or {}
         if _PRINCIPAL in scope:
@@ -295,7 +293,7 @@ def build_mcp(memory: Memory, *, bank: str | None = None, authenticate: Authenti
     """The MCP server over ``memory``. ``bank`` fixes the bank every tool uses (the tools then take no
     bank argument); ``authenticate`` turns an ``Authorization`` header into the caller (HTTP only)."""
     if bank is not None:
-        check_bank_name(bank)
+        memory.banks.check_name(bank)
     server: MCPServer = MCPServer(name="gieok", version=__version__, instructions=_INSTRUCTIONS, log_level="WARNING")
     tools = _Tools(memory, authenticate, bank)
     for name, hints in _TOOLS:
@@ -356,4 +354,4 @@ def mount_mcp(app: Any, memory: Memory, *, bank: str | None = None, authenticate
 
 
 def _open(_authorization: str | None) -> Principal:
-    return _keys.OPEN
+    return OPEN_ACCESS

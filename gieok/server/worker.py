@@ -18,7 +18,7 @@ __all__ = ["Worker"]
 class Worker:
     def __init__(self, memory: Memory, *, poll_seconds: float = 1.0, concurrency: int = 1) -> None:
         self.memory = memory
-        self.pool = WorkerPool(memory.engine, concurrency=concurrency, poll_seconds=poll_seconds, grace=30.0)
+        self.pool = WorkerPool(memory, concurrency=concurrency, poll_seconds=poll_seconds, grace=30.0)
 
     @property
     def jobs_run(self) -> int:

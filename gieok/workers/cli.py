@@ -15,7 +15,6 @@ from types import FrameType
 import click
 
 from gieok.cli._common import open_memory
-from gieok.engine.jobs.queue import warm_up
 from gieok.workers.pool import WorkerPool
 
 __all__ = ["register"]
@@ -49,9 +48,9 @@ def worker(ctx: click.Context, concurrency: int, banks: str | None, poll_seconds
     releases the rest (queued again at once); a second signal releases them at once."""
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     memory = open_memory(ctx)
-    pool = WorkerPool(memory.engine, concurrency=concurrency, banks=banks, poll_seconds=poll_seconds, grace=grace,
-                      on_job=lambda r: log.info("job %s %s (%s): %s %s", r["id"], r["kind"], r.get("bank"),
-                                                r["status"], r.get("error", "")))
+    pool = WorkerPool(memory, concurrency=concurrency, banks=banks, poll_seconds=poll_seconds, grace=grace,
+                      on_job=lambda r: log.info("job %s %s (%s): %s %s", r.id, r.kind, r.bank, r.status,
+                                                r.error or ""))
     signals = threading.Event()
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -64,7 +63,7 @@ def worker(ctx: click.Context, concurrency: int, banks: str | None, poll_seconds
     try:
         # load the models before the first claim: seconds of loading inside a claimed job would
         # hold the GIL past the heartbeat, and another worker would take the job over
-        warm_up(memory.engine)
+        memory.jobs.warm_up()
         pool.start()
         click.echo(f"gieok worker on {memory.path}: {concurrency} at once"
                    + (f", banks {banks}" if banks else "") + " (SIGTERM or Ctrl-C stops)", err=True)

@@ -7,6 +7,9 @@ woken (:meth:`WorkerPool.wake`, a submit) or ``poll_seconds`` pass. :meth:`Worke
 claiming, lets the running jobs finish for ``grace`` seconds, then releases the claims still held
 (they are queued again at once, the attempt not counted; a released job's late commit is refused
 by its claim and rolled back), so SIGTERM never leaves a job to wait for its lease.
+
+An adapter: it drives the queue through :class:`gieok.Memory`'s ``mem.jobs`` (claim, run a claimed
+job, release, heartbeat) and nothing below it.
 """
 
 from __future__ import annotations
@@ -16,10 +19,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
-from gieok.engine.context import Engine
-from gieok.engine.jobs import queue as _jobs
+from gieok.memory import Memory
+from gieok.records import ClaimedJob, JobReport
 
 __all__ = ["WorkerPool", "bank_matcher"]
 
@@ -36,29 +38,29 @@ def bank_matcher(patterns: str | None) -> Callable[[str], bool] | None:
 
 
 class WorkerPool:
-    """``concurrency`` threads running ``engine``'s queue until :meth:`stop`."""
+    """``concurrency`` threads running ``memory``'s queue until :meth:`stop`."""
 
-    def __init__(self, engine: Engine, *, concurrency: int = 1, banks: str | None = None,
+    def __init__(self, memory: Memory, *, concurrency: int = 1, banks: str | None = None,
                  poll_seconds: float = 1.0, grace: float = 30.0,
-                 on_job: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_job: Callable[[JobReport], None] | None = None) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        self.engine, self.concurrency, self.poll_seconds, self.grace = engine, concurrency, poll_seconds, grace
+        self.memory, self.concurrency, self.poll_seconds, self.grace = memory, concurrency, poll_seconds, grace
         self.on_job = on_job
         self._match = bank_matcher(banks)
-        self._bank_ids: list[int] | None = None
+        self._bank_names: list[str] | None = None
         self._banks_read = 0.0
-        self._cursor: int | None = None
+        self._cursor: ClaimedJob | None = None
         self._lock = threading.Lock()
         self._claim_lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._hurry = threading.Event()
-        self._running: dict[int, str] = {}  # job id -> claim token, for release at stop
+        self._running: dict[int, ClaimedJob] = {}  # job id -> its claim, for release at stop
         self._threads: list[threading.Thread] = []
-        self.heartbeat = _jobs.Heartbeat(engine)
+        self.heartbeat = memory.jobs.heartbeat()
         self.jobs_run = 0
-        self.reports: list[dict[str, Any]] = []
+        self.reports: list[JobReport] = []
 
     # -- control -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -94,38 +96,34 @@ class WorkerPool:
         while any(t.is_alive() for t in self._threads) and time.monotonic() < deadline and not self._hurry.is_set():
             time.sleep(0.05)
         with self._lock:
-            held = dict(self._running)
-        released = []
-        if held:
-            with self.engine.store.write():
-                released = [job_id for job_id, token in held.items() if self.engine.store.jobs.release(job_id, token)]
-            if released:
-                log.info("released jobs %s at stop", released)
+            held = list(self._running.values())
+        released = self.memory.jobs.release(held)
+        if released:
+            log.info("released jobs %s at stop", released)
         self.heartbeat.__exit__()
         return released
 
     # -- the loop ----------------------------------------------------------------------------
-    def _banks(self) -> list[int] | None:
+    def _banks(self) -> list[str] | None:
         if self._match is None:
             return None
         now = time.monotonic()
-        if self._bank_ids is None or now - self._banks_read > _BANKS_REFRESH_SECONDS:
-            self._bank_ids = [b.id for b in self.engine.store.banks.rows() if self._match(b.name)]
+        if self._bank_names is None or now - self._banks_read > _BANKS_REFRESH_SECONDS:
+            self._bank_names = [name for name in self.memory.banks.names() if self._match(name)]
             self._banks_read = now
-        return self._bank_ids
+        return self._bank_names
 
-    def _claim(self) -> tuple[Any, str] | None:
+    def _claim(self) -> ClaimedJob | None:
         # one claim at a time per process, so the threads move the shared cursor in turn (two
         # threads reading the same cursor would both serve the same bank)
         with self._claim_lock:
-            claimed = _jobs.claim_next(self.engine, banks=self._banks(), after_bank=self._cursor)
+            claimed = self.memory.jobs.claim(banks=self._banks(), after=self._cursor)
             if claimed is not None:
-                self._cursor = claimed[0].bank_id
+                self._cursor = claimed
         if claimed is not None:
-            job, token = claimed
             with self._lock:
-                self._running[job.id] = token
-            self.heartbeat.add(job.id, token)
+                self._running[claimed.id] = claimed
+            self.heartbeat.add(claimed.id, claimed.token)
         return claimed
 
     def _loop(self) -> None:
@@ -140,16 +138,15 @@ class WorkerPool:
                     if not self._stop.is_set():
                         self._wake.wait(self.poll_seconds)
                 continue
-            job, token = claimed
             try:
-                report = _jobs.run_claimed(self.engine, job, token)
+                report = self.memory.jobs.run_claimed(claimed)
             except Exception:  # recording the job's end failed (the store went away): its lease will expire
-                log.exception("job %s: could not record its end", job.id)
-                report = {"id": job.id, "kind": job.kind, "status": "lost"}
+                log.exception("job %s: could not record its end", claimed.id)
+                report = JobReport(claimed.id, claimed.kind, None, "lost")
             finally:
-                self.heartbeat.remove(job.id)
+                self.heartbeat.remove(claimed.id)
                 with self._lock:
-                    self._running.pop(job.id, None)
+                    self._running.pop(claimed.id, None)
             with self._lock:
                 self.jobs_run += 1
                 self.reports.append(report)

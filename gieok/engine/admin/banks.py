@@ -16,10 +16,19 @@ from gieok.engine.recall.observations import observation_memory
 from gieok.errors import BankNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import parse_memory_id
 from gieok.providers import available as available_providers
-from gieok.records import EntityInfo, RecalledMemory, SourceInfo
+from gieok.records import (
+    AuditEntry,
+    DeletedBank,
+    EntityInfo,
+    LlmConfig,
+    LlmUsage,
+    LlmUsageRow,
+    RecalledMemory,
+    SourceInfo,
+)
 
 __all__ = ["source", "entities", "get_memory", "history", "observations", "set_redaction_policy", "configure_llm",
-           "llm_usage", "delete_bank", "discard_if_empty"]
+           "llm_usage", "delete_bank", "discard_if_empty", "audit_log"]
 
 
 def source(ctx: BankContext, source_id: str) -> SourceInfo:
@@ -85,7 +94,7 @@ def set_redaction_policy(engine: Engine, bank: str,
     return engine.redaction_policy(bank)
 
 
-def configure_llm(engine: Engine, bank: str, **changes: Any) -> dict[str, Any]:
+def configure_llm(engine: Engine, bank: str, **changes: Any) -> LlmConfig:
     """Merge ``changes`` (provider, model, base_url, api_key_env, spend_limit_usd, enabled; None = keep)
     into the bank's LLM configuration; the provider is built at once so a bad one fails here."""
     limit = changes.get("spend_limit_usd")
@@ -97,7 +106,7 @@ def configure_llm(engine: Engine, bank: str, **changes: Any) -> dict[str, Any]:
         llm_config = {**(config.get("llm") or {}), **{k: v for k, v in changes.items() if v is not None}}
         ctx.store.banks.set_config(ctx.bank.id, {**config, "llm": llm_config})
     engine.llm_for(ctx.bank)  # fail now, not in a background job, if the provider cannot be built
-    return llm_config
+    return LlmConfig(**{k: v for k, v in llm_config.items() if k in LlmConfig.__dataclass_fields__})
 
 
 def configure_decisions(engine: Engine, bank: str, model: str | None) -> str:
@@ -112,16 +121,21 @@ def configure_decisions(engine: Engine, bank: str, model: str | None) -> str:
     return model or engine.settings.decision_model
 
 
-def llm_usage(ctx: BankContext) -> dict[str, Any]:
+def llm_usage(ctx: BankContext) -> LlmUsage:
     """Which LLM the bank uses (provider, model; none: offline) and what it spent."""
     llm = ctx.engine.llm_for(ctx.bank)
-    return {"bank": ctx.bank.name, "provider": getattr(llm, "provider", None) if llm else None,
-            "model": getattr(llm, "model", None) if llm else None, "offline": llm is None,
-            "spent_usd": ctx.store.llm.spend(ctx.bank.id), "spend_limit_usd": ctx.spend_limit,
-            "rows": ctx.store.llm.usage(ctx.bank.id)}
+    return LlmUsage(bank=ctx.bank.name, provider=getattr(llm, "provider", None) if llm else None,
+                    model=getattr(llm, "model", None) if llm else None, offline=llm is None,
+                    spent_usd=ctx.store.llm.spend(ctx.bank.id), spend_limit_usd=ctx.spend_limit,
+                    rows=[LlmUsageRow(**row) for row in ctx.store.llm.usage(ctx.bank.id)])
 
 
-def delete_bank(engine: Engine, bank: str) -> dict[str, int]:
+def audit_log(engine: Engine, bank: str, limit: int) -> list[AuditEntry]:
+    """What redaction found in ``bank``, newest first (a deleted bank's entries stay, by name)."""
+    return [AuditEntry(**row) for row in engine.store.audit.log(bank, limit)]
+
+
+def delete_bank(engine: Engine, bank: str) -> DeletedBank:
     """Delete the bank whatever embedder made it (deleting needs no vectors); returns the counts.
     The write-ahead log is checkpointed after, as by ``forget``: the bytes leave the file now."""
     row = engine.store.banks.get(bank)
@@ -130,7 +144,7 @@ def delete_bank(engine: Engine, bank: str) -> dict[str, int]:
     with engine.store.write():
         counts = engine.store.banks.delete(row.id)
     engine.store.erasure.checkpoint()
-    return counts
+    return DeletedBank(**counts)
 
 
 def discard_if_empty(engine: Engine, bank: str) -> bool:

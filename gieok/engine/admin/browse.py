@@ -3,8 +3,8 @@ facts each message produced, a fact's entities and links, an entity with its nei
 pinning a fact by hand.
 
 Everything is read through the store protocol, in bulk (a 10k-fact bank's overview reads the
-decay rows and lifecycle columns, never the fact texts), and returned as the library's records or
-plain dicts of JSON-able values.
+decay rows and lifecycle columns, never the fact texts), and returned as the library's records
+(:mod:`gieok.records`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from datetime import timedelta
-from typing import Any
 
 from gieok.engine._time import day_of, from_epoch
 from gieok.engine.context import BankContext
@@ -20,7 +19,19 @@ from gieok.engine.recall.memories import add_versions, fact_to_memory
 from gieok.entities import candidate_keys, entity_keys, name_similarity
 from gieok.errors import EntityNotFoundError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
-from gieok.records import EntityInfo, RecalledMemory
+from gieok.records import (
+    BankOverview,
+    Connections,
+    EntityEdge,
+    EntityInfo,
+    EntityView,
+    JobCounts,
+    Link,
+    MergeSuggestion,
+    Neighbour,
+    RecalledMemory,
+    WeekCounts,
+)
 
 __all__ = ["overview", "source_facts", "connections", "entity", "set_pinned", "merge_suggestions"]
 
@@ -34,7 +45,7 @@ def _week_start(epoch: float) -> str:
     return (day - timedelta(days=day.weekday())).isoformat()
 
 
-def overview(ctx: BankContext, now: float | None = None) -> dict[str, Any]:
+def overview(ctx: BankContext, now: float | None = None) -> BankOverview:
     """Counts of a bank (sources, facts, observations, entities; superseded, expired, archived,
     pinned), about how many bytes it holds, facts per week by decay class, the last activity and
     the jobs waiting."""
@@ -61,16 +72,16 @@ def overview(ctx: BankContext, now: float | None = None) -> dict[str, Any]:
     queued = store.jobs.all(bank.id, "queued", 1000)
     running = store.jobs.all(bank.id, "running", 1000)
     failed = store.jobs.all(bank.id, "failed", 1000)
-    return {
-        "bank": bank.name, "embedder": bank.embedder, "sources": len(sources), "facts": facts,
-        "observations": len(store.observations.all(bank.id)),
-        "entities": len(store.graph.entities(bank.id, 1_000_000)),
-        "superseded": superseded, "expired": len(store.versions.expired(bank.id, at)),
-        "archived": facts - len(live), "pinned": pinned, "bytes": store.banks.byte_size(bank.id, bank.dim),
-        "last_activity": last.isoformat() if last else None,
-        "jobs": {"queued": len(queued), "running": len(running), "failed": len(failed)},
-        "weeks": [{"week": week, "classes": dict(counts)} for week, counts in sorted(weeks.items())],
-    }
+    return BankOverview(
+        bank=bank.name, embedder=bank.embedder, sources=len(sources), facts=facts,
+        observations=len(store.observations.all(bank.id)),
+        entities=len(store.graph.entities(bank.id, 1_000_000)),
+        superseded=superseded, expired=len(store.versions.expired(bank.id, at)),
+        archived=facts - len(live), pinned=pinned, bytes=store.banks.byte_size(bank.id, bank.dim),
+        last_activity=last.isoformat() if last else None,
+        jobs=JobCounts(queued=len(queued), running=len(running), failed=len(failed)),
+        weeks=[WeekCounts(week, dict(counts)) for week, counts in sorted(weeks.items())],
+    )
 
 
 def _source_row(ctx: BankContext, source_id: str) -> int:
@@ -99,22 +110,21 @@ def _fact_number(ctx: BankContext, memory_id: str) -> int:
     return ref.number
 
 
-def connections(ctx: BankContext, memory_id: str) -> dict[str, Any]:
+def connections(ctx: BankContext, memory_id: str) -> Connections:
     """A fact's entities (names) and its links to other facts (type, weight, the other fact's text)."""
     number = _fact_number(ctx, memory_id)
     entity_ids = ctx.store.graph.entities_of_facts([number]).get(number, [])
     names = ctx.store.graph.entity_names(entity_ids)
     links = ctx.store.graph.links_of([number])
     others = {f.id: f for f in ctx.store.facts.get(ctx.bank.id, sorted({other for _, other, _, _ in links}))}
-    return {
-        "id": memory_id, "entities": [names[e] for e in entity_ids if e in names],
-        "links": [{"id": fact_memory_id(other), "type": kind, "weight": float(weight),
-                   "text": others[other].text}
-                  for _seed, other, kind, weight in links if other in others],
-    }
+    return Connections(
+        id=memory_id, entities=[names[e] for e in entity_ids if e in names],
+        links=[Link(id=fact_memory_id(other), type=kind, weight=float(weight), text=others[other].text)
+               for _seed, other, kind, weight in links if other in others],
+    )
 
 
-def entity(ctx: BankContext, name: str, *, limit: int = 200, neighbours: int = 12) -> dict[str, Any]:
+def entity(ctx: BankContext, name: str, *, limit: int = 200, neighbours: int = 12) -> EntityView:
     """One entity (by its name or an alias): its record, its latest ``limit`` facts, and the entities
     named in the same facts (``neighbours`` most co-mentioned, with how many facts they share, and
     the edges between them)."""
@@ -143,12 +153,12 @@ def entity(ctx: BankContext, name: str, *, limit: int = 200, neighbours: int = 1
     top = [e for e, _ in shared.most_common(int(neighbours))]
     names = ctx.store.graph.entity_names(top)
     chosen = set(top)
-    return {
-        "entity": info, "facts": memories,
-        "neighbours": [{"name": names[e], "weight": shared[e]} for e in top if e in names],
-        "edges": [{"a": names[a], "b": names[b], "weight": w} for (a, b), w in sorted(pairs.items())
-                  if a in chosen and b in chosen and a in names and b in names],
-    }
+    return EntityView(
+        entity=info, facts=memories,
+        neighbours=[Neighbour(names[e], shared[e]) for e in top if e in names],
+        edges=[EntityEdge(names[a], names[b], w) for (a, b), w in sorted(pairs.items())
+               if a in chosen and b in chosen and a in names and b in names],
+    )
 
 
 def set_pinned(ctx: BankContext, memory_id: str, pinned: bool) -> RecalledMemory:
@@ -167,7 +177,7 @@ _WHY = {1.0: "the same name", 0.95: "the same words in another order", 0.9: "one
         0.5: "a surname and a title the other has not been called"}
 
 
-def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]:
+def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[MergeSuggestion]:
     """Pairs of entities that may be one (retain links a mention only when it is sure, so 민지 can stay
     apart from 김민지 while 이민지 is also known): same kind (or one unknown) and a name of one is the
     other's, a part of it ("민지" ↔ "김민지", "Caroline" ↔ "Caroline Smith") or its surname with a
@@ -182,7 +192,7 @@ def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]
         for key in entity_keys(row.canonical_name, row.aliases):
             by_key.setdefault(key, []).append(i)
     pairs = sorted({(i, j) for group in by_key.values() for i in group for j in group if i < j})
-    found: list[dict[str, Any]] = []
+    found: list[MergeSuggestion] = []
     for i, j in pairs:
         (a, a_facts), (b, b_facts) = rows[i], rows[j]
         if a.kind != b.kind and "unknown" not in (a.kind, b.kind):
@@ -197,8 +207,8 @@ def merge_suggestions(ctx: BankContext, limit: int = 20) -> list[dict[str, Any]]
         best = max(scores, default=0.0)
         if best < 0.5:
             continue
-        found.append({"entities": [a.canonical_name, b.canonical_name], "kinds": [a.kind, b.kind],
-                      "facts": [a_facts, b_facts], "similarity": best,
-                      "reason": _WHY.get(best, "similar names")})
-    found.sort(key=lambda f: (-f["similarity"], -sum(f["facts"])))
+        found.append(MergeSuggestion(entities=[a.canonical_name, b.canonical_name], kinds=[a.kind, b.kind],
+                                     facts=[a_facts, b_facts], similarity=best,
+                                     reason=_WHY.get(best, "similar names")))
+    found.sort(key=lambda f: (-f.similarity, -sum(f.facts)))
     return found[: int(limit)]

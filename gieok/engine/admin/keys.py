@@ -11,57 +11,20 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from gieok.engine._time import at_epoch, from_epoch
 from gieok.engine._validate import check_int64
 from gieok.engine.context import Engine, check_bank_name
-from gieok.errors import BankNotFoundError, InputError, KeyRequiredError, NotFoundError, PermissionDeniedError
+from gieok.errors import InputError, KeyRequiredError, NotFoundError
+from gieok.records import KEY_ROLES, OPEN_ACCESS, ApiKey, Principal
 
 __all__ = ["ROLES", "ApiKey", "Principal", "OPEN", "create_key", "list_keys", "revoke_key", "authenticate",
            "key_count"]
 
-ROLES = ("read", "write", "admin")
+ROLES = KEY_ROLES
+OPEN = OPEN_ACCESS
 _PREFIX = "gk_"
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    """A key as ``gieok keys list`` shows it: never the key itself."""
-
-    id: int
-    prefix: str
-    role: str
-    banks: list[str]
-    created_at: datetime
-    name: str | None = None
-    last_used_at: datetime | None = None
-    revoked_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who is calling: the role and banks of the key the request carried (``OPEN``: no keys needed)."""
-
-    role: str
-    banks: frozenset[str] = field(default_factory=frozenset)
-    key_id: int | None = None
-
-    def sees(self, bank: str) -> bool:
-        return self.role == "admin" or bank in self.banks
-
-    def require(self, bank: str | None, need: str) -> None:
-        """Raise unless this caller may do a ``need`` (read / write / admin) call on ``bank``. A bank the
-        key does not name is reported as not found, exactly like a bank that does not exist."""
-        if bank is not None and not self.sees(bank):
-            raise BankNotFoundError(bank)
-        if ROLES.index(self.role) < ROLES.index(need):
-            raise PermissionDeniedError(self.role, need)
-
-
-OPEN = Principal("admin")
 
 
 def _digest(key: str) -> str:

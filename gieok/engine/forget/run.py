@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from gieok.engine._time import TimeLike, to_datetime
@@ -49,43 +48,10 @@ from gieok.engine.forget.forms import (
 from gieok.engine.scopes import check_scope
 from gieok.errors import EntityNotFoundError, InputError, MemoryNotFoundError, SourceNotFoundError
 from gieok.ids import fact_memory_id, parse_memory_id
+from gieok.records import ErasureProof, ForgetResult
 from gieok.store.protocol import BankRow, Store
 
 __all__ = ["ForgetResult", "ErasureProof", "forget", "verify_erased", "prove_erased", "EntityNotFoundError"]
-
-
-@dataclass
-class ErasureProof:
-    """Where erased text was still found (table and column, or the file); empty means clean.
-
-    Each finding names the probed form by its index (``text``) and kind (``form``: text, word, term,
-    name or key), never by its text; ``probed`` is how many forms were looked for."""
-
-    clean: bool
-    checked: list[str]
-    found: list[dict[str, Any]] = field(default_factory=list)
-    vacuumed: bool = False
-    probed: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"clean": self.clean, "checked": self.checked, "found": self.found, "vacuumed": self.vacuumed,
-                "probed": self.probed}
-
-
-@dataclass
-class ForgetResult:
-    bank: str
-    selector: dict[str, str]
-    erased: dict[str, int]
-    memory_ids: list[str]
-    contexts_cleared: int = 0  # replies to an erased message that lost it as context
-    proof: ErasureProof | None = None
-    checkpointed: bool = True  # the write-ahead log was copied into the file and truncated
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"bank": self.bank, "selector": self.selector, "erased": self.erased, "memory_ids": self.memory_ids,
-                "contexts_cleared": self.contexts_cleared, "proof": self.proof.to_dict() if self.proof else None,
-                "checkpointed": self.checkpointed}
 
 
 def _select(store: Store, bank: BankRow, source_id: str | None, memory_id: str | None, named: EntityNames | None,

@@ -57,13 +57,13 @@ from gieok.errors import (
     OperationStateError,
     ReembedRunningError,
 )
-from gieok.records import Operation, RetainResult
+from gieok.records import Job, Operation, RetainResult
 from gieok.store.protocol import BankRow
 from gieok.text.terms import keyword_terms
 
 __all__ = ["HANDLERS", "Heartbeat", "run_pending", "claim_next", "run_claimed", "operation", "cancel", "retry",
-           "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS", "JOB_RETENTION_DAYS", "job_to_dict",
-           "claim_token", "operation_id", "warm_up", "wait_for"]
+           "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS", "JOB_RETENTION_DAYS", "job_record",
+           "claim_token", "operation_id", "warm_up", "wait_for", "release"]
 
 MAX_ATTEMPTS = 3  # the default of the job_max_attempts setting
 LEASE_SECONDS = 60.0  # the default of the job_lease_seconds setting
@@ -170,6 +170,15 @@ def claim_next(engine: Engine, *, bank_id: int | None = None, banks: Sequence[in
         job = store.jobs.claim(token, at, float(engine.settings.job_lease_seconds), kinds=list(HANDLERS),
                                bank_id=bank_id, banks=banks, after_bank=after_bank, job_id=job_id)
     return (job, token) if job is not None else None
+
+
+def release(engine: Engine, claims: Sequence[tuple[int, str]]) -> list[int]:
+    """Give claimed jobs back (``(job_id, token)`` each): queued again at once, the attempt not
+    counted; a released job's late commit is refused by its claim. The ids still held, now released."""
+    if not claims:
+        return []
+    with engine.store.write():
+        return [job_id for job_id, token in claims if engine.store.jobs.release(job_id, token)]
 
 
 def _retry_at(engine: Engine, job: Any, exc: Exception, at: float) -> float | None:
@@ -281,20 +290,20 @@ def _when(value: float | None) -> str | None:
     return from_epoch(value).isoformat() if value else None  # type: ignore[union-attr]
 
 
-def job_to_dict(job: Any, bank_name: str | None) -> dict[str, Any]:
-    return {
-        "id": job.id, "operation_id": operation_id(job.id), "bank": bank_name, "kind": job.kind,
-        "status": job.status, "attempts": job.attempts,
+def job_record(job: Any, bank_name: str | None) -> Job:
+    return Job(
+        id=job.id, operation_id=operation_id(job.id), bank=bank_name, kind=job.kind,
+        status=job.status, attempts=job.attempts,
         # the facts a job names, or once done the facts it processed (consolidation and decay report them)
-        "facts": len(job.payload.get("fact_ids", [])) or int((job.result or {}).get("facts", 0)),
-        "result": job.result,
-        "run_after": _when(job.run_after),
-        "last_error": job.last_error,
-        "created_at": _when(job.created_at),
-        "started_at": _when(job.started_at),
-        "finished_at": _when(job.finished_at),
-        "updated_at": _when(job.updated_at),
-    }
+        facts=len(job.payload.get("fact_ids", [])) or int((job.result or {}).get("facts", 0)),
+        result=job.result,
+        run_after=_when(job.run_after),
+        last_error=job.last_error,
+        created_at=_when(job.created_at),
+        started_at=_when(job.started_at),
+        finished_at=_when(job.finished_at),
+        updated_at=_when(job.updated_at),
+    )
 
 
 def queue_maintenance(engine: Engine, banks: Sequence[BankRow], now: float | None) -> None:
@@ -363,6 +372,6 @@ def retry(engine: Engine, operation_id_: str) -> Operation:
     return operation(engine, operation_id(job.id))
 
 
-def list_jobs(engine: Engine, bank_id: int | None, status: str | None, limit: int) -> list[dict[str, Any]]:
+def list_jobs(engine: Engine, bank_id: int | None, status: str | None, limit: int) -> list[Job]:
     names = {b.id: b.name for b in engine.store.banks.rows()}
-    return [job_to_dict(j, names.get(j.bank_id)) for j in engine.store.jobs.all(bank_id, status, limit)]
+    return [job_record(j, names.get(j.bank_id)) for j in engine.store.jobs.all(bank_id, status, limit)]

@@ -9,14 +9,15 @@ from gieok.engine._time import from_epoch
 from gieok.engine._validate import check_name
 from gieok.engine.context import BankContext
 from gieok.errors import InputError, NotFoundError
+from gieok.records import MentalModel
 
 __all__ = ["add_mental_model", "mental_model", "mental_models", "delete_mental_model"]
 
 
-def _as_dict(model: Any) -> dict[str, Any]:
+def _record(model: Any) -> MentalModel:
     refreshed = from_epoch(model.refreshed_at)
-    return {"name": model.name, "question": model.question, "answer": model.answer, "based_on": model.based_on,
-            "refreshed_at": refreshed.isoformat() if refreshed else None}
+    return MentalModel(name=model.name, question=model.question, answer=model.answer, based_on=list(model.based_on),
+                       refreshed_at=refreshed.isoformat() if refreshed else None)
 
 
 def add_mental_model(ctx: BankContext, name: str, question: str) -> None:
@@ -28,17 +29,17 @@ def add_mental_model(ctx: BankContext, name: str, question: str) -> None:
         ctx.store.jobs.enqueue(ctx.bank.id, "refresh_models")
 
 
-def mental_model(ctx: BankContext, name: str) -> dict[str, Any]:
+def mental_model(ctx: BankContext, name: str) -> MentalModel:
     check_name(name, "the mental model's name", "'travel plans'")
     for model in ctx.store.models.all(ctx.bank.id):
         if model.name == name.strip():
-            return _as_dict(model)
-    raise NotFoundError(f"no mental model {name!r} in bank {ctx.bank.name!r}: add it with add_mental_model / "
+            return _record(model)
+    raise NotFoundError(f"no mental model {name!r} in bank {ctx.bank.name!r}: add it with mem.models.add / "
                         "`gieok models add`")
 
 
-def mental_models(ctx: BankContext) -> list[dict[str, Any]]:
-    return [_as_dict(m) for m in ctx.store.models.all(ctx.bank.id)]
+def mental_models(ctx: BankContext) -> list[MentalModel]:
+    return [_record(m) for m in ctx.store.models.all(ctx.bank.id)]
 
 
 def delete_mental_model(ctx: BankContext, name: str) -> None:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -56,7 +55,6 @@ from gieok.answering import (
     support,
 )
 from gieok.answering._answerable import EMBEDDER as ANSWERABLE_EMBEDDER
-from gieok.documents import format_location
 from gieok.engine._time import TimeLike
 from gieok.engine.admin.banks import get_memory
 from gieok.engine.context import BankContext, JobContext
@@ -77,7 +75,7 @@ from gieok.engine.scopes import UNFILTERED, RecallScope, memory_scope
 from gieok.errors import InputError, LLMRateLimitError, LLMUnavailableError, MemoryNotFoundError
 from gieok.providers.decisions import Decision
 from gieok.providers.llms import LLM
-from gieok.records import Recall, RecalledMemory
+from gieok.records import Recall, RecalledMemory, Reflection, citation, memory_lines
 from gieok.store.protocol import BankRow, Store
 
 __all__ = ["MAX_STEPS", "Reflection", "citation", "cited", "current_versions", "match_mental_model", "memory_lines",
@@ -123,36 +121,6 @@ _SYSTEM = (
 )
 
 
-@dataclass
-class Reflection:
-    question: str
-    answer: str
-    supported: bool
-    language: str
-    source: str  # mental_model | observations | facts | none
-    # each cited memory: id, type, text, quotes, and where it came from: source_id, source_ids (the
-    # messages or document it rests on), speaker, mentioned_at, occurred_start, occurred_end (ISO 8601)
-    based_on: list[dict[str, Any]] = field(default_factory=list)
-    steps: list[dict[str, Any]] = field(default_factory=list)
-    dropped_quotes: list[str] = field(default_factory=list)
-    llm: str | None = None
-    # how it was answered: offline (extractive), llm, offline_fallback (an LLM is configured but did not
-    # answer: mode_reason says why) or lookup (a mental model's stored answer)
-    mode: str = "offline"
-    mode_reason: str | None = None
-    # why an unsupported answer refused: nothing_found (no memory came back), insufficient
-    # (memories came back, none says what was asked) or directive (a bank's directive forbade the
-    # answer; steps name it); None when the answer is supported
-    refusal: str | None = None
-    # the bank's disposition the answer was given (None: neutral) and its directives, in order
-    # (see gieok.engine.reflect.shaping)
-    disposition: dict[str, Any] | None = None
-    directives: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
 def match_mental_model(store: Store, bank: BankRow, question: str) -> Any | None:
     wanted = question_terms(question)
     if not wanted:
@@ -192,14 +160,6 @@ def _evidence(memories: list[RecalledMemory]) -> list[EvidenceItem]:
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
-
-
-def citation(memory: RecalledMemory) -> str | None:
-    """How an answer cites a document's memory: ``policy.pdf, p. 3`` / ``refund.md, § 환불 정책 › 예외``."""
-    if memory.location is None:
-        return None  # not an ingested document's
-    where = format_location(memory.location)
-    return f"{memory.source_id}, {where}" if where else memory.source_id
 
 
 def cited(memory: RecalledMemory, quotes: list[str]) -> dict[str, Any]:
@@ -516,16 +476,6 @@ def _model_evidence(ctx: BankContext, memory_id: str) -> dict[str, Any]:
         return {"id": memory_id, "type": "memory", "text": "", "quotes": [], "source_id": None, "source_ids": [],
                 "speaker": None, "mentioned_at": None, "occurred_start": None, "occurred_end": None,
                 "user_id": None}
-
-
-def memory_lines(memories: list[RecalledMemory]) -> str:
-    """Recalled memories as a model reads them: one line each, ``[id] (date or document place,
-    speaker, replaced by) text``."""
-    if not memories:
-        return "(nothing found)"
-    return "\n".join(f"[{m.id}] ({citation(m) or (m.mentioned_at.date() if m.mentioned_at else '?')}"
-                     f"{', ' + m.speaker if m.speaker else ''}"
-                     f"{', replaced by ' + m.superseded_by if m.superseded_by else ''}) {m.text}" for m in memories)
 
 
 def current_versions(ctx: BankContext, question: str, memories: list[RecalledMemory]) -> list[RecalledMemory]:

@@ -31,24 +31,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from gieok.answering import detect_language
 from gieok.engine._validate import check_encodable
 from gieok.engine.context import BankContext, Engine
 from gieok.errors import InputError
+from gieok.records import DIALS, DIRECTIVE_KINDS, Directive, Disposition
 from gieok.text.terms import keyword_terms
 
-__all__ = ["DIALS", "Directive", "Disposition", "Shaping", "MAX_DIRECTIVES", "breaks", "forbidden_by", "prompt",
+__all__ = ["Directive", "Disposition", "Shaping", "MAX_DIRECTIVES", "breaks", "describe", "forbidden_by", "prompt",
            "read_directives", "set_directives", "set_disposition", "shaping", "shaping_of"]
 
-DIALS = ("skepticism", "literalism", "empathy")
 MAX_DIRECTIVES = 20
 MAX_DIRECTIVE_CHARS = 500
-MAX_NAME_CHARS = 100
-MAX_BACKGROUND_CHARS = 2000
-KINDS = ("forbid", "language", "register", "rule")
+KINDS = DIRECTIVE_KINDS
 LANGUAGES = {"ko": "Korean", "en": "English"}
 REGISTERS = ("polite", "plain")
 
@@ -64,111 +62,20 @@ _DIAL_WORDS = {
 }
 
 
-@dataclass(frozen=True)
-class Disposition:
-    """Who answers: three dials from 1 to 5 (3 is neutral), a name and a background."""
-
-    skepticism: int = 3
-    literalism: int = 3
-    empathy: int = 3
-    name: str = ""
-    background: str = ""
-
-    def __post_init__(self) -> None:
-        for dial in DIALS:
-            value = getattr(self, dial)
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
-                raise InputError(f"{dial} must be a whole number from 1 to 5 (3 is neutral), not {value!r}")
-        for key, limit in (("name", MAX_NAME_CHARS), ("background", MAX_BACKGROUND_CHARS)):
-            value = getattr(self, key)
-            if not isinstance(value, str):
-                raise InputError(f"the disposition's {key} must be text, not {type(value).__name__}")
-            if len(value) > limit:
-                raise InputError(f"the disposition's {key} is {len(value)} characters: keep it to {limit}")
-            check_encodable(value, f"the disposition's {key}")
-
-    @classmethod
-    def coerce(cls, value: Disposition | Mapping[str, Any] | None) -> Disposition:
-        if value is None:
-            return cls()
-        if isinstance(value, Disposition):
-            return value
-        if not isinstance(value, Mapping):
-            raise InputError(f"a disposition is a mapping of {', '.join(DIALS)}, name and background, "
-                             f"not {type(value).__name__}")
-        unknown = sorted(set(value) - {*DIALS, "name", "background"})
-        if unknown:
-            raise InputError(f"unknown disposition field(s) {', '.join(map(str, unknown))}: use "
-                             f"{', '.join(DIALS)}, name and background")
-        fields: dict[str, Any] = {k: ("" if v is None and k in ("name", "background") else v) for k, v in value.items()}
-        return cls(**fields)
-
-    @property
-    def neutral(self) -> bool:
-        return self == Disposition()
-
-    @property
-    def literal(self) -> bool:
-        """Only memories that share the question's words answer (no paraphrase gate)."""
-        return self.literalism >= 4
-
-    def veto(self, bar: float) -> float:
-        """The answerability bar a quote must clear under this skepticism (3 keeps ``bar``)."""
-        if self.skepticism >= 3:
-            return min(0.95, bar + 0.15 * (self.skepticism - 3))
-        return bar * (1.0 - 0.35 * (3 - self.skepticism))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def describe(self) -> str:
-        """The disposition in words, for an LLM's system prompt."""
-        who = self.name or "the answerer"
-        lines = [f"You answer as {who}." + (f" Background: {self.background}" if self.background else "")]
-        for dial in DIALS:
-            value = getattr(self, dial)
-            lines.append(f"- {dial} {value}/5: {_DIAL_WORDS[dial][value - 1]}.")
-        return "\n".join(lines)
+def describe(disposition: Disposition) -> str:
+    """A disposition in words, for an LLM's system prompt."""
+    who = disposition.name or "the answerer"
+    lines = [f"You answer as {who}." + (f" Background: {disposition.background}" if disposition.background else "")]
+    for dial in DIALS:
+        value = getattr(disposition, dial)
+        lines.append(f"- {dial} {value}/5: {_DIAL_WORDS[dial][value - 1]}.")
+    return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class Directive:
-    """One hard rule, as written and as read (``kind``: forbid, language, register or rule)."""
-
-    text: str
-    kind: str
-    topic: str = ""
-    words: tuple[str, ...] = ()
-    language: str = ""
-    register: str = ""
-
-    @property
-    def enforced(self) -> bool:
-        """Checked in code (``rule`` directives only reach an LLM's prompt)."""
-        return self.kind != "rule"
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"text": self.text, "kind": self.kind, "enforced": self.enforced}
-        if self.kind == "forbid":
-            out.update(topic=self.topic, words=list(self.words))
-        elif self.kind == "language":
-            out["language"] = self.language
-        elif self.kind == "register":
-            out["register"] = self.register
-        return out
-
-    def to_input(self) -> dict[str, Any]:
-        """The mapping :func:`read_directives` reads back into this directive (as a client sends it)."""
-        body = {"forbid": self.topic, "language": self.language, "register": self.register}.get(self.kind, self.text)
-        out: dict[str, Any] = {self.kind: body, "text": self.text}
-        if self.words:
-            out["words"] = list(self.words)
-        return out
-
-    def terms(self) -> frozenset[str]:
-        """What a text must share with a ``forbid`` directive to touch it."""
-        own = {t for w in self.words for t in (*keyword_terms(w), w.lower())}
-        return frozenset({*keyword_terms(self.topic), *own})
+def terms(directive: Directive) -> frozenset[str]:
+    """What a text must share with a ``forbid`` directive to touch it."""
+    own = {t for w in directive.words for t in (*keyword_terms(w), w.lower())}
+    return frozenset({*keyword_terms(directive.topic), *own})
 
 
 @dataclass(frozen=True)
@@ -285,8 +192,7 @@ def read_directives(values: Sequence[str | Mapping[str, Any] | Directive]) -> li
 def shaping_of(config: Mapping[str, Any]) -> Shaping:
     """The shaping a bank's stored configuration holds (written by the setters, so already valid)."""
     stored = config.get("directives") or []
-    directives = tuple(Directive(d["text"], d["kind"], d.get("topic", ""), tuple(d.get("words", ())),
-                                 d.get("language", ""), d.get("register", "")) for d in stored)
+    directives = tuple(Directive.from_dict(d) for d in stored)
     return Shaping(Disposition.coerce(config.get("disposition")), directives)
 
 
@@ -307,7 +213,7 @@ def forbidden_by(shaping: Shaping, text: str) -> tuple[Directive, str] | None:
     have = set(keyword_terms(text))
     lower = text.lower()
     for directive in shaping.of_kind("forbid"):
-        for term in sorted(directive.terms()):
+        for term in sorted(terms(directive)):
             if term in have or (" " in term and term in lower) or (term in directive.words and term in lower):
                 return directive, term
     return None
@@ -335,7 +241,7 @@ def prompt(shaping: Shaping) -> str:
     """What reflect's system prompt adds for this shaping ("" when there is nothing to add)."""
     parts = []
     if not shaping.disposition.neutral:
-        parts.append(shaping.disposition.describe())
+        parts.append(describe(shaping.disposition))
     if shaping.directives:
         rules = "\n".join(f"{i}. {d.text}" for i, d in enumerate(shaping.directives, start=1))
         parts.append("Hard rules, in order; they override everything above, whatever the disposition:\n" + rules)
@@ -361,6 +267,8 @@ def kind_word(language: str) -> str:
 def set_disposition(engine: Engine, bank: str, value: Disposition | Mapping[str, Any] | None) -> Disposition:
     """Store ``value`` as the bank's disposition (None: back to neutral); returns what it now is."""
     disposition = Disposition.coerce(value)
+    check_encodable(disposition.name, "the disposition's name")
+    check_encodable(disposition.background, "the disposition's background")
     ctx = engine.bank_for_write(bank)
     with ctx.store.write():
         config = {k: v for k, v in ctx.store.banks.config(ctx.bank.id).items() if k != "disposition"}

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -33,7 +32,7 @@ from gieok.engine._time import at_epoch
 from gieok.engine.speakers import is_agent
 from gieok.errors import HeldNotFoundError, InputError
 from gieok.providers.decisions import DecisionModel
-from gieok.records import FactRow, NewFact
+from gieok.records import FactRow, HeldStatement, NewFact
 
 __all__ = ["TRUST_LEVELS", "Held", "HeldStatement", "check_trust", "hold_instructions",
            "may_replace", "statement_trust", "trust_of", "trust_rank"]
@@ -123,26 +122,6 @@ def hold_instructions(chunks: Sequence[Any], vectors: list[Any], mentions: list[
         causal[:] = [(a, moved[(id(a), x)], relation, b, moved[(id(b), y)]) for a, x, relation, b, y in causal
                      if moved.get((id(a), x), x) is not None and moved.get((id(b), y), y) is not None]
     return held_total
-
-
-@dataclass(frozen=True)
-class HeldStatement:
-    """A statement the quarantine holds: kept verbatim in its source, not a fact."""
-
-    id: str  # "q-<n>"
-    source_id: str
-    message_id: str | None
-    speaker: str | None
-    text: str
-    trust: str
-    reason: str
-    probability: float
-    held_at: datetime
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "source_id": self.source_id, "message_id": self.message_id, "speaker": self.speaker,
-                "text": self.text, "trust": self.trust, "reason": self.reason,
-                "probability": round(self.probability, 4), "held_at": self.held_at.isoformat()}
 
 
 def held_id(number: int) -> str:

@@ -5,8 +5,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from gieok.engine.admin import keys as _keys
-from gieok.engine.admin.keys import ApiKey
+from gieok.records import ApiKey
 from gieok.server.routes._deps import Caller, Mem
 from gieok.server.schemas import KeyRequest
 
@@ -18,17 +17,17 @@ router = APIRouter()
 @router.post("/v1/keys", tags=["keys"], status_code=201)
 def create_key(body: KeyRequest, who: Caller, memory: Mem) -> dict[str, Any]:
     who.require(None, "admin")
-    record, key = _keys.create_key(memory.engine, role=body.role, banks=body.banks, name=body.name)
+    record, key = memory.keys.create(role=body.role, banks=body.banks, name=body.name)
     return {"key": key, "id": record.id, "prefix": record.prefix, "role": record.role, "banks": record.banks}
 
 
 @router.get("/v1/keys", tags=["keys"])
 def list_keys(who: Caller, memory: Mem) -> list[ApiKey]:
     who.require(None, "admin")
-    return _keys.list_keys(memory.engine)
+    return memory.keys.list()
 
 
 @router.delete("/v1/keys/{key_id}", tags=["keys"])
 def revoke_key(key_id: int, who: Caller, memory: Mem) -> ApiKey:
     who.require(None, "admin")
-    return _keys.revoke_key(memory.engine, key_id)
+    return memory.keys.revoke(key_id)

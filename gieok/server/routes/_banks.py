@@ -24,13 +24,13 @@ def list_banks(who: Caller, memory: Mem) -> list[BankInfo]:
 @router.delete("/v1/banks/{bank}", tags=["banks"])
 def delete_bank(bank: str, who: Caller, memory: Mem) -> dict[str, int]:
     who.require(bank, "admin")
-    return memory.delete_bank(bank)
+    return memory.banks.delete(bank).to_dict()
 
 
 @router.put("/v1/banks/{bank}", tags=["banks"])
 def create_bank(bank: Writable, memory: Mem) -> BankInfo:
     """Create an empty bank (retain creates one too); an existing bank is returned as it is."""
-    return memory.create_bank(bank)
+    return memory.banks.create(bank)
 
 
 @router.post("/v1/banks/{bank}/reembed", tags=["banks"], status_code=202,
@@ -47,4 +47,4 @@ def reembed(bank: str, body: ReembedRequest, who: Caller, server: Server) -> JSO
 @router.get("/v1/banks/{bank}/overview", tags=["inspection"])
 def overview(bank: Readable, memory: Mem, now: str | None = None) -> dict[str, Any]:
     """The bank at a glance: counts, facts per week and decay class, the jobs queued."""
-    return memory.overview(bank, now=now)
+    return memory.browse.overview(bank, now=now).to_dict()

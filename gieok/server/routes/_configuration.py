@@ -7,8 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from gieok import Disposition
-from gieok.defense.policy import RedactionPolicy
+from gieok import Disposition, RedactionPolicy
 from gieok.server.routes._deps import Caller, Mem
 from gieok.server.schemas import DecisionsRequest, DirectiveOut, DirectivesRequest, DispositionRequest, PolicyRequest
 
@@ -39,7 +38,7 @@ def set_redaction_policy(bank: str, body: PolicyRequest, who: Caller, memory: Me
 def audit_log(bank: str, who: Caller, memory: Mem, limit: Annotated[int, Query(gt=0)] = 1000) -> list[dict[str, Any]]:
     """What redaction found, newest first: types, positions, fingerprints; never values."""
     who.require(bank, "admin")
-    return memory.audit_log(bank, limit)
+    return [entry.to_dict() for entry in memory.audit_log(bank, limit)]
 
 
 @router.put(_BANK + "/decision-model", tags=["configuration"])
@@ -51,7 +50,7 @@ def configure_decisions(bank: str, body: DecisionsRequest, who: Caller, memory: 
 @router.get(_BANK + "/llm-usage", tags=["configuration"])
 def llm_usage(bank: str, who: Caller, memory: Mem) -> dict[str, Any]:
     who.require(bank, "read")
-    return memory.llm_usage(bank)
+    return memory.llm_usage(bank).to_dict()
 
 
 @router.get(_BANK + "/disposition", tags=["configuration"])

@@ -16,10 +16,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
-from gieok.engine.admin import keys as _keys
-from gieok.engine.admin.keys import Principal
 from gieok.memory import Memory
-from gieok.records import Operation
+from gieok.records import OPEN_ACCESS, Operation, Principal
 from gieok.server.metrics import Metrics
 from gieok.server.schemas import OperationAccepted
 from gieok.server.worker import Worker
@@ -43,16 +41,16 @@ class Gate:
             return True
         now = time.monotonic()
         if now - self._checked > _KEYS_CHECK_SECONDS:
-            self._keys, self._checked = _keys.key_count(self.memory.engine) > 0, now
+            self._keys, self._checked = self.memory.keys.count() > 0, now
         return self._keys
 
     def principal(self, authorization: str | None) -> Principal:
         if not self.keys_in_force():
-            return _keys.OPEN
+            return OPEN_ACCESS
         token = authorization.split(" ", 1)[1] if authorization and " " in authorization else None
         if authorization and not authorization.lower().startswith("bearer "):
             token = None
-        return _keys.authenticate(self.memory.engine, token)
+        return self.memory.keys.authenticate(token)
 
 
 @dataclass

@@ -23,10 +23,10 @@ def entities(bank: Readable, memory: Mem) -> list[EntityInfo]:
 @router.get("/v1/banks/{bank}/entities/merge-suggestions", tags=["inspection"])
 def merge_suggestions(bank: Readable, memory: Mem, limit: int = 20) -> list[dict[str, Any]]:
     """Pairs of entities that may be one person or thing, which retain kept apart (not sure)."""
-    return memory.merge_suggestions(bank, limit=limit)
+    return [s.to_dict() for s in memory.browse.merge_suggestions(bank, limit=limit)]
 
 
 @router.get("/v1/banks/{bank}/entities/{name}", tags=["inspection"])
 def entity(bank: Readable, name: str, memory: Mem, limit: Annotated[int, Query(gt=0)] = 200) -> dict[str, Any]:
     """One entity by name or alias, its latest facts and its neighbourhood."""
-    return memory.entity(bank, name, limit=limit)
+    return memory.browse.entity(bank, name, limit=limit).to_dict()

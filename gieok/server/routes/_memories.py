@@ -7,8 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from gieok.engine.forget.run import ForgetResult
-from gieok.records import RecalledMemory, RetainResult
+from gieok.records import ForgetResult, RecalledMemory, RetainResult
 from gieok.server.routes._deps import Mem, Readable, Server, Writable, accepted
 from gieok.server.schemas import ForgetRequest, OperationAccepted, PinRequest, RetainRequest
 
@@ -51,7 +50,7 @@ def observations(bank: Readable, memory: Mem) -> list[RecalledMemory]:
 @router.get("/v1/banks/{bank}/memories/{memory_id}/connections", tags=["inspection"])
 def connections(bank: Readable, memory_id: str, memory: Mem) -> dict[str, Any]:
     """A fact's entities and its links to other facts."""
-    return memory.connections(bank, memory_id)
+    return memory.browse.connections(bank, memory_id).to_dict()
 
 
 @router.post("/v1/banks/{bank}/memories/{memory_id}/pin", tags=["memory"])

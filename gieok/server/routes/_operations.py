@@ -6,10 +6,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from gieok.engine.admin.keys import Principal
 from gieok.errors import OperationNotFoundError
 from gieok.memory import Memory
-from gieok.records import Operation
+from gieok.records import Operation, Principal
 from gieok.server.routes._deps import Caller, Mem, Server
 
 __all__ = ["router"]
@@ -35,13 +34,13 @@ def _writable_operation(memory: Memory, operation_id: str, who: Principal) -> No
 @router.post("/v1/operations/{operation_id}/cancel", tags=["memory"])
 def cancel_operation(operation_id: str, who: Caller, memory: Mem) -> Operation:
     _writable_operation(memory, operation_id, who)
-    return memory.cancel_operation(operation_id)
+    return memory.jobs.cancel(operation_id)
 
 
 @router.post("/v1/operations/{operation_id}/retry", tags=["memory"])
 def retry_operation(operation_id: str, who: Caller, server: Server) -> Operation:
     _writable_operation(server.memory, operation_id, who)
-    op = server.memory.retry_operation(operation_id)
+    op = server.memory.jobs.retry(operation_id)
     server.wake()
     return op
 
@@ -51,7 +50,7 @@ def jobs(bank: str, who: Caller, memory: Mem, status: str | None = None,
          limit: Annotated[int, Query(gt=0)] = 100) -> list[dict[str, Any]]:
     """The bank's job queue, newest first: kind, status, attempts, last error."""
     who.require(bank, "read")
-    return memory.jobs(bank, status=status, limit=limit)
+    return [job.to_dict() for job in memory.jobs.list(bank, status=status, limit=limit)]
 
 
 @router.get("/v1/jobs", tags=["configuration"])
@@ -59,4 +58,4 @@ def all_jobs(who: Caller, memory: Mem, status: str | None = None,
              limit: Annotated[int, Query(gt=0)] = 100) -> list[dict[str, Any]]:
     """Every bank's job queue (an admin key), newest first."""
     who.require(None, "admin")
-    return memory.jobs(status=status, limit=limit)
+    return [job.to_dict() for job in memory.jobs.list(status=status, limit=limit)]

@@ -4,8 +4,7 @@ reflect (an answer written from them, with what it is based on)."""
 
 from fastapi import APIRouter
 
-from gieok.engine.reflect.run import Reflection
-from gieok.records import Recall
+from gieok.records import Recall, Reflection
 from gieok.server.routes._deps import Mem, Readable
 from gieok.server.schemas import RecallRequest, ReflectRequest
 

@@ -34,7 +34,7 @@ def redoc() -> HTMLResponse:
 @router.get("/health", tags=["service"])
 def health(server: Server) -> dict[str, Any]:
     runner = server.worker
-    return {"status": "ok", "version": __version__, "store": type(server.memory.store).__name__,
+    return {"status": "ok", "version": __version__, "store": server.memory.store_kind,
             "keys_required": server.gate.keys_in_force(), "worker": runner is not None and runner.alive()}
 
 

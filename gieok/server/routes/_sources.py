@@ -71,4 +71,4 @@ def source(bank: Readable, source_id: str, memory: Mem) -> SourceInfo:
 @router.get("/v1/banks/{bank}/sources/{source_id}/facts", tags=["inspection"])
 def source_facts(bank: Readable, source_id: str, memory: Mem) -> dict[str, list[RecalledMemory]]:
     """The facts a source produced, keyed by the id of the message each came from."""
-    return memory.source_facts(bank, source_id)
+    return memory.browse.source_facts(bank, source_id)

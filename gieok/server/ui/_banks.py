@@ -4,7 +4,6 @@ overview, and one source as retain kept it, with the facts it produced."""
 from __future__ import annotations
 
 import os
-from typing import Any
 from urllib.parse import quote
 
 from fastapi import Request
@@ -12,8 +11,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
 from gieok import Disposition
-from gieok.engine.reflect.shaping import read_directives
 from gieok.errors import GieokError, InputError
+from gieok.records import BankOverview
 from gieok.server.ui import _svg
 from gieok.server.ui._state import UI, bank_url, ui_router
 
@@ -31,12 +30,12 @@ def banks(request: Request, ui: UI) -> Response:
         if not caller.sees(info.name):
             continue
         try:
-            view: dict[str, Any] | None = memory.overview(info.name)
+            view: BankOverview | None = memory.browse.overview(info.name)
         except GieokError:  # a bank of another embedder: listed with what the bank row says
             view = None
         rows.append({"info": info, "view": view})
     size = None
-    if memory.store.file_backed and os.path.exists(memory.path):
+    if memory.file_backed and os.path.exists(memory.path):
         size = sum(os.path.getsize(p) for p in (memory.path, memory.path + "-wal") if os.path.exists(p))
     return ui.page(request, "banks.html", caller, rows=rows, size=size, deleted=request.query_params.get("deleted"))
 
@@ -47,7 +46,7 @@ async def create_bank(request: Request, ui: UI) -> Response:
     name = form.get("name", "").strip()
     caller = ui.who(request)
     caller.require(name or None, "write")
-    created = await run_in_threadpool(ui.memory.create_bank, name)
+    created = await run_in_threadpool(ui.memory.banks.create, name)
     return RedirectResponse(bank_url(created.name), 303)
 
 
@@ -59,16 +58,16 @@ async def delete_bank(request: Request, ui: UI) -> Response:
     caller.require(bank, "admin")
     if form.get("confirm", "").strip() != bank:
         raise InputError(ui.t(request, "delete_mismatch"))
-    await run_in_threadpool(ui.memory.delete_bank, bank)
+    await run_in_threadpool(ui.memory.banks.delete, bank)
     return RedirectResponse("/ui/?deleted=" + quote(bank, safe=""), 303)
 
 
 @router.get("/b/{bank}")
 def bank_page(request: Request, bank: str, ui: UI) -> Response:
     caller = ui.reader(request, bank)
-    view = ui.memory.overview(bank)
+    view = ui.memory.browse.overview(bank)
     sources = list(reversed(ui.memory.sources(bank)))
-    chart = _svg.timeline(view["weeks"], lambda k: ui.t(request, k))
+    chart = _svg.timeline(view.weeks, lambda k: ui.t(request, k))
     return ui.page(request, "bank.html", caller, bank, "overview", view=view, sources=sources, chart=chart,
                    disposition=ui.memory.disposition(bank), directives=ui.memory.directives(bank),
                    admin=caller.role == "admin", shaped=request.query_params.get("shaped"))
@@ -88,10 +87,9 @@ async def set_shaping(request: Request, bank: str, ui: UI) -> Response:
         dials[dial] = int(value)
     disposition = {**dials, "name": form.get("name", "").strip(), "background": form.get("background", "").strip()}
     lines = [line.strip() for line in form.get("directives", "").splitlines() if line.strip()]
-    Disposition.coerce(disposition)  # both checked before either is stored
-    read_directives(lines)
-    await run_in_threadpool(ui.memory.set_disposition, bank, disposition)
-    await run_in_threadpool(ui.memory.set_directives, bank, lines)
+    checked = Disposition.coerce(disposition)  # checked first: set_directives checks its whole list
+    await run_in_threadpool(ui.memory.set_directives, bank, lines)  # before storing any of it
+    await run_in_threadpool(ui.memory.set_disposition, bank, checked)
     return RedirectResponse(bank_url(bank) + "?shaped=1", 303)
 
 
@@ -99,7 +97,7 @@ async def set_shaping(request: Request, bank: str, ui: UI) -> Response:
 def source_page(request: Request, bank: str, source_id: str, ui: UI) -> Response:
     caller = ui.reader(request, bank)
     found = ui.memory.source(bank, source_id)
-    produced = ui.memory.source_facts(bank, source_id)
+    produced = ui.memory.browse.source_facts(bank, source_id)
     speakers: list[str] = []
     for m in found.messages:
         if m.speaker not in speakers:

@@ -17,13 +17,13 @@ router = ui_router()
 def entities_page(request: Request, bank: str, ui: UI) -> Response:
     caller = ui.reader(request, bank)
     return ui.page(request, "entities.html", caller, bank, "entities", entities=ui.memory.entities(bank),
-                   suggestions=ui.memory.merge_suggestions(bank))
+                   suggestions=ui.memory.browse.merge_suggestions(bank))
 
 
 @router.get("/b/{bank}/e/{name:path}")
 def entity_page(request: Request, bank: str, name: str, ui: UI) -> Response:
     caller = ui.reader(request, bank)
-    found = ui.memory.entity(bank, name)
-    graph = _svg.neighbourhood(found["entity"].name, found["neighbours"], found["edges"],
+    found = ui.memory.browse.entity(bank, name)
+    graph = _svg.neighbourhood(found.entity.name, found.neighbours, found.edges,
                                lambda other: bank_url(bank, "e", other))
     return ui.page(request, "entity.html", caller, bank, "entities", found=found, graph=graph)

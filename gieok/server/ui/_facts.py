@@ -21,7 +21,7 @@ def fact_page(request: Request, bank: str, memory_id: str, ui: UI) -> Response:
     if fact.type != "fact":
         return ui.page(request, "observation.html", caller, bank, "overview", fact=fact)
     return ui.page(request, "fact.html", caller, bank, "overview", fact=fact,
-                   versions=ui.memory.history(bank, memory_id), linked=ui.memory.connections(bank, memory_id))
+                   versions=ui.memory.history(bank, memory_id), linked=ui.memory.browse.connections(bank, memory_id))
 
 
 @router.post("/b/{bank}/f/{memory_id}/pin")

@@ -6,8 +6,8 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from gieok.engine.admin.keys import Principal
 from gieok.errors import InputError, NotFoundError
+from gieok.records import Principal
 from gieok.server.ui._state import UI, UIState, ui_router
 
 __all__ = ["router"]
@@ -16,7 +16,7 @@ router = ui_router()
 
 
 def _jobs(request: Request, ui: UIState, caller: Principal, bank: str, changed: str | None) -> Response:
-    return ui.page(request, "jobs.html", caller, bank, "jobs", jobs=ui.memory.jobs(bank, limit=200),
+    return ui.page(request, "jobs.html", caller, bank, "jobs", jobs=ui.memory.jobs.list(bank, limit=200),
                    audit=ui.memory.audit_log(bank, 200), usage=ui.memory.llm_usage(bank), changed=changed)
 
 
@@ -34,7 +34,7 @@ async def change_job(request: Request, bank: str, operation: str, action: str, u
         raise InputError(f"a job can be cancelled or retried, not {action!r}")
     if ui.memory.operation(operation).bank != bank:  # another bank's job is not this page's to change
         raise NotFoundError(f"operation {operation!r} not found in bank {bank!r}")
-    change = ui.memory.cancel_operation if action == "cancel" else ui.memory.retry_operation
+    change = ui.memory.jobs.cancel if action == "cancel" else ui.memory.jobs.retry
     await run_in_threadpool(change, operation)
     note = ui.t(request, "job_cancelled" if action == "cancel" else "job_retried").format(op=operation)
     return _jobs(request, ui, caller, bank, note)

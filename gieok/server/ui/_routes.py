@@ -13,8 +13,8 @@ from fastapi.routing import APIRouter
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 
-from gieok.engine.admin.keys import Principal
 from gieok.memory import Memory
+from gieok.records import Principal
 from gieok.server.ui import _banks, _entities, _erase, _facts, _jobs, _login, _quarantine, _search
 from gieok.server.ui._render import HERE
 from gieok.server.ui._session import Sessions
@@ -38,7 +38,7 @@ PAGES: tuple[APIRouter, ...] = (_login.router, _banks.router, _facts.router, _en
 def mount_ui(app: FastAPI, memory: Memory, principal_of: Callable[[str | None], Principal],
              keys_in_force: Callable[[], bool]) -> None:
     """Serve the UI at ``/ui`` on ``app``: ``principal_of(authorization)`` is the API's own key check."""
-    sessions = Sessions(memory.engine.shared_secret("ui_csrf"))
+    sessions = Sessions(memory.keys.shared_secret("ui_csrf"))
     app.state.ui = UIState(memory, sessions, principal_of, keys_in_force)
     router = APIRouter()
     for pages in PAGES:

@@ -18,9 +18,9 @@ from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse, Response
 
-from gieok.engine.admin.keys import Principal
 from gieok.errors import GieokError, InputError, KeyRequiredError
 from gieok.memory import Memory
+from gieok.records import Principal
 from gieok.server.errors import status_of
 from gieok.server.ui._i18n import translator
 from gieok.server.ui._render import Renderer, segment
