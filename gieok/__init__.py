@@ -147,8 +147,6 @@ __all__ = [
     "RedactionPolicy",
     "ReembedRunningError",
     "Reflection",
-    "Directive",
-    "Disposition",
     "RerankerError",
     "RerankerUnavailableError",
     "RetainResult",

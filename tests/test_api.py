@@ -18,7 +18,8 @@ def test_public_names_are_pinned() -> None:
         "AsyncMemory", "AsyncClient", "Client", "AuthError", "KeyRequiredError", "OperationNotFoundError",
         "OperationStateError", "ClaimLostError",
         "PermissionDeniedError",
-        "EntityInfo", "Operation", "BankInfo", "BankNotFoundError", "BlockedContentError", "ChannelHit", "ConfigError",
+        "EntityInfo", "Operation", "Directive", "Disposition",
+        "BankInfo", "BankNotFoundError", "BlockedContentError", "ChannelHit", "ConfigError",
         "EmbedderMismatchError", "EntityNotFoundError", "ErasureProof", "ExtractionError", "ForgetResult",
         "FileFormatError", "GieokError", "InputError", "InternalError", "InvalidMessageError", "InvalidTimeError",
         "LLMAuthError", "LLMConfigError", "LLMError", "LLMOutputError", "LLMRateLimitError", "LLMRequestError",
@@ -50,6 +51,7 @@ PUBLIC_METHODS = {
     "verify_erased", "redaction_policy", "set_redaction_policy", "audit_log", "configure_llm",
     "llm_usage", "maintain", "run_jobs", "close", "submit_retain", "operation", "entities",
     "ingest", "pin", "import_chat", "session", "should_recall", "profile", "lookup", "reembed",
+    "set_disposition", "disposition", "set_directives", "directives",
 }
 # the verbs grouped as namespaces (mem.keys.create, mem.jobs.run, ...), written out the same way
 NAMESPACES = {

@@ -1,6 +1,6 @@
 """Functions that fit on a screen: none in the library is over 80 lines, so a reader holds one in
 their head (``recall._rank`` was 130, gathering, fusing, scoring, reranking and filling the budget
-in one). The two route tables below are being split into one router per resource."""
+in one; ``create_app`` and ``mount_ui`` were over 300, every route a closure, before the routers)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from pathlib import Path
 import gieok
 
 MAX_LINES = 80
-BEING_SPLIT = {("server/app.py", "create_app"), ("server/ui/_routes.py", "mount_ui")}
 
 
 def test_no_function_is_over_80_lines() -> None:
@@ -21,6 +20,6 @@ def test_no_function_is_over_80_lines() -> None:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 lines = (node.end_lineno or node.lineno) - node.lineno + 1
                 where = (path.relative_to(root).as_posix(), node.name)
-                if lines > MAX_LINES and where not in BEING_SPLIT:
+                if lines > MAX_LINES:
                     long.append(f"{where[0]}:{node.lineno} {node.name} ({lines} lines)")
     assert not long, "split these into functions a reader can hold in their head:\n" + "\n".join(long)
