@@ -52,6 +52,10 @@ class Embedder:
     #: batches of one kind that may run at once, each in its caller's thread (1: ``embed_batch`` is
     #: called by one thread at a time per kind); a model that can run several in parallel raises it
     parallel_batches: int = 1
+    #: texts one batch may gather from concurrent callers, per kind (None: ``batch_size``; 0: none,
+    #: each call is a batch of its own, though it still waits for a free one of ``parallel_batches``)
+    coalesce_queries: int | None = None
+    coalesce_documents: int | None = None
 
     def __init__(self, *, batch_window: float | None = None) -> None:
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
@@ -62,9 +66,12 @@ class Embedder:
             self.batch_window = batch_window
         # one batcher per kind: a query never waits in a batch of passages (models with a handle per
         # kind, like e5-small here, embed the two at once)
-        self._batchers = {kind: Batcher(self._embed_checker(kind), lambda: self.batch_size,
-                                       lambda: self.batch_window, lambda: self.parallel_batches)
-                          for kind in ("query", "document")}
+        self._batchers = {
+            "query": Batcher(self._embed_checker("query"), lambda: _or(self.coalesce_queries, self.batch_size),
+                             lambda: self.batch_window, lambda: self.parallel_batches),
+            "document": Batcher(self._embed_checker("document"),
+                                lambda: _or(self.coalesce_documents, self.batch_size),
+                                lambda: self.batch_window, lambda: self.parallel_batches)}
 
     def embed_batch(self, texts: list[str], kind: Kind) -> np.ndarray:
         """Return an array (len(texts), dim) of unit-length float32 vectors."""
@@ -129,11 +136,18 @@ class E5SmallEmbedder(Embedder):
     handles of its own, made on first use, so a recall's query never waits behind a document being
     embedded; and ``parallel_batches`` handles per kind, so concurrent batches fill the cores: by
     default the cores this process may use divided by the engine's threads per call (``threads``,
-    ``GIEOK_THREADS``), at least 1. Handles share the model's memory (the file is mmap'd)."""
+    ``GIEOK_THREADS``), at least 1. Handles share the model's memory (the file is mmap'd).
+
+    Coalescing, as measured on this engine (docs/benchmarks/serve.md): a batch of 8 queries costs
+    ~0.88 of 8 single calls, 16-32 no less, and a batch of 8 makes a recall wait for at most 7 others
+    (32 raised the server's recall p95 ÷ p50 from 1.8 to 3.2); a batch of passages costs as much as single calls
+    (0.92-1.06), so concurrent retains are not gathered, only run side by side."""
 
     model_id = "e5-small"
     dim = 384
     batch_size = 32
+    coalesce_queries = 8
+    coalesce_documents = 0
 
     def __init__(self, num_threads: int | None = None, *, batch_window: float | None = None,
                  parallel_batches: int | None = None) -> None:
@@ -198,6 +212,10 @@ class USEMultilingualEmbedder(Embedder):
 
     def embed_batch(self, texts: list[str], kind: Kind) -> np.ndarray:
         return np.asarray(self._model.encode(texts), dtype=np.float32).reshape(len(texts), -1)
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
 
 
 def register_builtins(register: Callable[..., Any]) -> None:
