@@ -313,3 +313,18 @@ def test_e5_small_gives_each_thread_its_own_vector(run_threads) -> None:  # type
         np.testing.assert_allclose(vector, expected[text], atol=1e-5)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="parallel_batches"):
         E5SmallEmbedder(parallel_batches=0)
+
+
+def test_a_kind_with_coalescing_off_runs_each_call_alone_in_turn(run_threads) -> None:  # type: ignore[no-untyped-def]
+    embedder = Gated()
+    embedder.coalesce_documents = 0  # as e5-small: passages cost no less together
+    embedder.release.clear()
+    first = run_threads([lambda: embedder.embed([TEXTS[0]], "document")])
+    assert embedder.started.wait(WAIT)
+    rest = run_threads([lambda text=text: embedder.embed([text], "document") for text in TEXTS[1:4]])  # type: ignore[misc]
+    queued(embedder, "document", 3)  # no free slot: they wait their turn, they do not run at once
+    embedder.release.set()
+    results = done(first, rest)
+    assert sorted(embedder.batches) == sorted([[text] for text in TEXTS[:4]])
+    for text, vectors in zip(TEXTS[:4], results, strict=True):
+        np.testing.assert_allclose(vectors[0], embedder.expected(text), rtol=1e-6)  # type: ignore[index]

@@ -139,9 +139,9 @@ class E5SmallEmbedder(Embedder):
     ``GIEOK_THREADS``), at least 1. Handles share the model's memory (the file is mmap'd).
 
     Coalescing, as measured on this engine (docs/benchmarks/serve.md): a batch of 8 queries costs
-    ~0.88 of 8 single calls, 16-32 no less, and a batch of 8 makes a recall wait for at most 7 others
-    (32 raised the server's recall p95 ÷ p50 from 1.8 to 3.2); a batch of passages costs as much as single calls
-    (0.92-1.06), so concurrent retains are not gathered, only run side by side."""
+    ~0.88 of the CPU of 8 single calls, 16-32 no less, and makes a recall wait for at most 7 others
+    (batches of 32 raised the server's recall p95 ÷ p50 from 1.8 to 3.2); a batch of passages costs
+    what single calls do (0.92-1.06), so concurrent retains are not gathered, only run side by side."""
 
     model_id = "e5-small"
     dim = 384
