@@ -185,14 +185,14 @@ class E5SmallEmbedder(Embedder):
         except BaseException:
             with self._pool_lock:
                 self._made[kind] -= 1
-                self._returned.notify()
+                self._returned.notify_all()  # waiters of both kinds share it
             raise
         try:
             yield handle
         finally:
             with self._pool_lock:
                 self._free[kind].append(handle)
-                self._returned.notify()
+                self._returned.notify_all()  # waiters of both kinds share it
 
     def embed_batch(self, texts: list[str], kind: Kind) -> np.ndarray:
         with self._handle(kind) as model:
