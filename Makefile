@@ -94,7 +94,7 @@ clean:
 	rm -rf $(VENV) build *.egg-info
 
 bench-profile: $(STAMP)
-	$(BIN)/python bench/profile.py
+	$(BIN)/python bench/profile_slots.py
 
 train-filler: $(STAMP)
 	$(BIN)/python bench/train_filler.py

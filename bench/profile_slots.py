@@ -1,7 +1,7 @@
 """Profile slots: does gieok know a person's birthday, allergies, job, city and family — and their
 earlier values — and does recall put the message that says so first?
 
-    python bench/profile.py [--data bench/data/profile_slots.json] [--embedder e5-small] [--db PATH] [--json]
+    python bench/profile_slots.py [--data bench/data/profile_slots.json] [--embedder e5-small] [--db PATH] [--json]
 
 The set (bench/data/profile_slots.json, written for this benchmark by someone who had not seen the
 slot rules; its first half, ko-p1..3 and en-p1..3, was later read to widen them, the second half is
