@@ -397,3 +397,12 @@ def test_disguised_secrets_never_survive(sample: tuple[str, str, int]) -> None:
     result = redact(text)
     assert any(span.start <= at and at + len(value) <= span.end for span in result.spans), (value, result.spans)
     assert_structure(text, result)
+
+
+@pytest.mark.parametrize("text", ["가AKIA0000000000000000 0000", "my key AKIAIOSFODNN7EXAMPLE 2026 rotated",
+                                  "키는 Ａ\u200bＫＩＡ０００００００００００００００００ 0000 이에요"])
+def test_a_whole_aws_key_is_not_joined_to_the_number_after_it(text: str) -> None:
+    # an AWS key id is 20 characters: joining " 0000" onto a whole one made it too long to match
+    result = redact(text)
+    assert [span.type for span in result.spans] == ["aws_access_key"], result.spans
+    assert "AKIA" not in result.text and "ＫＩＡ" not in result.text

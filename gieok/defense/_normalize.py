@@ -188,6 +188,8 @@ _KEY_START = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, KEY_PR
 _KEY_SEGMENT = re.compile(
     r"(?P<gap> |[ \t]*\r?\n[ \t]*|[ \t]{2,}|\t)([A-Za-z0-9_\-]{4,})(?![A-Za-z0-9_\-]|[ ]?[=:])"
 )
+_FIXED_LENGTH = ("AKIA", "ASIA")
+_AWS_KEY_LENGTH = 20
 _LETTER_DIGIT_RUNS = re.compile(r"[A-Za-z]+|[0-9]+")
 _RANDOM_MIN_LENGTH = 8
 _PLAIN_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
@@ -429,6 +431,9 @@ def split_keys(text: str, starts: Iterable[int]) -> list[tuple[int, int, str]]:
         if match is None:
             continue
         at = match.end()
+        if match.group().startswith(_FIXED_LENGTH) and at - start >= _AWS_KEY_LENGTH:
+            done = at  # an AWS key id is exactly 20 characters: one that is whole continues nowhere
+            continue
         while (segment := _KEY_SEGMENT.match(text, at)) is not None and (
                 _keylike(segment.group(2)) if segment.group("gap") == " " else _random(segment.group(2))):
             edits.append((at, segment.end("gap"), ""))
