@@ -61,6 +61,8 @@ from gieok.errors import (
     StoreError,
     UnknownProviderError,
     UnreadableLineError,
+    BankFileError,
+    BankExistsError,
     UnsupportedFormatError,
 )
 from gieok.memory import AsyncMemory, Memory
@@ -69,6 +71,7 @@ from gieok.records import (
     ChannelHit,
     EntityInfo,
     ImportResult,
+    BankImport,
     IngestResult,
     Message,
     Operation,
@@ -107,6 +110,7 @@ __all__ = [
     "FormatMismatchError",
     "GieokError",
     "ImportResult",
+    "BankImport",
     "IngestResult",
     "InputError",
     "InternalError",
@@ -154,6 +158,8 @@ __all__ = [
     "TimeMention",
     "UnknownProviderError",
     "UnreadableLineError",
+    "BankFileError",
+    "BankExistsError",
     "UnsupportedFormatError",
     "__version__",
     "find_time_expressions",

@@ -8,8 +8,9 @@ call these methods and nothing below them.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import IO, Any
 
 from gieok._twin import add_async_twins
 from gieok.defense import RedactionPolicy
@@ -20,6 +21,7 @@ from gieok.engine._time import TimeLike, optional_epoch
 from gieok.engine._validate import check_int64, check_optional_text, check_text
 from gieok.engine.admin import banks as _banks
 from gieok.engine.admin import browse as _browse
+from gieok.engine.admin import portable as _portable
 from gieok.engine.admin import quarantine as _held
 from gieok.engine.admin.audit_key import KeySource
 from gieok.engine.context import Engine, check_bank_name
@@ -39,6 +41,7 @@ from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
 from gieok.records import (
+    BankImport,
     BankInfo,
     EntityInfo,
     ImportResult,
@@ -455,6 +458,27 @@ class Memory:
 
     def delete_mental_model(self, bank: str, name: str) -> None:
         _models.delete_mental_model(self.engine.bank(bank), _str(name, "name"))
+
+    # -- moving banks (docs/guide/portability.md) --------------------------------------------
+    def export_bank(self, bank: str, dest: str | os.PathLike[str] | IO[Any], *, with_vectors: bool = False) -> int:
+        """Write ``bank`` to ``dest`` (a path or a file object) as a gieok bank file (JSON Lines, streamed);
+        ``with_vectors`` adds the vectors with their embedder id. Returns the lines written."""
+        return _portable.export_bank(self.engine, bank, dest, with_vectors=with_vectors)
+
+    def import_bank(self, src: str | os.PathLike[str] | bytes | IO[Any], bank: str | None = None, *,
+                    progress: Callable[[int, int], None] | None = None) -> BankImport:
+        """Import a bank file into ``bank`` (default: the name it was exported under). Validated before
+        anything is written; importing the same file again changes nothing."""
+        return _portable.import_bank(self.engine, src, bank, progress=progress)
+
+    def clone_bank(self, bank: str, new: str) -> BankImport:
+        """Copy ``bank`` to a new bank ``new``, independent of it from then on."""
+        return _portable.clone_bank(self.engine, bank, new)
+
+    def rename_bank(self, bank: str, new: str) -> BankInfo:
+        """Rename ``bank`` to ``new`` (refused when ``new`` exists); returns the bank under its new name."""
+        name = _portable.rename_bank(self.engine, bank, new)
+        return next(b for b in self.banks() if b.name == name)
 
     # -- background work ---------------------------------------------------------------------
     def maintain(self, bank: str | None = None, *, now: TimeLike | None = None) -> list[dict[str, Any]]:
