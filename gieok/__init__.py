@@ -13,6 +13,8 @@ from gieok.engine.reflect.run import Reflection
 from gieok.engine.retain.doubt import HeldStatement
 from gieok.errors import (
     AuthError,
+    BankExistsError,
+    BankFileError,
     BankNotFoundError,
     BlockedContentError,
     ClaimLostError,
@@ -61,17 +63,15 @@ from gieok.errors import (
     StoreError,
     UnknownProviderError,
     UnreadableLineError,
-    BankFileError,
-    BankExistsError,
     UnsupportedFormatError,
 )
 from gieok.memory import AsyncMemory, Memory
 from gieok.records import (
+    BankImport,
     BankInfo,
     ChannelHit,
     EntityInfo,
     ImportResult,
-    BankImport,
     IngestResult,
     Message,
     Operation,

@@ -9,7 +9,8 @@ from gieok.store._pg_migrations import MIGRATIONS as PG_MIGRATIONS
 from gieok.store._schema import NAMES
 from gieok.store.migrations import MIGRATIONS
 
-_SHARED = {"gieok.store._write_path", "gieok.store._area", "gieok.store._banks", "gieok.store._meta", "gieok.store._portable",
+_SHARED = {"gieok.store._write_path", "gieok.store._area", "gieok.store._banks", "gieok.store._meta",
+           "gieok.store._portable",
            "gieok.store._audit", "gieok.store._sources", "gieok.store._facts", "gieok.store._search",
            "gieok.store._graph", "gieok.store._versions", "gieok.store._erasure", "gieok.store._observations",
            "gieok.store._jobs", "gieok.store._models", "gieok.store._llm", "gieok.store._slots",
@@ -18,7 +19,8 @@ _SHARED = {"gieok.store._write_path", "gieok.store._area", "gieok.store._banks",
 # making erased bytes leave the file (a WAL checkpoint) against a server's own WAL; SQLite's file lock
 # against PostgreSQL's advisory locks
 _OWN = {"search.keyword", "search.vector", "search.sample", "search.vectors_of", "search.train_index",
-        "search.index_due", "search.build_index", "search.clear_context", "search.compact", "search.indexed_terms", "erasure.scan",
+        "search.index_due", "search.build_index", "search.clear_context", "search.compact",
+        "search.indexed_terms", "erasure.scan",
         "erasure.vacuum", "erasure.file_contains", "erasure.checkpoint", "lock_bank"}
 
 

@@ -25,12 +25,12 @@ import base64
 import hashlib
 import io
 import json
+import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
@@ -138,7 +138,8 @@ def _extras(store: Store, bank: BankRow, record: str, page: list[dict[str, Any]]
     return [{} for _ in page]
 
 
-def export_bank(engine: Engine, bank: str, dest: str | Path | IO[Any], *, with_vectors: bool = False) -> int:
+def export_bank(engine: Engine, bank: str, dest: str | os.PathLike[str] | IO[Any], *,
+                with_vectors: bool = False) -> int:
     """Write the bank's file to ``dest`` (a path, or a binary or text file object); returns its lines."""
     lines = export_lines(engine, bank, with_vectors=with_vectors)
     first = next(lines)  # the bank is checked before a file is created
@@ -152,8 +153,8 @@ def export_bank(engine: Engine, bank: str, dest: str | Path | IO[Any], *, with_v
 
 
 @contextmanager
-def _writable(dest: str | Path | IO[Any]) -> Iterator[Callable[[str], Any]]:
-    if isinstance(dest, (str, Path)):
+def _writable(dest: str | os.PathLike[str] | IO[Any]) -> Iterator[Callable[[str], Any]]:
+    if isinstance(dest, (str, os.PathLike)):
         with open(dest, "w", encoding="utf-8", newline="\n") as handle:
             yield handle.write
     elif isinstance(dest, io.TextIOBase):
@@ -190,7 +191,8 @@ class _Checker:
         if self.ended or position < self.position or (position == self.position and kind in ("header", "bank")):
             raise BankFileError(number, f"a {kind!r} record out of the format's order ({' → '.join(RECORDS)})")
         if self.position < 0 and kind != "header":
-            raise BankFileError(number, f'the first line must be the header {{"record": "header", "format": "{FORMAT}"}}')
+            raise BankFileError(number, "the first line must be the header "
+                                        f'{{"record": "header", "format": "{FORMAT}", ...}}')
         self.position = position
         getattr(self, f"_{kind}", self._row)(number, kind, record)
         self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -282,9 +284,9 @@ def _validate(handle: IO[bytes]) -> tuple[_Checker, str, int]:
 
 
 @contextmanager
-def _readable(src: str | Path | bytes | IO[Any]) -> Iterator[IO[bytes]]:
+def _readable(src: str | os.PathLike[str] | bytes | IO[Any]) -> Iterator[IO[bytes]]:
     """``src`` as a seekable binary file (a text or unseekable stream is spooled to a temporary file)."""
-    if isinstance(src, (str, Path)):
+    if isinstance(src, (str, os.PathLike)):
         with open(src, "rb") as handle:
             yield handle
         return
@@ -298,11 +300,11 @@ def _readable(src: str | Path | bytes | IO[Any]) -> Iterator[IO[bytes]]:
         for chunk in iter(lambda: src.read(1 << 20), "" if isinstance(src, io.TextIOBase) else b""):
             spool.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
         spool.seek(0)
-        yield spool  # type: ignore[misc]
+        yield spool
 
 
 # -- import (the second pass) ----------------------------------------------------------------------
-def import_bank(engine: Engine, src: str | Path | bytes | IO[Any], bank: str | None = None, *,
+def import_bank(engine: Engine, src: str | os.PathLike[str] | bytes | IO[Any], bank: str | None = None, *,
                 progress: Progress | None = None) -> BankImport:
     """Import a bank file (see the module docstring) into ``bank`` (default: the name in its header)."""
     started = time.monotonic()
@@ -325,7 +327,8 @@ def import_bank(engine: Engine, src: str | Path | bytes | IO[Any], bank: str | N
             ctx = engine.created_bank(name)
             writer = _Writer(ctx, checker.header, lines, progress)
             writer.run(handle)
-            config = {**checker.config, "imported": {"sha256": digest, "counts": counts, "from": checker.header["bank"]}}
+            marker = {"sha256": digest, "counts": counts, "from": checker.header["bank"]}
+            config = {**checker.config, "imported": marker}
             engine.store.banks.set_config(ctx.bank.id, config)
     return BankImport(name, counts, digest, reembedded=writer.reembedded, seconds=time.monotonic() - started)
 
@@ -344,7 +347,7 @@ class _Writer:
         self.lines, self.done, self.progress = lines, 0, progress
 
     def run(self, handle: IO[bytes]) -> None:
-        kind, batch = "", []
+        kind, batch = "", list[dict[str, Any]]()
         for raw in handle:
             if not raw.strip():
                 continue
@@ -483,7 +486,7 @@ def clone_bank(engine: Engine, bank: str, new: str, *, progress: Progress | None
     with tempfile.SpooledTemporaryFile(max_size=32 << 20) as spool:
         export_bank(engine, bank, spool, with_vectors=True)
         spool.seek(0)
-        return import_bank(engine, spool, name, progress=progress)  # type: ignore[arg-type]
+        return import_bank(engine, spool, name, progress=progress)
 
 
 def rename_bank(engine: Engine, bank: str, new: str) -> str:
