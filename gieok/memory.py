@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from gieok._twin import add_async_twins
@@ -464,6 +464,10 @@ class Memory:
         """Write ``bank`` to ``dest`` (a path or a file object) as a gieok bank file (JSON Lines, streamed);
         ``with_vectors`` adds the vectors with their embedder id. Returns the lines written."""
         return _portable.export_bank(self.engine, bank, dest, with_vectors=with_vectors)
+
+    def iter_export(self, bank: str, *, with_vectors: bool = False) -> Iterator[str]:
+        """The lines of ``bank``'s file (what :meth:`export_bank` writes), read a page of rows at a time."""
+        return _portable.export_lines(self.engine, bank, with_vectors=with_vectors)
 
     def import_bank(self, src: str | os.PathLike[str] | bytes | IO[Any], bank: str | None = None, *,
                     progress: Callable[[int, int], None] | None = None) -> BankImport:

@@ -33,6 +33,7 @@ def test_public_names_are_pinned() -> None:
         "EncryptedDocumentError", "FormatMismatchError", "ScannedPageError", "UnsupportedFormatError", "IngestResult",
         "ImportResult", "Scope", "ScopeError", "ScopeConflictError", "ReembedRunningError",
         "SessionUserError", "HeldNotFoundError", "HeldStatement",
+        "BankImport", "BankFileError", "BankExistsError",
     ])
     for name in gieok.__all__:
         assert hasattr(gieok, name)
@@ -52,6 +53,7 @@ PUBLIC_METHODS = {
     "run_jobs", "jobs", "close", "submit_retain", "operation", "entities", "cancel_operation", "retry_operation",
     "ingest", "overview", "source_facts", "connections", "entity", "pin", "create_bank", "import_chat",
     "session", "should_recall", "merge_suggestions", "profile", "lookup", "reembed",
+    "export_bank", "iter_export", "import_bank", "clone_bank", "rename_bank",
 }
 
 

@@ -5,6 +5,7 @@ types back, same typed errors."""
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -57,7 +58,7 @@ CONTRACT_METHODS = {"retain", "submit_retain", "operation", "cancel_operation", 
                     "overview", "source_facts", "connections", "entity", "merge_suggestions", "pin", "create_bank",
                     "should_recall", "session", "redaction_policy", "set_redaction_policy", "audit_log",
                     "configure_decisions", "llm_usage", "jobs", "add_mental_model", "mental_model", "mental_models",
-                    "delete_mental_model"}
+                    "delete_mental_model", "export_bank", "iter_export", "import_bank", "clone_bank", "rename_bank"}
 # Memory's methods the client does not offer, each with why. A method added to Memory fails the
 # parity test until it is added to Client (and a route) or written here.
 NOT_REMOTE = {
@@ -327,3 +328,21 @@ def test_the_async_client_is_the_twin(db_path: str, fake_embedder: object, tmp_p
 
     with Memory(db_path, embedder="fake") as mem, serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url:
         asyncio.run(use(url))
+
+
+def test_a_bank_moves_through_export_import_clone_and_rename(api: Any, tmp_path: Any) -> None:
+    api.retain("지훈", messages=CHAT, document_id="chat")
+    path = tmp_path / "jihoon.jsonl"
+    lines = api.export_bank("지훈", path)
+    assert lines == len(path.read_text(encoding="utf-8").splitlines())
+    streamed = [json.loads(line) for line in api.iter_export("지훈")]  # (a server's worker may add rows meanwhile)
+    assert streamed[0]["record"] == "header" and streamed[-1]["record"] == "end"
+    imported = api.import_bank(path, "지훈-copy")
+    assert imported.bank == "지훈-copy" and imported.counts["message"] == 3 and not imported.unchanged
+    assert api.import_bank(path, "지훈-copy").unchanged
+    cloned = api.clone_bank("지훈", "지훈-test").counts  # (observations may have been consolidated meanwhile)
+    assert [cloned[k] for k in ("source", "message", "chunk", "fact")] == [
+        imported.counts[k] for k in ("source", "message", "chunk", "fact")]
+    assert api.rename_bank("지훈-test", "jihoon").name == "jihoon"
+    assert "oat milk" in api.recall("jihoon", "what milk").memories[0].text
+    assert sorted(b.name for b in api.banks()) == ["jihoon", "지훈", "지훈-copy"]

@@ -257,3 +257,73 @@ def test_clone_is_independent_and_rename_keeps_everything(store_mem: Memory) -> 
         store_mem.rename_bank("지우", "alice-test")
     with pytest.raises(InputError):
         store_mem.rename_bank("지우", "   ")
+
+
+def test_the_cli_exports_imports_clones_and_renames(db_path: str, fake_embedder: object, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gieok.cli import cli
+
+    with Memory(db_path, embedder="fake") as mem:
+        _fill(mem)
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0) -> str:
+        result = runner.invoke(cli, ["--db", db_path, "--embedder", "fake", *args])
+        assert result.exit_code == code, result.output
+        return result.output
+
+    path = str(tmp_path / "alice.jsonl")
+    exported = json.loads(invoke("bank", "export", "alice", path, "--with-vectors", "--json"))
+    assert exported["lines"] == len(Path(path).read_text(encoding="utf-8").splitlines())
+    imported = json.loads(invoke("bank", "import", path, "--as", "앨리스", "--json"))
+    assert imported["bank"] == "앨리스" and imported["reembedded"] == 0 and imported["counts"]["fact"] > 5
+    assert "nothing changed" in invoke("bank", "import", path, "--as", "앨리스")
+    assert "--as" in invoke("bank", "import", path, code=2)  # alice holds memories: a clear error
+    assert "cloned alice to alice-2" in invoke("bank", "clone", "alice", "alice-2")
+    assert json.loads(invoke("bank", "rename", "alice-2", "bob", "--json"))["bank"] == "bob"
+    assert "already" in invoke("bank", "rename", "bob", "앨리스", code=2)
+    banks = json.loads(invoke("banks", "--json"))
+    names = sorted(b["name"] for b in (banks if isinstance(banks, list) else banks["banks"]))
+    assert names == ["alice", "bob", "앨리스"]
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(Path(path).read_text(encoding="utf-8").replace('"record":"fact"', '"record":"fakt"', 1),
+                      encoding="utf-8")
+    assert "line" in invoke("bank", "import", str(broken), "--as", "x", code=2)
+
+
+def test_the_server_and_client_move_banks_with_an_admin_key(mem: Memory, tmp_path: Path) -> None:
+    from server_harness import serving
+
+    from gieok import Client, PermissionDeniedError
+    from gieok.engine.admin import keys
+    from gieok.server.app import create_app
+
+    _fill(mem)
+    _, admin_key = keys.create_key(mem.engine, role="admin", name="ops")
+    _, writer_key = keys.create_key(mem.engine, role="write", banks=["alice", "carol"], name="app")
+    original = _export(mem, "alice")
+    with serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url, \
+            Client(url, api_key=admin_key) as client, Client(url, api_key=writer_key) as writer:
+        streamed = "".join(client.iter_export("alice"))
+        _same(_normalised(streamed.encode("utf-8")), _normalised(original))
+        path = tmp_path / "alice.jsonl"
+        lines = client.export_bank("alice", path, with_vectors=True)
+        assert lines == len(path.read_text(encoding="utf-8").splitlines())
+        result = client.import_bank(path, "앨리스")
+        assert isinstance(result, BankImport) and result.bank == "앨리스" and result.reembedded == 0
+        assert client.import_bank(str(path), "앨리스").unchanged
+        with pytest.raises(BankExistsError):
+            client.import_bank(path)  # into alice, which holds memories
+        broken = original.replace(b'"record":"fact"', b'"record":"fakt"', 1)
+        with pytest.raises(BankFileError, match="line"):
+            client.import_bank(broken, "broken")
+        assert client.clone_bank("alice", "alice-2").bank == "alice-2"
+        assert client.rename_bank("alice-2", "bob").name == "bob"
+        with pytest.raises(BankNotFoundError):
+            list(client.iter_export("nobody"))
+        with pytest.raises(PermissionDeniedError):  # a write key may not take a bank's whole memory out
+            list(writer.iter_export("alice"))
+        with pytest.raises(PermissionDeniedError):
+            writer.rename_bank("alice", "carol")
+    assert sorted(b.name for b in mem.banks()) == ["alice", "bob", "앨리스"]
