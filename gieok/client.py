@@ -160,6 +160,20 @@ def _file(source: FileSource) -> tuple[bytes, str | None]:
         raise _errors.FileFormatError(f"{path}: is a folder; give a file") from None
 
 
+def _lines(response: httpx.Response) -> Iterator[str]:
+    """A streamed bank file's lines, split on b"\\n" only (a record may hold U+2028 and the like, which
+    text line splitting breaks on); the response is closed when they end or the caller stops."""
+    try:
+        pending = b""
+        for chunk in response.iter_bytes():
+            *lines, pending = (pending + chunk).split(b"\n")
+            yield from (line.decode("utf-8") + "\n" for line in lines if line)
+        if pending:
+            yield pending.decode("utf-8") + "\n"
+    finally:
+        response.close()
+
+
 def _headers(api_key: str | None) -> dict[str, str]:
     key = api_key if api_key is not None else os.environ.get("GIEOK_API_KEY")
     return {"Authorization": f"Bearer {key}"} if key else {}
@@ -421,19 +435,18 @@ class Client:
 
     # -- moving banks (docs/guide/portability.md) ---------------------------------------------------
     def iter_export(self, bank: str, *, with_vectors: bool = False) -> Iterator[str]:
-        """:meth:`gieok.Memory.iter_export` on the server: the bank file's lines, streamed (admin)."""
+        """:meth:`gieok.Memory.iter_export` on the server: the bank file's lines, streamed (admin). The
+        request is sent now (an unknown bank fails here); the lines are read as they are iterated."""
         path = f"/v1/banks/{_q(bank)}/export?with_vectors={str(bool(with_vectors)).lower()}"
-        with self._http.stream("GET", path) as response:
-            if response.status_code >= 400:
-                response.read()
-                raise _error(response)
-            # split on b"\n" only: a record may hold U+2028 and the like, which text line splitting breaks on
-            pending = b""
-            for chunk in response.iter_bytes():
-                *lines, pending = (pending + chunk).split(b"\n")
-                yield from (line.decode("utf-8") + "\n" for line in lines if line)
-            if pending:
-                yield pending.decode("utf-8") + "\n"
+        try:
+            response = self._http.send(self._http.build_request("GET", path), stream=True)
+        except httpx.TransportError as exc:
+            raise _errors.GieokError(f"cannot reach the gieok server at {self.url}: {exc}") from None
+        if response.status_code >= 400:
+            response.read()
+            response.close()
+            raise _error(response)
+        return _lines(response)
 
     def export_bank(self, bank: str, dest: str | os.PathLike[str] | IO[Any], *, with_vectors: bool = False) -> int:
         """:meth:`gieok.Memory.export_bank` on the server: the file is streamed into ``dest`` here."""

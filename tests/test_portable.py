@@ -303,7 +303,7 @@ def test_the_server_and_client_move_banks_with_an_admin_key(mem: Memory, tmp_pat
     _, admin_key = keys.create_key(mem.engine, role="admin", name="ops")
     _, writer_key = keys.create_key(mem.engine, role="write", banks=["alice", "carol"], name="app")
     original = _export(mem, "alice")
-    with serving(create_app(mem, mcp=False, poll_seconds=0.05)) as url, \
+    with serving(create_app(mem, mcp=False, worker=False, ui=False)) as url, \
             Client(url, api_key=admin_key) as client, Client(url, api_key=writer_key) as writer:
         streamed = "".join(client.iter_export("alice"))
         _same(_normalised(streamed.encode("utf-8")), _normalised(original))

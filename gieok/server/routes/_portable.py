@@ -49,7 +49,7 @@ def _filename(bank: str) -> str:
 
 
 @router.post("/v1/banks/{bank}/import", tags=["banks"],
-             openapi_extra={"requestBody": {"content": {"application/x-ndjson": {}}, "required": True}})
+             openapi_extra={"requestBody": {"content": {"application/octet-stream": {}}, "required": True}})
 async def import_bank(bank: str, request: Request, who: Caller, memory: Mem) -> BankImport:
     """The request body is a gieok bank file, imported into ``bank`` (admin). Checked line by line
     before anything is written (a bad line: 422 naming it); the same file again changes nothing;
