@@ -72,6 +72,8 @@ from collections.abc import Sequence
 
 __all__ = [
     "AuthError",
+    "BankExistsError",
+    "BankFileError",
     "BankNotFoundError",
     "BlockedContentError",
     "ClaimLostError",
