@@ -16,11 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 
 from gieok import BankExistsError, BankFileError, BankImport, BankNotFoundError, InputError, Memory
 from gieok.engine.admin.portable import RECORDS
+from gieok.providers import registry
+from gieok.providers.embedders import Embedder
 from gieok.store import PostgresStore
 
 CHAT = [
@@ -163,6 +166,9 @@ def test_round_trip_on_each_store_gives_the_same_file_and_answers(store_mem: Mem
     assert (result.reembedded == 0) == with_vectors
     again = _export(store_mem, "alice-copy", with_vectors=with_vectors)
     _same(_normalised(again), _normalised(data))
+    # embedded again or taken from the file, every vector (a reply's second one included) is the original's
+    _same(_normalised(_export(store_mem, "alice-copy", with_vectors=True)),
+          _normalised(_export(store_mem, "alice", with_vectors=True)))
     assert _answers(store_mem, "alice-copy") == _answers(store_mem, "alice")
 
 
@@ -327,3 +333,41 @@ def test_the_server_and_client_move_banks_with_an_admin_key(mem: Memory, tmp_pat
         with pytest.raises(PermissionDeniedError):
             writer.rename_bank("alice", "carol")
     assert sorted(b.name for b in mem.banks()) == ["alice", "bob", "앨리스"]
+
+
+class _OtherEmbedder(Embedder):
+    """Another embedder (another id and dimension): a bank moved to it is embedded again."""
+
+    model_id = "other-fake"
+    dim = 16
+
+    def embed_batch(self, texts: list[str], kind: str) -> np.ndarray:  # type: ignore[override]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.split():
+                out[i, sum(word.encode("utf-8")) % self.dim] += 1.0
+            out[i, -1] += 0.01
+        return out
+
+
+def test_a_bank_moves_to_another_embedder_by_export_and_import(mem: Memory, tmp_path: Path) -> None:
+    _fill(mem)
+    data = _export(mem, "alice", with_vectors=True)  # vectors of "fake": of no use to "other-fake"
+    registry.register("embedder", "other-fake", _OtherEmbedder, replace=True)
+    try:
+        with Memory(str(tmp_path / "other.db"), embedder="other-fake") as other:
+            seen: list[tuple[int, int]] = []
+            result = other.import_bank(data, progress=lambda done, total: seen.append((done, total)))
+            assert result.reembedded == result.counts["fact"] + sum(
+                1 for r in _records(data) if r["record"] == "observation" and r["has_vector"])
+            assert seen[-1] == (len(data.splitlines()), len(data.splitlines()))
+            header = _records(_export(other, "alice", with_vectors=True))[0]
+            assert (header["embedder"], header["dim"]) == ("other-fake", 16)
+            def rows(file: bytes) -> list[dict[str, Any]]:
+                return [{k: v for k, v in r.items() if k not in ("vector", "context_vector")}
+                        for r in _normalised(file) if r["record"] != "header"]
+
+            assert rows(_export(other, "alice")) == rows(data)  # the same bank, in another vector space
+            assert "땅콩" in other.recall("alice", "땅콩 알레르기").memories[0].text
+    finally:
+        registry.unregister("embedder", "other-fake")
