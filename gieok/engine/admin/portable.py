@@ -63,6 +63,12 @@ _REFS = {"message": {"source_id": "source"}, "chunk": {"source_id": "source"},
                                                                        "fact_id": "fact"},
          "profile_slot": {"fact_id": "fact"}, "held": {"source_id": "source", "chunk_id": "chunk"}}
 _NULLABLE_REFS = {("observation", "entity_id")}
+_INTEGERS = {"id", "position", "tokens", "degree", "folded_upto", "folds", "utc_offset", "recall_count",
+             "superseded_by", "source_id", "chunk_id", "fact_id", "entity_id", "observation_id", "from_fact", "to_fact"}
+_NUMBERS = {"occurred_start", "occurred_end", "mentioned_at", "valid_from", "valid_to", "importance", "expires_at",
+            "created_at", "updated_at", "strength", "last_recalled_at", "archived_at", "consolidated_at", "weight",
+            "last_seen", "believed_at", "refreshed_at", "said_at", "probability"}
+_UNIQUE = {"source": "external_id", "message": "external_id"}  # unique within a bank
 _CONFIG_KEPT_OUT = ("imported",)  # this database's own bookkeeping, not the bank's settings
 
 
@@ -104,14 +110,27 @@ def export_lines(engine: Engine, bank: str, *, with_vectors: bool = False) -> It
                  "gieok_version": _version(), "with_vectors": bool(with_vectors)})
     yield _line({"record": "bank", "config": _settings(store.banks.config(row.id))})
     counts = {"bank": 1}
+    newest: dict[str, int] = {}  # the highest id written out per record type
     for record in TABLES:
         counts[record] = 0
         for page in store.portable.pages(record, row.id):
+            page = [r for r in page if _written_before(record, r, newest)]
             extras = _extras(store, row, record, page, with_vectors)
             for r, extra in zip(page, extras):
                 yield _line({"record": record, **r, **extra})
             counts[record] += len(page)
+            if page and "id" in page[-1]:
+                newest[record] = page[-1]["id"]
     yield _line({"record": "end", "counts": counts})
+
+
+def _written_before(record: str, row: dict[str, Any], newest: dict[str, int]) -> bool:
+    """Whether every row ``row`` refers to is in the file already. The tables are read one after the
+    other, not in one snapshot: a row written meanwhile (a retain, a consolidation) may refer to rows
+    newer than those written out; it is left out, as if the export had been taken a moment earlier.
+    (A fact's ``superseded_by`` names a newer fact, written later in the same walk.)"""
+    return all(row[column] is None or row[column] <= newest.get(target, 0)
+               for column, target in _REFS.get(record, {}).items())
 
 
 def _extras(store: Store, bank: BankRow, record: str, page: list[dict[str, Any]],
@@ -176,6 +195,7 @@ class _Checker:
         self.position = -1
         self.ended = False
         self.replaced_by: list[tuple[int, int]] = []
+        self.unique: dict[str, set[Any]] = {}
 
     def check(self, number: int, raw: bytes) -> None:
         try:
@@ -232,9 +252,12 @@ class _Checker:
                 ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(unknown)}"]
                                                                          if unknown else [])))
         for column in table.columns:
-            value = record[column]
-            if column not in table.json and not (value is None or isinstance(value, (str, int, float, bool))):
-                raise BankFileError(number, f"a {kind!r} record's {column!r} must be a JSON scalar")
+            self._scalar(number, kind, column, record[column])
+        if kind in _UNIQUE:
+            seen = self.unique.setdefault(kind, set())
+            if record[_UNIQUE[kind]] in seen:
+                raise BankFileError(number, f"a second {kind} with external_id {record[_UNIQUE[kind]]!r}")
+            seen.add(record[_UNIQUE[kind]])
         for column, target in _REFS.get(kind, {}).items():
             value = record[column]
             if value is None and (kind, column) in _NULLABLE_REFS:
@@ -252,6 +275,24 @@ class _Checker:
             if not isinstance(record["id"], int) or record["id"] in self.ids[kind]:
                 raise BankFileError(number, f"a {kind!r} id must be an integer, once per file")
             self.ids[kind].add(record["id"])
+
+    @staticmethod
+    def _scalar(number: int, kind: str, column: str, value: Any) -> None:
+        """A column's value is of its type (references are checked apart); null is left to the database."""
+        table = TABLES[kind]
+        if value is None or column in table.json:
+            return
+        if column in table.bools:
+            expected: tuple[type, ...] = (bool,)
+        elif column in _INTEGERS:
+            expected = (int,)
+        elif column in _NUMBERS and (kind, column) != ("held", "said_at"):  # a held statement's is ISO text
+            expected = (int, float)
+        else:
+            expected = (str,)
+        if not isinstance(value, expected) or (bool not in expected and isinstance(value, bool)):
+            raise BankFileError(number, f"a {kind!r} record's {column!r} must be "
+                                        f"{' or '.join(t.__name__ for t in expected)}, not {value!r}")
 
     def _vector(self, number: int, value: Any) -> None:
         try:
