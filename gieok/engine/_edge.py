@@ -134,6 +134,7 @@ UNCHECKED = frozenset({
     "text",  # a document's text: the setting max_retain_chars (should_recall reads it as a query: PER_METHOD)
     "content",  # a session turn's text: retained as a message, under max_retain_chars
     "role", "skip_bad", "timezone", "trust",  # one of a few values, checked by their call
+    "dest", "src", "with_vectors",  # a bank file's path or file object (import checks every line), a flag
 })
 
 # where an argument name means something else in one method
@@ -143,6 +144,8 @@ PER_METHOD: dict[tuple[str, str], Check] = {
     ("jobs", "limit"): lambda v, w: check_integer(v, w),
     ("run_jobs", "limit"): lambda v, w: check_integer(v, w),
     ("refold", "upto"): lambda v, w: check_integer(v, w),
+    ("clone_bank", "new"): ARGUMENTS["bank"],
+    ("rename_bank", "new"): ARGUMENTS["bank"],
 }
 
 F = TypeVar("F", bound=Callable[..., Any])
