@@ -171,7 +171,7 @@ def import_bank(engine: Engine, src: str | os.PathLike[str] | bytes | IO[Any], b
             imported = engine.store.banks.config(existing.id).get("imported") or {}
             if imported.get("sha256") == digest:
                 return BankImport(name, dict(imported.get("counts", counts)), digest, unchanged=True)
-            if engine.store.sources.all(existing.id, name):
+            if next(engine.store.portable.pages("source", existing.id, 1), None) is not None:
                 raise BankExistsError(f"bank {name!r} already holds memories: import the file under another "
                                       "name (import_bank(..., bank='new-name'), gieok bank import FILE --as NEW)")
         else:
