@@ -409,3 +409,19 @@ def test_a_bank_written_to_during_an_export_gives_a_file_that_imports(store_mem:
     assert result.counts["fact"] == sum(1 for r in _records(data) if r["record"] == "fact")
     assert "during-export" not in [s.id for s in store_mem.sources("snapshot")]
     assert "수영" not in data.decode("utf-8")
+
+
+def test_an_imported_large_bank_gets_its_vector_clusters_as_after_a_retain(tmp_path: Path,
+                                                                           fake_embedder: object) -> None:
+    filler = [{"speaker": "user", "text": f"{w} 기록 {i} note {i}"}
+              for i, w in enumerate(["회의", "meeting", "여행", "travel"] * 20)]
+    with Memory(str(tmp_path / "small.db"), embedder="fake") as small:
+        small.retain("b", filler, document_id="filler")
+        small.retain("b", [{"speaker": "user", "text": "민지는 부산에서 돼지국밥을 먹었다"}], document_id="trip")
+        data = _export(small, "b", with_vectors=True)
+    with Memory(str(tmp_path / "ann.db"), embedder="fake", ann_min_vectors=64, ivf_probes=4) as ann:
+        ann.import_bank(data)
+        bank = ann.store.banks.get("b")
+        assert ann.store._conn().execute("SELECT trained_on FROM vector_index WHERE bank_id = ?",
+                                         (bank.id,)).fetchone()[0] > 0
+        assert "돼지국밥" in ann.recall("b", "민지는 부산에서 뭐 먹었어?", limit=3).memories[0].text

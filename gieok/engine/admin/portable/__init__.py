@@ -39,6 +39,7 @@ from gieok.engine.admin.portable._format import CONFIG_KEPT_OUT, EXTRA, FORMAT, 
 from gieok.engine.admin.portable._write import Writer
 from gieok.engine.context import Engine, check_bank_name
 from gieok.engine.retain.redact import check_id
+from gieok.engine.retain.run import index_when_due
 from gieok.errors import BankExistsError, BankNotFoundError
 from gieok.records import BankImport
 from gieok.store._portable import TABLES
@@ -184,6 +185,7 @@ def import_bank(engine: Engine, src: str | os.PathLike[str] | bytes | IO[Any], b
             marker = {"sha256": digest, "counts": counts, "from": checker.header["bank"]}
             config = {**checker.config, "imported": marker}
             engine.store.banks.set_config(ctx.bank.id, config)
+    index_when_due(engine.store, ctx.bank.id, ctx.bank.dim)  # a large bank's ANN index, as after a retain
     return BankImport(name, counts, digest, reembedded=writer.reembedded, seconds=time.monotonic() - started)
 
 
