@@ -10,6 +10,8 @@ configure_threads()  # before numpy, OpenBLAS and the e5 engine load: see gieok/
 from gieok.defense import RedactionPolicy, redact
 from gieok.errors import (
     AuthError,
+    BankExistsError,
+    BankFileError,
     BankNotFoundError,
     BlockedContentError,
     ClaimLostError,
@@ -63,6 +65,7 @@ from gieok.errors import (
 from gieok.memory import AsyncMemory, Memory
 from gieok.records import (
     ApiKey,
+    BankImport,
     BankInfo,
     ChannelHit,
     Directive,
@@ -120,6 +123,7 @@ __all__ = [
     "FormatMismatchError",
     "GieokError",
     "ImportResult",
+    "BankImport",
     "IngestResult",
     "InputError",
     "InternalError",
@@ -167,6 +171,8 @@ __all__ = [
     "TimeMention",
     "UnknownProviderError",
     "UnreadableLineError",
+    "BankFileError",
+    "BankExistsError",
     "UnsupportedFormatError",
     "__version__",
     "find_time_expressions",

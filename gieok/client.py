@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
+import io
+import itertools
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 from urllib.parse import quote, urlencode
 
 import httpx
@@ -34,6 +37,7 @@ from gieok._twin import add_async_twins
 from gieok.memory import should_recall
 from gieok.records import (
     AuditEntry,
+    BankImport,
     BankInfo,
     BankOverview,
     Connections,
@@ -174,6 +178,20 @@ def _file(source: FileSource) -> tuple[bytes, str | None]:
         raise _errors.FileFormatError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise _errors.FileFormatError(f"{path}: is a folder; give a file") from None
+
+
+def _lines(response: httpx.Response) -> Iterator[str]:
+    """A streamed bank file's lines, split on b"\\n" only (a record may hold U+2028 and the like, which
+    text line splitting breaks on); the response is closed when they end or the caller stops."""
+    try:
+        pending = b""
+        for chunk in response.iter_bytes():
+            *lines, pending = (pending + chunk).split(b"\n")
+            yield from (line.decode("utf-8") + "\n" for line in lines if line)
+        if pending:
+            yield pending.decode("utf-8") + "\n"
+    finally:
+        response.close()
 
 
 def _headers(api_key: str | None) -> dict[str, str]:
@@ -401,6 +419,56 @@ class Client:
         params = urlencode(_drop_none(query), doseq=True)  # tags repeat: ?tags=a&tags=b
         headers = {"Content-Type": media_type or "application/octet-stream"}
         return self._call("POST", f"{path}?{params}", kind=kind, content=data, headers=headers)
+
+    # -- moving banks (docs/guide/portability.md) ---------------------------------------------------
+    def iter_export(self, bank: str, *, with_vectors: bool = False) -> Iterator[str]:
+        """:meth:`gieok.Memory.iter_export` on the server: the bank file's lines, streamed (admin). The
+        request is sent now (an unknown bank fails here); the lines are read as they are iterated."""
+        path = f"/v1/banks/{_q(bank)}/export?with_vectors={str(bool(with_vectors)).lower()}"
+        try:
+            response = self._http.send(self._http.build_request("GET", path), stream=True)
+        except httpx.TransportError as exc:
+            raise _errors.GieokError(f"cannot reach the gieok server at {self.url}: {exc}") from None
+        if response.status_code >= 400:
+            response.read()
+            response.close()
+            raise _error(response)
+        return _lines(response)
+
+    def export_bank(self, bank: str, dest: str | os.PathLike[str] | IO[Any], *, with_vectors: bool = False) -> int:
+        """:meth:`gieok.Memory.export_bank` on the server: the file is streamed into ``dest`` here."""
+        lines = self.iter_export(bank, with_vectors=with_vectors)
+        first = next(lines)  # an unknown bank fails before a file is created
+        written = 1
+        with contextlib.ExitStack() as stack:
+            if isinstance(dest, (str, os.PathLike)):
+                dest = stack.enter_context(open(dest, "w", encoding="utf-8", newline="\n"))
+            out: Any = dest
+            binary = not isinstance(out, io.TextIOBase)
+            for line in itertools.chain([first], lines):
+                out.write(line.encode("utf-8") if binary else line)
+                written += 1
+        return written - 1
+
+    def import_bank(self, src: str | os.PathLike[str] | bytes | IO[Any], bank: str | None = None) -> BankImport:
+        """:meth:`gieok.Memory.import_bank` on the server (admin): the file is uploaded. Without ``bank``,
+        the name in the file's header."""
+        data = src.read() if hasattr(src, "read") else _file(src)[0]
+        data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        if bank is None:
+            try:
+                bank = str(json.loads(data.split(b"\n", 1)[0])["bank"])
+            except (ValueError, KeyError, TypeError):
+                raise _errors.BankFileError(1, "the first line must be the header naming the bank") from None
+        result: BankImport = self._call("POST", f"/v1/banks/{_q(bank)}/import", kind=BankImport, content=data,
+                                        headers={"Content-Type": "application/x-ndjson"})
+        return result
+
+    def clone_bank(self, bank: str, new: str) -> BankImport:
+        return self._call("POST", f"/v1/banks/{_q(bank)}/clone", {"new": new}, BankImport)  # type: ignore[no-any-return]
+
+    def rename_bank(self, bank: str, new: str) -> BankInfo:
+        return self._call("POST", f"/v1/banks/{_q(bank)}/rename", {"new": new}, BankInfo)  # type: ignore[no-any-return]
 
     # -- working memory ---------------------------------------------------------------------------
     def session(self, bank: str, session_id: str, *, max_tokens: int = 3000, keep_recent: int = 6,

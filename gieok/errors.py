@@ -14,8 +14,10 @@
     │   ├── ScopeError                a bad user_id / agent_id / session_id / tags / scopes weight
     │   │   └── ScopeConflictError    a retain into a source (or message id) that belongs to another scope
     │   │       └── SessionUserError  a session read or added to by a user other than the one it was opened with
+    │   ├── BankExistsError           clone, rename or import into a bank name that is taken
     │   └── FileFormatError           a file the CLI cannot read as messages or text
     │       ├── UnreadableLineError   one line of a chat export (gieok import) that cannot be read
+    │       ├── BankFileError         a line of a bank export (gieok bank import) that is not the format
     │       └── DocumentError         a file ingest cannot turn into a document (gieok.documents)
     │           ├── UnsupportedFormatError  not PDF, Markdown, HTML, DOCX or plain text
     │           ├── FormatMismatchError     the extension or media_type says one format, the bytes another
@@ -70,6 +72,8 @@ from collections.abc import Sequence
 
 __all__ = [
     "AuthError",
+    "BankExistsError",
+    "BankFileError",
     "BankNotFoundError",
     "BlockedContentError",
     "ClaimLostError",
@@ -190,6 +194,20 @@ class FileFormatError(InputError):
 class UnreadableLineError(FileFormatError):
     """One line (or message) of a chat export that cannot be read: a time stamp naming no real date,
     a message without a speaker. The importers report it with its line number."""
+
+
+class BankFileError(FileFormatError):
+    """A line of a bank export (:meth:`gieok.Memory.import_bank`) that is not the documented format
+    (docs/guide/portability.md); ``line`` is its number, from 1. Nothing of the file was stored."""
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        super().__init__(f"line {line}: {message}")
+
+
+class BankExistsError(InputError):
+    """A bank of that name already exists (clone, rename, or an import of another file into a bank
+    that holds memories): pick another name."""
 
 
 # --- documents (raised by gieok.documents; nothing of the document is stored) ----------------------

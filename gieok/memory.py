@@ -11,8 +11,9 @@ CLI, MCP, web UI, workers, integrations) call these and nothing below them: ``to
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import IO, Any
 
 from gieok._namespaces import (
     AsyncBanks,
@@ -35,6 +36,7 @@ from gieok.engine._time import TimeLike
 from gieok.engine._validate import check_int64, check_optional_text, check_text
 from gieok.engine.admin import banks as _banks
 from gieok.engine.admin import browse as _browse
+from gieok.engine.admin import portable as _portable
 from gieok.engine.admin import quarantine as _held
 from gieok.engine.admin.audit_key import KeySource
 from gieok.engine.context import Engine, check_bank_name
@@ -56,6 +58,8 @@ from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
 from gieok.records import (
     AuditEntry,
+    BankImport,
+    BankInfo,
     Directive,
     Disposition,
     EntityInfo,
@@ -477,6 +481,31 @@ class Memory:
     def llm_usage(self, bank: str) -> LlmUsage:
         """LLM calls, tokens and estimated cost of ``bank``, per day and operation, with its ceiling."""
         return _banks.llm_usage(self.engine.bank(bank))
+
+    # -- moving banks (docs/guide/portability.md) --------------------------------------------
+    def export_bank(self, bank: str, dest: str | os.PathLike[str] | IO[Any], *, with_vectors: bool = False) -> int:
+        """Write ``bank`` to ``dest`` (a path or a file object) as a gieok bank file (JSON Lines, streamed);
+        ``with_vectors`` adds the vectors with their embedder id. Returns the lines written."""
+        return _portable.export_bank(self.engine, bank, dest, with_vectors=with_vectors)
+
+    def iter_export(self, bank: str, *, with_vectors: bool = False) -> Iterator[str]:
+        """The lines of ``bank``'s file (what :meth:`export_bank` writes), read a page of rows at a time."""
+        return _portable.export_lines(self.engine, bank, with_vectors=with_vectors)
+
+    def import_bank(self, src: str | os.PathLike[str] | bytes | IO[Any], bank: str | None = None, *,
+                    progress: Callable[[int, int], None] | None = None) -> BankImport:
+        """Import a bank file into ``bank`` (default: the name it was exported under). Validated before
+        anything is written; importing the same file again changes nothing."""
+        return _portable.import_bank(self.engine, src, bank, progress=progress)
+
+    def clone_bank(self, bank: str, new: str) -> BankImport:
+        """Copy ``bank`` to a new bank ``new``, independent of it from then on."""
+        return _portable.clone_bank(self.engine, bank, new)
+
+    def rename_bank(self, bank: str, new: str) -> BankInfo:
+        """Rename ``bank`` to ``new`` (refused when ``new`` exists); returns the bank under its new name."""
+        name = _portable.rename_bank(self.engine, bank, new)
+        return next(b for b in self.banks() if b.name == name)
 
     # -- background work ---------------------------------------------------------------------
     def maintain(self, bank: str | None = None, *, now: TimeLike | None = None) -> list[JobReport]:

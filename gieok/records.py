@@ -70,6 +70,7 @@ __all__ = [
     "ClaimedJob",
     "DeletedBank",
     "GateDecision",
+    "BankImport",
 ]
 
 
@@ -1011,3 +1012,19 @@ class GateDecision:
 
     def __bool__(self) -> bool:
         return self.recall
+@dataclass(frozen=True)
+class BankImport:
+    """A bank file imported (:meth:`gieok.Memory.import_bank`) or a bank cloned: the bank it went into,
+    how many records of each type (docs/guide/portability.md), how many facts and observations were
+    embedded again (the file had no vectors of this memory's embedder), and whether this exact file
+    had been imported into the bank before (then nothing was written: ``unchanged``)."""
+
+    bank: str
+    counts: dict[str, int]
+    sha256: str
+    reembedded: int = 0
+    unchanged: bool = False
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

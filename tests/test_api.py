@@ -34,6 +34,7 @@ def test_public_names_are_pinned() -> None:
         "EncryptedDocumentError", "FormatMismatchError", "ScannedPageError", "UnsupportedFormatError", "IngestResult",
         "ImportResult", "Scope", "ScopeError", "ScopeConflictError", "ReembedRunningError",
         "SessionUserError", "HeldNotFoundError", "HeldStatement", "ApiKey", "Principal", "Profile", "Slot",
+        "BankImport", "BankFileError", "BankExistsError",
     ])
     for name in gieok.__all__:
         assert hasattr(gieok, name)
@@ -52,6 +53,7 @@ PUBLIC_METHODS = {
     "llm_usage", "maintain", "run_jobs", "close", "submit_retain", "operation", "entities",
     "ingest", "pin", "import_chat", "session", "should_recall", "profile", "lookup", "reembed",
     "set_disposition", "disposition", "set_directives", "directives",
+    "export_bank", "iter_export", "import_bank", "clone_bank", "rename_bank",
 }
 # the verbs grouped as namespaces (mem.keys.create, mem.jobs.run, ...), written out the same way
 NAMESPACES = {

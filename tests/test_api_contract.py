@@ -5,6 +5,7 @@ types back, same typed errors."""
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -68,7 +69,7 @@ CONTRACT_METHODS = {"retain", "submit_retain", "operation", "recall", "reflect",
                     "reembed", "quarantined", "release", "dismiss", "profile", "lookup", "ingest", "import_chat",
                     "pin", "should_recall", "session", "redaction_policy", "set_redaction_policy", "audit_log",
                     "configure_decisions", "llm_usage", "set_disposition", "disposition", "set_directives",
-                    "directives"}
+                    "directives", "export_bank", "iter_export", "import_bank", "clone_bank", "rename_bank"}
 # Memory's namespaces as the client offers them (the same methods, signatures and records)
 CONTRACT_NAMESPACES = {
     "banks": {"list", "names", "create", "delete"},
@@ -430,3 +431,19 @@ def test_the_http_answers_are_the_records_to_dict_with_the_same_keys_as_before(d
             assert answered("/entities/merge-suggestions") == [s.to_dict() for s in suggestions]
             deleted = http.delete("/v1/banks/%EC%A7%80%ED%9B%88").json()
             assert set(deleted) == {"facts", "chunks", "messages", "sources"} and deleted["sources"] == 2
+def test_a_bank_moves_through_export_import_clone_and_rename(api: Any, tmp_path: Any) -> None:
+    api.retain("지훈", messages=CHAT, document_id="chat")
+    path = tmp_path / "jihoon.jsonl"
+    lines = api.export_bank("지훈", path)
+    assert lines == len(path.read_text(encoding="utf-8").splitlines())
+    streamed = [json.loads(line) for line in api.iter_export("지훈")]  # (a server's worker may add rows meanwhile)
+    assert streamed[0]["record"] == "header" and streamed[-1]["record"] == "end"
+    imported = api.import_bank(path, "지훈-copy")
+    assert imported.bank == "지훈-copy" and imported.counts["message"] == 3 and not imported.unchanged
+    assert api.import_bank(path, "지훈-copy").unchanged
+    cloned = api.clone_bank("지훈", "지훈-test").counts  # (observations may have been consolidated meanwhile)
+    assert [cloned[k] for k in ("source", "message", "chunk", "fact")] == [
+        imported.counts[k] for k in ("source", "message", "chunk", "fact")]
+    assert api.rename_bank("지훈-test", "jihoon").name == "jihoon"
+    assert "oat milk" in api.recall("jihoon", "what milk").memories[0].text
+    assert sorted(b.name for b in api.banks()) == ["jihoon", "지훈", "지훈-copy"]

@@ -44,7 +44,8 @@ NAMESPACED = {
 NAMESPACED_LOCALLY = {("banks", "names"): "the names of client.banks(): the same route"}
 # arguments for calling each Client method once: by parameter name, else a plain string
 _ARGUMENTS: dict[str, Any] = {"path_or_bytes": "안녕 hello".encode(), "format": "kakaotalk", "policy": None,
-                              "model": None, "embedder": "fake"}
+                              "model": None, "embedder": "fake",
+                              "src": b'{"record":"header","format":"gieok-bank","version":1,"bank":"minji"}\n'}
 # more calls than one per method, for a method that reaches two routes
 _MORE_CALLS: list[tuple[str, tuple[Any, ...]]] = [("jobs", ("민지",))]
 

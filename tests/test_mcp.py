@@ -32,7 +32,7 @@ from gieok.store.postgres import PostgresStore
 
 TOOLS = {"retain", "ingest_document", "recall", "reflect", "forget", "list_banks", "get_memory", "history", "sources",
          "session_add", "session_context", "profile_lookup", "quarantined", "release_quarantined", "shaping",
-         "set_shaping"}
+         "set_shaping", "export_bank", "import_bank"}
 CHAT = [
     {"id": "m1", "speaker": "지우", "text": "나 다음 달에 제주도로 이사 가.", "timestamp": "2026-05-04T09:00:00+09:00"},
     {"id": "m2", "speaker": "Jiwoo", "text": "My brother Tae runs a bakery in Seoul.",
@@ -255,3 +255,26 @@ def test_gieok_mcp_over_stdio(backend: str, request: pytest.FixtureRequest, tmp_
             async with Client(params) as client:
                 await _round_trip(client, {})
     anyio.run(main)
+
+
+def test_an_admin_moves_a_bank_over_mcp(mem: Memory) -> None:
+    _record, admin = keys.create_key(mem.engine, role="admin")
+    _record, writer = keys.create_key(mem.engine, role="write", banks=["지우"])
+    mem.retain("지우", CHAT, document_id="chat")
+    with serving(create_app(mem, worker=False)) as url:
+        async def main() -> None:
+            async with _http_session(url, admin) as client:
+                exported = _result(await client.call_tool("export_bank", {"bank": "지우"}))
+                assert exported["lines"] == len(exported["file"].splitlines()) and "제주도" in exported["file"]
+                imported = _result(await client.call_tool("import_bank", {"file": exported["file"], "bank": "jiwoo"}))
+                assert imported["bank"] == "jiwoo" and imported["counts"]["message"] == 2
+                again = _result(await client.call_tool("import_bank", {"file": exported["file"], "bank": "jiwoo"}))
+                assert again["unchanged"]
+                assert "BankExistsError" in _error(await client.call_tool("import_bank", {"file": exported["file"]}))
+                broken = exported["file"].replace('"record":"fact"', '"record":"fakt"', 1)
+                assert "line" in _error(await client.call_tool("import_bank", {"file": broken, "bank": "x"}))
+            async with _http_session(url, writer) as client:
+                assert "PermissionDeniedError" in _error(await client.call_tool("export_bank", {"bank": "지우"}))
+        anyio.run(main)
+    found = mem.recall("jiwoo", "Who runs a bakery?").memories
+    assert "Tae" in found[0].text

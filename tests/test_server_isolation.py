@@ -79,6 +79,10 @@ ROUTES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/v1/keys"): ("admin", {"role": "read", "banks": ["alice"]}),
     ("GET", "/v1/keys"): ("admin", None),
     ("DELETE", "/v1/keys/{key_id}"): ("admin", None),
+    ("GET", "/v1/banks/{bank}/export"): ("admin", None),
+    ("POST", "/v1/banks/{bank}/import"): ("admin", None),
+    ("POST", "/v1/banks/{bank}/clone"): ("admin", {"new": "copy"}),
+    ("POST", "/v1/banks/{bank}/rename"): ("admin", {"new": "renamed"}),
 }
 ROLE_RANK = {"read": 0, "write": 1, "admin": 2}
 

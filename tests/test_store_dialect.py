@@ -10,6 +10,7 @@ from gieok.store._schema import NAMES
 from gieok.store.migrations import MIGRATIONS
 
 _SHARED = {"gieok.store._write_path", "gieok.store._area", "gieok.store._banks", "gieok.store._meta",
+           "gieok.store._portable",
            "gieok.store._audit", "gieok.store._sources", "gieok.store._facts", "gieok.store._search",
            "gieok.store._graph", "gieok.store._versions", "gieok.store._erasure", "gieok.store._observations",
            "gieok.store._jobs", "gieok.store._models", "gieok.store._llm", "gieok.store._slots",
@@ -18,7 +19,8 @@ _SHARED = {"gieok.store._write_path", "gieok.store._area", "gieok.store._banks",
 # making erased bytes leave the file (a WAL checkpoint) against a server's own WAL; SQLite's file lock
 # against PostgreSQL's advisory locks
 _OWN = {"search.keyword", "search.vector", "search.sample", "search.vectors_of", "search.train_index",
-        "search.index_due", "search.build_index", "search.clear_context", "search.compact", "erasure.scan",
+        "search.index_due", "search.build_index", "search.clear_context", "search.compact",
+        "search.indexed_terms", "erasure.scan",
         "erasure.vacuum", "erasure.file_contains", "erasure.checkpoint", "lock_bank"}
 
 
@@ -48,7 +50,7 @@ def test_every_protocol_method_but_the_indexes_and_the_proof_is_written_once() -
 
 def test_each_area_is_a_small_protocol_the_store_serves() -> None:
     areas = _areas()
-    assert len(areas) == 18 and all(len(_methods(protocol)) <= 25 for protocol in areas.values())
+    assert len(areas) == 19 and all(len(_methods(protocol)) <= 25 for protocol in areas.values())
     assert sorted(_methods(Store)) == ["close", "lock_bank", "try_write", "write"]
     store = SQLiteStore(":memory:")
     try:

@@ -41,6 +41,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "gieok.cli.profile",     # profile, lookup
     "gieok.cli.quarantine",  # quarantine (list, --release, --dismiss)
     "gieok.cli.llm",         # llm
+    "gieok.cli.banks",       # bank export | import | clone | rename
     "gieok.cli.demo",        # demo
     "gieok.cli.hooks",       # hooks claude-code | session-start | prompt | stop
     "gieok.server.cli",      # serve, mcp, keys

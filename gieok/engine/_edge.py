@@ -137,6 +137,7 @@ UNCHECKED = frozenset({
     "key_id", "key", "banks", "claimed", "after",  # mem.keys / mem.jobs: checked by their call
     # a bank's disposition and directives: gieok.engine.reflect.shaping checks each field and its length
     "disposition", "directives", "skepticism", "literalism", "empathy", "background",
+    "dest", "src", "with_vectors",  # a bank file's path or file object (import checks every line), a flag
 })
 
 # where an argument name means something else in one method
@@ -148,6 +149,8 @@ PER_METHOD: dict[tuple[str, str], Check] = {
     ("list", "limit"): lambda v, w: check_integer(v, w),  # mem.jobs.list
     ("run", "limit"): lambda v, w: check_integer(v, w),  # mem.jobs.run
     ("refold", "upto"): lambda v, w: check_integer(v, w),
+    ("clone_bank", "new"): ARGUMENTS["bank"],
+    ("rename_bank", "new"): ARGUMENTS["bank"],
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gieok.errors import (
     AuthError,
+    BankExistsError,
     BlockedContentError,
     ConfigError,
     DocumentTooLargeError,
@@ -54,6 +55,7 @@ STATUS: tuple[tuple[type[GieokError], int, str], ...] = (
     (NotFoundError, 404, "not-found"),
     (BlockedContentError, 422, "blocked-by-policy"),
     (DocumentTooLargeError, 413, "document-too-large"),
+    (BankExistsError, 409, "bank-exists"),
     (InputError, 422, "invalid-input"),
     (ConfigError, 422, "invalid-configuration"),
     (EmbedderMismatchError, 409, "embedder-mismatch"),

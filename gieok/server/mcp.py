@@ -14,6 +14,8 @@ import base64
 import binascii
 import functools
 import inspect
+import io
+import json
 import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -251,6 +253,32 @@ class _Tools:
     def _shaping(self, bank: str) -> dict[str, Any]:
         return {"disposition": self.memory.disposition(bank).to_dict(),
                 "directives": [d.to_dict() for d in self.memory.directives(bank)]}
+    def export_bank(self, ctx: Context, bank: str, with_vectors: bool = False) -> dict[str, Any]:
+        """The whole bank as a gieok bank file (JSON Lines, one record per line) in `file`, to move it to
+        another memory with `import_bank`; `with_vectors` adds every vector. An admin key's tool: the file
+        holds everything the bank remembers, and is long for a large bank."""
+        def export() -> dict[str, Any]:
+            out = io.StringIO()
+            lines = self.memory.export_bank(bank, out, with_vectors=with_vectors)
+            return {"bank": bank, "lines": lines, "file": out.getvalue()}
+        return self.one(ctx, bank, "admin", export)
+
+    def import_bank(self, ctx: Context, file: str, bank: str | None = None) -> dict[str, Any]:
+        """Import a gieok bank file (`file`: the text `export_bank` gave) into `bank` (left out: the name it
+        was exported under). Every line is checked first: a bad one is an error naming its line, and
+        nothing is stored; the same file again changes nothing. Returns the counts per record type."""
+        name = bank if bank is not None else _bank_of_file(file)
+        return self.one(ctx, name, "admin", lambda: self.memory.import_bank(file.encode("utf-8"), name))
+
+
+def _bank_of_file(file: str) -> str:
+    """The bank a bank file's header names (the import checks the rest)."""
+    try:
+        header = json.loads(file.split("\n", 1)[0])
+        return str(header["bank"])
+    except (ValueError, KeyError, TypeError):
+        raise ToolError('BankFileError: line 1: the first line must be the header {"record": "header", ...} '
+                        "naming the bank") from None
 
 
 def _document_bytes(content_base64: str | None, text: str | None) -> bytes:
@@ -271,7 +299,8 @@ _TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("retain", _WRITE), ("ingest_document", _WRITE), ("recall", _READ), ("reflect", _READ), ("forget", _ERASE),
     ("list_banks", _READ), ("get_memory", _READ), ("history", _READ), ("sources", _READ),
     ("session_add", _WRITE), ("session_context", _READ), ("profile_lookup", _READ), ("quarantined", _READ),
-    ("release_quarantined", _WRITE), ("shaping", _READ), ("set_shaping", _WRITE))
+    ("release_quarantined", _WRITE), ("shaping", _READ), ("set_shaping", _WRITE), ("export_bank", _READ),
+    ("import_bank", _WRITE))
 
 
 def _with_bank(method: Callable[..., Any], bank: str | None) -> Callable[..., Any]:

@@ -23,6 +23,7 @@ from gieok.store._llm import SQLLLMUsage
 from gieok.store._meta import SQLMeta
 from gieok.store._models import SQLMentalModels
 from gieok.store._observations import SQLObservations
+from gieok.store._portable import SQLPortable
 from gieok.store._reembed import SQLReembed
 from gieok.store._search import SQLSearch
 from gieok.store._sessions import SQLSessions
@@ -51,7 +52,8 @@ class StoreBase(WritePath):
         return {"banks": SQLBanks, "meta": SQLMeta, "audit": SQLAudit, "sources": SQLSources, "facts": SQLFacts,
                 "search": cls._search_area, "graph": SQLGraph, "versions": SQLVersions, "erasure": cls._erasure_area,
                 "observations": SQLObservations, "jobs": SQLJobs, "models": SQLMentalModels, "llm": SQLLLMUsage,
-                "slots": SQLSlots, "sessions": SQLSessions, "held": SQLHeld, "reembed": SQLReembed, "keys": SQLKeys}
+                "slots": SQLSlots, "sessions": SQLSessions, "held": SQLHeld, "reembed": SQLReembed, "keys": SQLKeys,
+                "portable": SQLPortable}
 
     def _open_areas(self) -> None:
         self.banks = SQLBanks(self)
@@ -72,3 +74,4 @@ class StoreBase(WritePath):
         self.held = SQLHeld(self)
         self.reembed = SQLReembed(self)
         self.keys = SQLKeys(self)
+        self.portable = SQLPortable(self)

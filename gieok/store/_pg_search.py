@@ -257,6 +257,20 @@ class PostgresSearch(SQLSearch):
         conn.execute(f"INSERT INTO {_vector_table(view)} (fact_id, bank_id, dim, embedding) "
                      "VALUES (%s, %s, %s, %s::vector)", (fact_id, bank_id, int(dim), vector_literal(vector)))
 
+    def indexed_terms(self, bank_id: int, fact_ids: Sequence[int]) -> dict[int, tuple[list[str], list[str]]]:
+        """Each fact's keyword words as indexed: ``(terms, context terms)``, in their positions' order."""
+        placed: dict[int, dict[str, list[tuple[int, str]]]] = {}
+        for fact_id, field, term, positions in self._conn().execute(
+                "SELECT fact_id, field, term, positions FROM fact_terms WHERE bank_id = %s AND fact_id = ANY(%s)",
+                (bank_id, ints(fact_ids))):
+            fields = placed.setdefault(int(fact_id), {"terms": [], "context": []})
+            fields[field] += [(int(p), term) for p in positions]
+        for fact_id, in self._conn().execute(
+                "SELECT fact_id FROM keyword_docs WHERE bank_id = %s AND fact_id = ANY(%s)", (bank_id, ints(fact_ids))):
+            placed.setdefault(int(fact_id), {"terms": [], "context": []})
+        return {i: ([t for _, t in sorted(f["terms"])], [t for _, t in sorted(f["context"])])
+                for i, f in placed.items()}
+
     def clear_context(self, bank_id: int, dim: int, fact_id: int) -> None:
         """The message a reply answered is gone: drop its context terms and its context vector."""
         conn = self._require_write()

@@ -48,6 +48,10 @@ class SQLSearch(Area):
         """Runs before the facts are deleted."""
         raise NotImplementedError
 
+    def indexed_terms(self, bank_id: int, fact_ids: Sequence[int]) -> dict[int, tuple[list[str], list[str]]]:
+        """Each fact's keyword words as its index holds them: ``(terms, context terms)``, tokenized."""
+        raise NotImplementedError
+
     def _facts_indexed(self, conn: Any, bank_id: int, dim: int, count: int) -> None:
         """Runs after ``count`` facts were added and indexed (an index that grows in steps steps here)."""
         raise NotImplementedError

@@ -414,6 +414,17 @@ class SQLiteSearch(SQLSearch):
                      (bank_id, counts["facts"]))
         return counts
 
+    def indexed_terms(self, bank_id: int, fact_ids: Sequence[int]) -> dict[int, tuple[list[str], list[str]]]:
+        """Each fact's keyword words as indexed: ``(terms, context terms)``, split like the tokenizer."""
+        from gieok.store._pg_search import tokens
+
+        out: dict[int, tuple[list[str], list[str]]] = {}
+        for ids_in, part in self._dialect.in_parts(fact_ids):
+            for fact_id, terms, context in self._conn().execute(
+                    f"SELECT rowid, terms, context FROM {fts_table(bank_id)} WHERE rowid {ids_in}", part):
+                out[int(fact_id)] = (tokens(terms or ""), tokens(context or ""))
+        return out
+
     def clear_context(self, bank_id: int, dim: int, fact_id: int) -> None:
         """The message a reply answered is gone: drop its context terms and its context vector."""
         conn = self._require_write()

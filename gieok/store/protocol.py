@@ -4,7 +4,7 @@ The engine never writes SQL; it calls the methods of the store's areas — ``sto
 ``store.sources``, ``store.facts``, ``store.search``, ``store.graph``, ``store.versions``,
 ``store.erasure``, ``store.observations``, ``store.jobs``, ``store.models``, ``store.llm``,
 ``store.slots``, ``store.sessions``, ``store.held``, ``store.reembed``, ``store.keys``,
-``store.meta`` and ``store.audit`` — each a protocol below, implemented once for both databases
+``store.meta``, ``store.audit`` and ``store.portable`` — each a protocol below, implemented once for both databases
 (:mod:`gieok.store._base`). Writes happen inside ``with store.write():`` (one transaction on the
 single write path). Reads may happen anywhere.
 """
@@ -23,7 +23,7 @@ from gieok.settings import SETTINGS
 
 __all__ = ["Store", "BankRow", "ChunkRow", "VectorOptions", "Banks", "Meta", "Audit", "Sources", "Facts", "Search",
            "Graph", "Versions", "Erasure", "Observations", "Jobs", "MentalModels", "LLMUsage", "Slots", "Sessions",
-           "Held", "Reembed", "Keys"]
+           "Held", "Reembed", "Keys", "Portable"]
 
 _DEFAULTS = {s.name: s.default for s in SETTINGS}
 
@@ -153,6 +153,7 @@ class Search(Protocol):
                     progress: Callable[[int, int], None] | None = None) -> int: ...
     def compact(self, bank_id: int) -> None: ...
     def clear_context(self, bank_id: int, dim: int, fact_id: int) -> None: ...
+    def indexed_terms(self, bank_id: int, fact_ids: Sequence[int]) -> dict[int, tuple[list[str], list[str]]]: ...
 
 
 class Graph(Protocol):
@@ -343,6 +344,19 @@ class Keys(Protocol):
     def touch(self, key_id: int, at: float) -> None: ...
 
 
+class Portable(Protocol):
+    """``store.portable``: a bank's rows table by table, for export and import (gieok.store._portable)."""
+
+    def pages(self, record: str, bank_id: int, page: int = 500) -> Iterator[list[dict[str, Any]]]: ...
+    def observation_vectors(self, observation_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
+    def insert(self, record: str, bank_id: int, rows: Sequence[dict[str, Any]]) -> list[int]: ...
+    def set_superseded(self, pairs: Sequence[tuple[int, int]]) -> None: ...
+    def set_observation_vectors(self, rows: Sequence[tuple[int, np.ndarray]]) -> None: ...
+    def index_facts(self, bank_id: int, rows: Sequence[tuple[int, Sequence[str], Sequence[str], np.ndarray,
+                                                              np.ndarray | None]]) -> None: ...
+    def rename(self, bank_id: int, name: str) -> None: ...
+
+
 class Store(Protocol):
     """Storage: the write path, and one object per area of the tables (each a small protocol above).
 
@@ -396,3 +410,5 @@ class Store(Protocol):
     def reembed(self) -> Reembed: ...
     @property
     def keys(self) -> Keys: ...
+    @property
+    def portable(self) -> Portable: ...

@@ -35,6 +35,7 @@ export type SourceInfo = Schemas["SourceInfo"];
 export type EntityInfo = Schemas["EntityInfo"];
 export type IngestResult = Schemas["IngestResult"];
 export type ImportResult = Schemas["ImportResult"];
+export type BankImport = Schemas["BankImport"];
 export type ApiKey = Schemas["ApiKey"];
 export type KeyRequest = Schemas["KeyRequest"];
 export type SessionTurnRequest = Schemas["SessionTurnRequest"];
@@ -63,6 +64,19 @@ export interface GieokOptions {
 }
 
 const FINISHED = new Set(["done", "failed", "cancelled"]);
+
+/** The bank a bank file names in its header (its first line); `data` must be text or bytes. */
+function bankOfFile(data: FileData): string {
+  if (!(typeof data === "string" || data instanceof Uint8Array || data instanceof ArrayBuffer)) {
+    throw new TypeError("importBank: give the bank's name when the file is a Blob");
+  }
+  const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+  const header: unknown = JSON.parse(text.slice(0, text.indexOf("\n") >>> 0));
+  if (typeof header !== "object" || header === null || typeof (header as { bank?: unknown }).bank !== "string") {
+    throw new TypeError("importBank: the file's first line is not a gieok bank header");
+  }
+  return (header as { bank: string }).bank;
+}
 
 export class Gieok {
   readonly baseUrl: string;
@@ -124,6 +138,38 @@ export class Gieok {
   /** Import an exported chat (`format`: e.g. `kakaotalk`, `chatgpt`), one source per conversation. */
   importChat(bank: string, data: FileData, format: string, options: ImportOptions = {}): Promise<ImportResult> {
     return this.call("post", "/v1/banks/{bank}/imports/{format}", { path: { bank, format }, bytes: data, query: options });
+  }
+
+  // -- moving banks (an admin key; the file format: docs/guide/portability.md) ------------------
+  /** The bank as a gieok bank file (JSON Lines: a header, the bank's settings, then one record per
+   * line); `withVectors` adds every vector with its embedder id. */
+  async exportBank(bank: string, options: { withVectors?: boolean } = {}): Promise<string> {
+    const file: unknown = await this.call("get", "/v1/banks/{bank}/export", {
+      path: { bank }, query: { with_vectors: options.withVectors ?? false },
+    });
+    return typeof file === "string" ? file : JSON.stringify(file) + "\n";
+  }
+
+  /** The bank file's lines, each one JSON record (`JSON.parse` it). */
+  async iterExport(bank: string, options: { withVectors?: boolean } = {}): Promise<string[]> {
+    return (await this.exportBank(bank, options)).split("\n").filter((line) => line !== "").map((line) => line + "\n");
+  }
+
+  /** Import a bank file into `bank` (default: the name in its header). Checked line by line before
+   * anything is written; the same file again changes nothing. */
+  importBank(data: FileData, bank?: string): Promise<BankImport> {
+    const name = bank ?? bankOfFile(data);
+    return this.call("post", "/v1/banks/{bank}/import", { path: { bank: name }, bytes: data, mediaType: "application/x-ndjson" });
+  }
+
+  /** Copy a bank to a new bank `newName`, independent of it from then on. */
+  cloneBank(bank: string, newName: string): Promise<BankImport> {
+    return this.call("post", "/v1/banks/{bank}/clone", { path: { bank }, body: { new: newName } });
+  }
+
+  /** Give a bank another name (an existing name is refused: 409). */
+  renameBank(bank: string, newName: string): Promise<BankInfo> {
+    return this.call("post", "/v1/banks/{bank}/rename", { path: { bank }, body: { new: newName } });
   }
 
   // -- profile --------------------------------------------------------------------------------

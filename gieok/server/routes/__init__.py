@@ -28,6 +28,7 @@ from gieok.server.routes import (
     _memories,
     _mental_models,
     _operations,
+    _portable,
     _profile,
     _quarantine,
     _recall,
@@ -43,7 +44,7 @@ __all__ = ["ROUTERS", "PATH_ORDER", "Gate", "ServerState", "add_api_routes", "po
 ROUTERS: tuple[APIRouter, ...] = (
     _service.router, _banks.router, _memories.router, _recall.router, _sources.router, _entities.router,
     _profile.router, _sessions.router, _quarantine.router, _operations.router, _api_keys.router,
-    _mental_models.router, _configuration.router,
+    _mental_models.router, _configuration.router, _portable.router,
 )
 
 _BANK = "/v1/banks/{bank}"
@@ -63,6 +64,7 @@ PATH_ORDER: tuple[str, ...] = (
     _BANK + "/mental-models", _BANK + "/mental-models/{name}", _BANK + "/redaction-policy", _BANK + "/audit-log",
     _BANK + "/decision-model", _BANK + "/llm-usage", _BANK + "/jobs", "/v1/jobs", _BANK + "/disposition",
     _BANK + "/directives",
+    _BANK + "/export", _BANK + "/import", _BANK + "/clone", _BANK + "/rename",
 )
 
 
