@@ -130,3 +130,11 @@ def test_unknown_operations_are_not_found(any_mem: Memory) -> None:
     for bad in ("op-999", "nope", "op-x"):
         with pytest.raises(OperationNotFoundError):
             any_mem.operation(bad)
+
+
+@pytest.mark.parametrize("name", ["민지\x00의 키", "agent\x00key", "x" * 201])
+def test_a_bad_key_name_is_a_clear_error_and_creates_nothing(any_mem: Memory, name: str) -> None:
+    # PostgreSQL cannot store a NUL in text: the name is checked before anything is written
+    with pytest.raises(InputError, match="NUL|at most 200"):
+        any_mem.keys.create(role="admin", name=name)
+    assert any_mem.keys.list() == []

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from gieok.engine._time import at_epoch, from_epoch
-from gieok.engine._validate import check_int64
+from gieok.engine._validate import check_encodable, check_int64
 from gieok.engine.context import Engine, check_bank_name
 from gieok.errors import InputError, KeyRequiredError, NotFoundError
 from gieok.records import KEY_ROLES, OPEN_ACCESS, ApiKey, Principal
@@ -43,6 +43,10 @@ def create_key(engine: Engine, *, role: str, banks: list[str] | tuple[str, ...] 
     if role not in ROLES:
         raise InputError(f"role is unknown: use one of {', '.join(ROLES)}")
     names = [check_bank_name(b) for b in dict.fromkeys(banks)]
+    if name is not None:
+        if not isinstance(name, str):
+            raise InputError(f"a key's name is text, not {type(name).__name__}")
+        check_encodable(name, "the key's name")  # (its length is checked at the edge, with every name)
     if role != "admin" and not names:
         raise InputError(f"a {role} key needs at least one bank: `gieok keys create --bank NAME --role {role}`")
     key = _PREFIX + secrets.token_urlsafe(32)
