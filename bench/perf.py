@@ -75,7 +75,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table  # noqa: E402
 
 from gieok import Memory  # noqa: E402
-from gieok.engine.recall.run import gather as recall_module  # noqa: E402
+from gieok.engine.recall import gather as recall_module  # noqa: E402
 from gieok.providers import Embedder, create, register  # noqa: E402
 
 POOLED_ID = "perf-pooled-e5"
@@ -342,13 +342,13 @@ class StageTimer:
 
 # stage name -> attributes wrapped (on the store instance, or globals of gieok.engine.recall.gather); any that
 # the library does not have (it evolves) are skipped, their time lands in "rest"
-STORE_STAGES = {
-    "KNN": ("vector_search",),
-    "BM25": ("keyword_search",),
-    "graph": ("entities_by_keys", "entities_of_facts", "entity_degrees", "facts_of_entities"),
-    "temporal": ("facts_in_range",),
-    "get_facts": ("get_facts",),
-    "links": ("links_of",),
+STORE_STAGES = {  # "area.method" on the store (gieok/store/protocol.py)
+    "KNN": ("search.vector",),
+    "BM25": ("search.keyword",),
+    "graph": ("graph.entities_by_keys", "graph.entities_of_facts", "graph.entity_degrees", "graph.facts_of_entities"),
+    "temporal": ("facts.in_range",),
+    "get_facts": ("facts.get",),
+    "links": ("graph.links_of",),
 }
 RECALL_STAGES = {
     "query terms": ("keyword_terms",),
@@ -363,10 +363,12 @@ def instrument(timer: StageTimer, store: Any, embedder: Embedder) -> Callable[[]
     """Wrap the calls recall makes with ``timer``; returns a function that undoes it."""
     undo: list[Callable[[], None]] = []
     for stage, names in STORE_STAGES.items():
-        for name in names:
-            if hasattr(store, name):
-                setattr(store, name, timer.wrap(stage, getattr(store, name)))
-                undo.append(lambda name=name: delattr(store, name))  # back to the class's method
+        for dotted in names:
+            area_name, name = dotted.split(".")
+            area = getattr(store, area_name, None)
+            if area is not None and hasattr(area, name):
+                setattr(area, name, timer.wrap(stage, getattr(area, name)))
+                undo.append(lambda area=area, name=name: delattr(area, name))  # back to the class's method
     for stage, names in RECALL_STAGES.items():
         for name in names:
             original = getattr(recall_module, name, None)
