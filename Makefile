@@ -88,7 +88,7 @@ bench-scale: $(STAMP)
 bench-documents: $(STAMP)
 	$(BIN)/python bench/documents.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable bench-triage bench-coldstart
+bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable bench-triage bench-coldstart bench-portability
 
 clean:
 	rm -rf $(VENV) build *.egg-info

