@@ -11,6 +11,8 @@ store (``self._store.graph.delete_orphans(...)``), as a caller would.
 
 from __future__ import annotations
 
+import json
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from gieok.records import Scope
@@ -19,7 +21,17 @@ from gieok.store._dialect import Dialect
 if TYPE_CHECKING:
     from gieok.store._base import StoreBase
 
-__all__ = ["Area"]
+__all__ = ["Area", "dumps", "utc"]
+
+
+def utc(ts: float) -> datetime:
+    """A stored epoch second as an aware UTC datetime."""
+    return datetime.fromtimestamp(ts, tz=timezone.utc)
+
+
+def dumps(value: Any) -> str:
+    """A JSON column's text (Hangul kept as it is)."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 class Area:

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from typing import Any
 
-from gieok.store._area import Area
+from gieok.store._area import Area, utc
 
 __all__ = ["SQLAudit"]
 
-
-def _dt(ts: float) -> datetime:
-    return datetime.fromtimestamp(ts, tz=timezone.utc)
 
 
 class SQLAudit(Area):
@@ -41,7 +37,7 @@ class SQLAudit(Area):
             "FROM audit_log WHERE bank = ? ORDER BY id DESC LIMIT ?", (bank, limit),
         )
         names = [d[0] for d in cur.description]
-        return [{**dict(zip(names, row)), "at": _dt(row[0]).isoformat()} for row in cur.fetchall()]
+        return [{**dict(zip(names, row)), "at": utc(row[0]).isoformat()} for row in cur.fetchall()]
 
     def key_file(self) -> str | None:
         """Where the audit fingerprint key lives by default: a file beside a database file (none for

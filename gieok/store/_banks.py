@@ -9,14 +9,12 @@ give the same answer.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from gieok.records import BankInfo
-from gieok.store._area import Area
+from gieok.store._area import Area, dumps, utc
 
 __all__ = ["SQLBanks", "Bank"]
 
@@ -29,12 +27,6 @@ class Bank:
     dim: int
 
 
-def _dt(ts: float) -> datetime:
-    return datetime.fromtimestamp(ts, tz=timezone.utc)
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 class SQLBanks(Area):
@@ -69,7 +61,7 @@ class SQLBanks(Area):
             "(SELECT COUNT(*) FROM facts f WHERE f.bank_id = b.id) "
             f"FROM banks b ORDER BY b.name{self._dialect.bytewise}"
         ).fetchall()
-        return [BankInfo(r[0], r[1], r[2], _dt(r[3]), int(r[4]), int(r[5])) for r in rows]
+        return [BankInfo(r[0], r[1], r[2], utc(r[3]), int(r[4]), int(r[5])) for r in rows]
 
     def delete(self, bank_id: int) -> dict[str, int]:
         conn = self._require_write()
@@ -103,7 +95,7 @@ class SQLBanks(Area):
         return dict(self._dialect.from_json(row[0])) if row else {}
 
     def set_config(self, bank_id: int, config: dict[str, Any]) -> None:
-        self._require_write().execute("UPDATE banks SET config = ? WHERE id = ?", (_dumps(config), bank_id))
+        self._require_write().execute("UPDATE banks SET config = ? WHERE id = ?", (dumps(config), bank_id))
 
     def byte_size(self, bank_id: int, dim: int) -> int:
         """About what a bank holds, in bytes: its messages', chunks' and facts' text (UTF-8) and one

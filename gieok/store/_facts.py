@@ -8,7 +8,6 @@ What happens to a fact later has its own areas: ``store.versions`` (supersede, d
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from gieok.records import FactRow, NewFact, ScopeFilter
-from gieok.store._area import Area
+from gieok.store._area import Area, dumps
 from gieok.store._scopes import sources_in_scope
 
 __all__ = ["SQLFacts"]
@@ -29,9 +28,6 @@ _FACT_COLUMNS = (
     "f.created_at, f.recall_count, s.user_id, s.agent_id, s.session_id, s.tags, s.metadata, f.trust"
 )
 
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 class SQLFacts(Area):
@@ -52,7 +48,7 @@ class SQLFacts(Area):
                 "embed_hash, tokens, created_at, trust) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    bank_id, source_id, chunk_id, fact.text, fact.kind, fact.speaker, _dumps(fact.message_ids),
+                    bank_id, source_id, chunk_id, fact.text, fact.kind, fact.speaker, dumps(fact.message_ids),
                     fact.occurred_start, fact.occurred_end, fact.mentioned_at, fact.utc_offset, fact.mentioned_at,
                     float(fact.importance), bool(fact.pinned), fact.decay_class, fact.expires_at,
                     hashlib.sha256(fact.embed_text.encode("utf-8")).hexdigest(), int(fact.tokens), now, fact.trust,

@@ -7,13 +7,12 @@ in SQL (see :mod:`gieok.store._scopes`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gieok.records import ScopeFilter
-from gieok.store._area import Area
+from gieok.store._area import Area, dumps
 from gieok.store._scopes import source_in_scope
 
 __all__ = ["SQLGraph", "EntityRow"]
@@ -29,9 +28,6 @@ class EntityRow:
     cooccurring: dict[str, int]
     last_seen: float | None
 
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 class SQLGraph(Area):
@@ -72,7 +68,7 @@ class SQLGraph(Area):
                     titles: list[str], cooccurring: dict[str, int], last_seen: float | None,
                     keys: Sequence[str]) -> int:
         conn = self._require_write()
-        values = (canonical_name, kind, _dumps(aliases), _dumps(titles), _dumps(cooccurring), last_seen)
+        values = (canonical_name, kind, dumps(aliases), dumps(titles), dumps(cooccurring), last_seen)
         if entity_id is None:
             entity_id = self._dialect.insert_id(
                 conn, "INSERT INTO entities (bank_id, canonical_name, kind, aliases, titles, cooccurring, last_seen) "

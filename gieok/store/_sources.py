@@ -8,15 +8,13 @@ area's orphan sweep. Where a caller can see an order, the query states it.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from gieok.records import UNSCOPED, Message, Scope, SourceInfo
-from gieok.store._area import Area
+from gieok.store._area import Area, dumps, utc
 
 __all__ = ["SQLSources", "Chunk"]
 
@@ -32,12 +30,6 @@ class Chunk:
     sha256: str
 
 
-def _dt(ts: float) -> datetime:
-    return datetime.fromtimestamp(ts, tz=timezone.utc)
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 class SQLSources(Area):
@@ -63,8 +55,8 @@ class SQLSources(Area):
             "agent_id, session_id, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (bank_id, external_id) DO UPDATE SET content = excluded.content, "
             f"{'' if keep else 'metadata = excluded.metadata, '}updated_at = excluded.updated_at",
-            (bank_id, external_id, kind, content, _dumps(metadata or {}), now, now, scope.user_id, scope.agent_id,
-             scope.session_id, _dumps(list(scope.tags))),
+            (bank_id, external_id, kind, content, dumps(metadata or {}), now, now, scope.user_id, scope.agent_id,
+             scope.session_id, dumps(list(scope.tags))),
         )
         row = conn.execute("SELECT id FROM sources WHERE bank_id = ? AND external_id = ?", (bank_id, external_id))
         source_id = int(row.fetchone()[0])
@@ -99,7 +91,7 @@ class SQLSources(Area):
                 )
             ]
         return SourceInfo(
-            id=external_id, bank=bank_name, kind=kind, created_at=_dt(created), updated_at=_dt(updated),
+            id=external_id, bank=bank_name, kind=kind, created_at=utc(created), updated_at=utc(updated),
             messages=messages, text=content if with_content else None,
             metadata=dict(self._dialect.from_json(metadata)), scope=self._scope(*scope),
         )
@@ -179,7 +171,7 @@ class SQLSources(Area):
             self._require_write().execute("UPDATE chunks SET position = ? WHERE id = ?", (position, chunk_id))
         else:
             self._require_write().execute("UPDATE chunks SET position = ?, location = ? WHERE id = ?",
-                                          (position, _dumps(location), chunk_id))
+                                          (position, dumps(location), chunk_id))
 
     def chunk_locations(self, chunk_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
         """The location of each chunk that has one (an ingested document's), by chunk id."""
@@ -203,8 +195,8 @@ class SQLSources(Area):
             self._require_write(),
             "INSERT INTO chunks (bank_id, source_id, position, sha256, text, message_ids, location) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (bank_id, source_id, position, sha256, text, _dumps(message_ids),
-             None if location is None else _dumps(location)),
+            (bank_id, source_id, position, sha256, text, dumps(message_ids),
+             None if location is None else dumps(location)),
         )
 
     def delete_chunks(self, bank_id: int, chunk_ids: Sequence[int]) -> int:
