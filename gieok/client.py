@@ -370,9 +370,8 @@ class Client:
     def set_disposition(self, bank: str, disposition: Disposition | Mapping[str, Any] | None = None, *,
                         skepticism: int | None = None, literalism: int | None = None, empathy: int | None = None,
                         name: str | None = None, background: str | None = None) -> Disposition:
-        changes = {"skepticism": skepticism, "literalism": literalism, "empathy": empathy, "name": name,
-                   "background": background}
-        body = {**Disposition.coerce(disposition).to_dict(), **_drop_none(changes)}
+        body = Disposition.changed(disposition, skepticism=skepticism, literalism=literalism, empathy=empathy,
+                                   name=name, background=background).to_dict()
         return self._call("PUT", f"/v1/banks/{_q(bank)}/disposition", body, Disposition)  # type: ignore[no-any-return]
 
     def disposition(self, bank: str) -> Disposition:

@@ -454,11 +454,9 @@ class Memory:
         ``literalism``, ``empathy`` — a ``name`` and a ``background``, given as a :class:`Disposition`,
         a mapping or keywords (keywords override the mapping's fields; what neither gives is neutral).
         ``set_disposition(bank)`` returns the bank to neutral. See :mod:`gieok.engine.reflect.shaping`."""
-        base = Disposition.coerce(disposition).to_dict()
-        changes = {"skepticism": skepticism, "literalism": literalism, "empathy": empathy, "name": name,
-                   "background": background}
-        return _shaping.set_disposition(self.engine, bank, {**base, **{k: v for k, v in changes.items()
-                                                                          if v is not None}})
+        return _shaping.set_disposition(self.engine, bank, Disposition.changed(
+            disposition, skepticism=skepticism, literalism=literalism, empathy=empathy, name=name,
+            background=background))
 
     def disposition(self, bank: str) -> Disposition:
         """``bank``'s disposition (neutral unless one was set)."""

@@ -558,6 +558,13 @@ class Disposition:
         fields: dict[str, Any] = {k: ("" if v is None and k in ("name", "background") else v) for k, v in value.items()}
         return cls(**fields)
 
+    @classmethod
+    def changed(cls, base: Disposition | Mapping[str, Any] | None, **changes: Any) -> Disposition:
+        """``base`` (None: neutral) with every change that is not None put in its place."""
+        fields = cls.coerce(base).to_dict()
+        fields.update({k: v for k, v in changes.items() if v is not None})
+        return cls.coerce(fields)
+
     @property
     def neutral(self) -> bool:
         return self == Disposition()
