@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs docs-serve bench bench-coldstart bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-portability bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots train-decisions clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable bench-triage train-triage
+.PHONY: demo test lint docs docs-serve bench bench-coldstart bench-folds bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-profile bench-reembed bench-portability bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots train-decisions clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable bench-triage train-triage train-ranker bench-ranker
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -88,13 +88,25 @@ bench-scale: $(STAMP)
 bench-documents: $(STAMP)
 	$(BIN)/python bench/documents.py
 
-bench: bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable bench-triage bench-coldstart bench-portability
+bench: bench-ranker bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-folds bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable bench-triage bench-coldstart bench-portability
 
 clean:
 	rm -rf $(VENV) build *.egg-info
 
 bench-profile: $(STAMP)
 	$(BIN)/python bench/profile_slots.py
+
+# recall's learned ranker: candidate pools of every training set (banks cached), then LightGBM (deterministic)
+train-ranker: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[train]'
+	$(BIN)/python bench/ranker_pool.py
+	$(BIN)/python bench/train_ranker.py
+
+# held-out folds, the blind split and the pool's ceiling (writes no model)
+bench-ranker: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[train]'
+	$(BIN)/python bench/ranker_pool.py
+	$(BIN)/python bench/train_ranker.py --measure --dry-run
 
 train-filler: $(STAMP)
 	$(BIN)/python bench/train_filler.py

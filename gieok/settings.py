@@ -14,7 +14,7 @@ from typing import Any
 
 from gieok.errors import ConfigError
 
-__all__ = ["Setting", "SETTINGS", "Settings", "resolve_settings"]
+__all__ = ["REMOVED", "Setting", "SETTINGS", "Settings", "resolve_settings"]
 
 
 @dataclass(frozen=True)
@@ -34,49 +34,15 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("embedder", "e5-small", str,
             "embedder provider for new banks (`e5-small`, `use-multilingual`, or a plugin)"),
-    Setting("rrf_k", 20, int, "the k of Reciprocal Rank Fusion: score = sum of weight / (k + rank); "
-            "at the customary 60, a fact ranked 6th by one channel lost to facts ranked 40th by two"),
-    Setting("fusion", "rrf", str,
-            "how recall fuses its channels: `rrf` (Reciprocal Rank Fusion of every channel) or `weighted` "
-            "(weighted_relevance x cosine + weighted_importance x importance + weighted_recency x "
-            "exp(-age / weighted_recency_days); channels only nominate candidates)", choices=("rrf", "weighted")),
-    Setting("weighted_relevance", 0.6, float, "weight of the query's cosine in fusion=weighted", bounds=(0.0, 1.0)),
-    Setting("weighted_importance", 0.2, float, "weight of a memory's importance in fusion=weighted",
-            bounds=(0.0, 1.0)),
-    Setting("weighted_recency", 0.2, float, "weight of exp(-age / weighted_recency_days) in fusion=weighted",
-            bounds=(0.0, 1.0)),
-    Setting("weighted_recency_days", 30.0, float, "the recency time constant of fusion=weighted, in days",
-            bounds=(0.001, 1e6)),
+    Setting("fusion", "learned", str,
+            "how recall orders its candidates: `learned` (the ranker trained on labelled conversations, shipped "
+            "in the package) or `rrf` (plain Reciprocal Rank Fusion of the channels, k = 20, equal weights: the "
+            "fixed formula, to compare against)", choices=("learned", "rrf")),
     Setting("candidates", 100, int, "how many candidates each recall channel contributes before fusion"),
     Setting("channels", "semantic,keyword,graph,temporal,profile", str,
             "recall channels to run, a comma list (turn one off to measure what it adds)"),
-    Setting("semantic_weight", 1.0, float, "RRF weight of the semantic (vector) channel"),
-    Setting("keyword_weight", 1.0, float, "RRF weight of the keyword (BM25) channel"),
-    Setting("korean_keyword_weight", 0.5, float,
-            "RRF weight of the keyword channel for a query written in Hangul (BM25 over lemmas trails e5 on Korean)"),
-    Setting("graph_weight", 0.3, float, "RRF weight of the graph (named people, shared entities, links) channel"),
-    Setting("temporal_weight", 0.5, float, "RRF weight of the temporal (query time range) channel"),
-    Setting("profile_weight", 3.0, float,
-            "RRF weight of the profile channel (a question about a profile slot: the fact holding its value)"),
-    Setting("superseded_weight", 0.6, float,
-            "score multiplier of a version a later statement replaced (0 leaves replaced versions out of recall)"),
-    Setting("same_message_weight", 0.5, float,
-            "score multiplier of a memory per better-ranked memory from the same message (a long message "
-            "makes many facts; 1 keeps them all in place)", bounds=(0.01, 1.0)),
-    Setting("other_speaker_weight", 0.8, float,
-            "score multiplier of what others said when the query names exactly one of the speakers it "
-            "recalls (\"What would Caroline pursue?\": Caroline's own words first); 1 keeps them in place",
-            bounds=(0.01, 1.0)),
-    Setting("question_weight", 1.0, float,
-            "score multiplier of a memory that only asks (\"What are your plans?\", \"언제 가?\"), so it ranks "
-            "below what answers it; 1 (the default) keeps questions in place", bounds=(0.01, 1.0)),
     Setting("graph_seeds", 5, int,
             "best hits of each of the semantic and keyword channels that seed the graph channel"),
-    Setting("recency_half_life_days", 180.0, float, "age at which the recency multiplier is halfway (±5 % at most)"),
-    Setting("present_recency", 0.3, float,
-            "reach of the recency multiplier (1 ± this) when the query asks about the present (지금, 요즘, now, "
-            "currently): the latest statement of a state counts more; 0.05 is recency's usual reach",
-            bounds=(0.0, 0.5)),
     Setting("keyword_context_weight", 0.3, float,
             "BM25 weight of the terms of the message a fact answers, relative to the fact's own terms"),
     Setting("reranker", "", str, "reranker provider for the fused top-N: empty (off), `http` or `onnx`"),
@@ -112,8 +78,6 @@ SETTINGS: tuple[Setting, ...] = (
             "ingest refuses a file larger than this (bytes) before reading it: split it or raise this"),
     Setting("max_document_unpacked_bytes", 200_000_000, int,
             "ingest refuses a DOCX whose zip entries unpack to more than this (bytes), before parsing it"),
-    Setting("observation_weight", 1.0, float,
-            "RRF weight of consolidated observations in recall (0 leaves them out)"),
     Setting("observation_candidates", 3, int, "at most this many observations compete in one recall"),
     Setting("llm", "", str,
             "LLM provider for extraction, consolidation and reflect: empty (offline), `openai`, `anthropic`"),
@@ -193,6 +157,15 @@ class Settings:
             raise AttributeError(name) from None
 
 
+# settings recall's learned ranker replaced (issue #35): refused with the reason, as unknown ones are
+_RANKER = "recall's learned ranker replaced it (docs/concepts/recall.md); remove it from your settings"
+REMOVED: dict[str, str] = {name: _RANKER for name in (
+    "rrf_k", "weighted_relevance", "weighted_importance", "weighted_recency", "weighted_recency_days",
+    "semantic_weight", "keyword_weight", "korean_keyword_weight", "graph_weight", "temporal_weight", "profile_weight",
+    "superseded_weight", "same_message_weight", "other_speaker_weight", "question_weight", "recency_half_life_days",
+    "present_recency", "observation_weight")}
+
+
 def resolve_settings(overrides: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Defaults, then ``GIEOK_*`` environment variables, then explicit overrides."""
     env = os.environ if env is None else env
@@ -202,6 +175,8 @@ def resolve_settings(overrides: Mapping[str, Any] | None = None, env: Mapping[st
         if setting.env in env:
             values[setting.name] = _coerce(setting, env[setting.env], f"${setting.env}")
     for name, value in (overrides or {}).items():
+        if name in REMOVED:
+            raise ConfigError(f"setting {name!r} no longer exists: {REMOVED[name]}")
         if name not in _BY_NAME:
             raise ConfigError(f"unknown setting {name!r}: known settings are {', '.join(sorted(_BY_NAME))}")
         values[name] = _coerce(_BY_NAME[name], value, "arguments")

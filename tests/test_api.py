@@ -122,13 +122,21 @@ def test_an_async_session_works(db_path: str, fake_embedder) -> None:
 
 
 def test_unknown_settings_are_refused() -> None:
-    with pytest.raises(ConfigError, match="unknown setting 'rrfk'"):
-        resolve_settings({"rrfk": 10})
+    with pytest.raises(ConfigError, match="unknown setting 'candidate'"):
+        resolve_settings({"candidate": 10})
     with pytest.raises(ConfigError, match="must be int"):
-        resolve_settings({"rrf_k": "sixty"})
-    assert resolve_settings({}, env={"GIEOK_RRF_K": "30"}).rrf_k == 30
-    assert resolve_settings({"rrf_k": 10}, env={"GIEOK_RRF_K": "30"}).rrf_k == 10
-    assert {s.name for s in SETTINGS} >= {"embedder", "rrf_k", "candidates"}
+        resolve_settings({"candidates": "sixty"})
+    assert resolve_settings({}, env={"GIEOK_CANDIDATES": "30"}).candidates == 30
+    assert resolve_settings({"candidates": 10}, env={"GIEOK_CANDIDATES": "30"}).candidates == 10
+    assert {s.name for s in SETTINGS} >= {"embedder", "fusion", "candidates"}
+
+
+@pytest.mark.parametrize("name", ["rrf_k", "korean_keyword_weight", "superseded_weight", "same_message_weight",
+                                  "other_speaker_weight", "present_recency", "graph_weight"])
+def test_settings_the_learned_ranker_replaced_are_refused_with_the_reason(name: str) -> None:
+    with pytest.raises(ConfigError, match=f"setting '{name}' no longer exists: recall's learned ranker"):
+        resolve_settings({name: 1})
+    assert name not in {s.name for s in SETTINGS}
 
 
 def test_memory_refuses_unknown_settings(db_path: str) -> None:

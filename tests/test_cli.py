@@ -49,9 +49,11 @@ def test_retain_recall_banks_sources_show(run, tmp_path: Path) -> None:
     assert top["source_ids"] == ["m3"] and top["channels"]["keyword"]["rank"] == 1
     assert "한라산" in run("recall", "minji", "한라산").output
     explained = run("recall", "minji", "지난주 한라산", "--explain", "--now", "2026-05-12").output
-    assert "fused" in explained and "recency" in explained and "time range" in explained
+    assert "ranker" in explained and "time range" in explained
     as_json = json.loads(run("recall", "minji", "한라산", "--explain", "--json").output)
-    assert as_json["memories"][0]["explanation"]["multipliers"]["recency"] > 0
+    explanation = as_json["memories"][0]["explanation"]
+    assert set(explanation["features"]) >= {"semantic_rr", "keyword_rr", "cosine_z", "age_place"}
+    assert sum(explanation["contributions"].values()) == pytest.approx(explanation["ranker"], abs=1e-3)
 
     banks = json.loads(run("banks", "--json").output)
     assert banks[0]["name"] == "minji" and banks[0]["facts"] == 4

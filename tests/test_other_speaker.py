@@ -1,6 +1,7 @@
-"""``other_speaker_weight``: when the query names exactly one of the speakers it recalls, what the
-others said ranks lower — "What would Caroline pursue?" is answered by Caroline's own words, not by
-a friend's "Wow, Caroline! What jobs are you thinking of?". Korean and English."""
+"""When the query names exactly one of the speakers it recalls — "What would Caroline pursue?" — the
+learned ranker knows, for each candidate, whether that speaker said it (``names_speaker``) or
+someone else did (``other_speaker``): a friend's "Wow, Caroline! What jobs are you thinking of?" is
+not Caroline's answer. Korean and English."""
 
 from __future__ import annotations
 
@@ -40,21 +41,16 @@ def test_one_speaker_alone_is_nothing_to_tell_apart() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_the_named_speakers_own_words_rank_first(db_path: str, fake_embedder: object, lang: str) -> None:
+def test_the_ranker_knows_who_the_query_names(db_path: str, fake_embedder: object, lang: str) -> None:
     said, question = CHATS[lang]
-
-    def ranked(memory: Memory) -> list[str]:
+    with Memory(db_path, embedder="fake") as memory:
         memory.retain(lang, [{"id": f"m{i}", "speaker": who, "text": text, "timestamp": "2026-05-04T12:00:00+09:00"}
                              for i, (who, text) in enumerate(said)], document_id="chat")
-        return [m.source_ids[0] for m in memory.recall(lang, question, limit=5).memories]
-
-    with Memory(db_path, embedder="fake", other_speaker_weight=1.0) as memory:
-        assert ranked(memory)[0] == "m0"  # the friend's message shares more of the query's words
-    with Memory(db_path + ".2", embedder="fake") as memory:  # the default, 0.8
-        assert ranked(memory)[:2] == ["m1", "m0"]
-        top = memory.recall(lang, question, limit=5, explain=True).memories
-        friend = next(m for m in top if m.source_ids == ["m0"])
-        assert friend.explanation is not None and friend.explanation["multipliers"]["other_speaker"] == 0.8
+        found = {m.source_ids[0]: m.explanation for m in memory.recall(lang, question, limit=5, explain=True).memories}
+    friend, named = found["m0"], found["m1"]
+    assert friend is not None and named is not None
+    assert (friend["features"]["other_speaker"], friend["features"]["names_speaker"]) == (1.0, 0.0)
+    assert (named["features"]["other_speaker"], named["features"]["names_speaker"]) == (0.0, 1.0)
 
 
 @pytest.mark.parametrize(("said", "question"), [

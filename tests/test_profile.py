@@ -97,7 +97,9 @@ def test_the_profile_channel_puts_the_slot_fact_first(mem: Memory, bank: str, tu
                                                       question: str, evidence: str) -> None:
     _retain(mem, bank, turns)
     top = mem.recall(bank, question, limit=3, explain=True).memories
-    assert top[0].source_ids == [evidence] and "profile" in top[0].channels
+    found = next(m for m in top if m.source_ids == [evidence])  # among the first three
+    assert found.channels["profile"].rank == 1
+    assert found.explanation is not None and found.explanation["features"]["profile_rr"] == 1.0
 
 
 def test_an_erased_fact_takes_its_slot_with_it(mem: Memory) -> None:

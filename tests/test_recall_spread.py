@@ -1,7 +1,10 @@
-"""A long message makes many facts that match a question alike; recall spreads its top results over
-messages (``same_message_weight``) instead of returning one message's paraphrases. Korean and English."""
+"""A long message makes many facts that match a question alike: the learned ranker sees, for each
+candidate, how many candidates share its message and its place among them (``same_message``,
+``message_place``), so it can spread its top results over messages. Korean and English."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 
@@ -27,29 +30,18 @@ def _retain(mem: Memory, bank: str, long: str, short: list[str]) -> None:
 
 
 @pytest.mark.parametrize("lang", CASES)
-def test_the_top_results_come_from_different_messages(db_path: str, fake_embedder: object, lang: str) -> None:
+def test_the_ranker_sees_how_many_candidates_share_a_message(db_path: str, fake_embedder: object, lang: str) -> None:
     long, short, query = CASES[lang]
     # a message longer than max_fact_chars is split into sentence-group facts: here, one per sentence
-    with Memory(db_path, embedder="fake", same_message_weight=1.0, max_fact_chars=40) as flat:
-        _retain(flat, "b", long, short)
-        kept = [m.source_ids[0] for m in flat.recall("b", query, limit=3).memories]
-    # without spreading, the long message's paraphrases take most of the top 3
-    assert kept.count("long") >= 2
     with Memory(db_path, embedder="fake", max_fact_chars=40) as mem:
-        found = mem.recall("b", query, limit=3).memories
-        # the long message's further facts are still there, lower, and explain says why
+        _retain(mem, "b", long, short)
         ranked = mem.recall("b", query, limit=10, explain=True).memories
-    assert sorted(m.source_ids[0] for m in found) == ["long", "m0", "m1"]
-    repeats = [m for m in ranked if m.source_ids[0] == "long"][1:]
-    assert repeats and all(m.explanation["multipliers"]["same_message"] < 1.0 for m in repeats)
-
-
-@pytest.mark.parametrize("bad", [0.0, -0.5, 1.5])
-def test_the_weight_is_checked(db_path: str, fake_embedder: object, bad: float) -> None:
-    from gieok import ConfigError
-
-    with pytest.raises(ConfigError, match="same_message_weight"):
-        Memory(db_path, embedder="fake", same_message_weight=bad)
+    pieces = [m.explanation["features"] for m in ranked if m.source_ids[0] == "long"]  # type: ignore[index]
+    alone = [m.explanation["features"] for m in ranked if m.source_ids[0] != "long"]  # type: ignore[index]
+    assert len(pieces) >= 3 and alone
+    assert all(f["same_message"] == pytest.approx(math.log(len(pieces)), abs=1e-3) for f in pieces)
+    assert sorted(f["message_place"] for f in pieces) == list(range(len(pieces)))
+    assert all(f["same_message"] == 0.0 and f["message_place"] == 0.0 for f in alone)
 
 
 REPLIES = {

@@ -155,11 +155,14 @@ def test_scope_weights_re_rank_by_the_scope_a_memory_matches(scoped: Memory) -> 
     _chat(scoped, "u1", "new", "The new hiking boots were expensive", session_id="new")
     plain = scoped.recall("team", "hiking", user_id="u1", session_id="new").memories
     assert {m.session_id for m in plain} == {"new"}  # a filter without weights
-    weighed = scoped.recall("team", "hiking", user_id="u1", session_id="new", scopes={"session": 3.0},
+    unweighed = {m.session_id: m.score for m in scoped.recall("team", "hiking", user_id="u1", scopes={"session": 1.0},
+                                                               session_id="new").memories}
+    weighed = scoped.recall("team", "hiking", user_id="u1", session_id="new", scopes={"session": 10.0},
                             explain=True).memories
     assert {m.session_id for m in weighed} == {"old", "new"}  # weighed, no longer filtered
-    assert weighed[0].session_id == "new"
-    assert weighed[0].explanation is not None and weighed[0].explanation["multipliers"]["scope"] == 3.0
+    # the weight multiplies the ranker's score (0..1): ten times lifts the session's memory to the top
+    assert weighed[0].session_id == "new" and weighed[0].score == pytest.approx(10 * unweighed["new"])
+    assert weighed[0].explanation is not None and weighed[0].explanation["multipliers"]["scope"] == 10.0
     demoted = scoped.recall("team", "hiking", user_id="u1", session_id="new", scopes={"session": 0.1}).memories
     assert demoted[0].session_id == "old"
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from gieok.engine.recall.budget import fill_budget
-from gieok.engine.recall.fusion import rrf_fuse, weighted_fuse
+from gieok.engine.recall.fusion import rrf_fuse
 from gieok.extract import chunk_document, facts_from_text, is_small_talk
 from gieok.text.sentences import asks_only, ends_asking, split_sentences
 from gieok.text.terms import keyword_terms
@@ -73,20 +71,6 @@ def test_rrf_fusion() -> None:
     assert fused[0][2]["keyword"].rank == 1 and fused[0][2]["semantic"].rank == 2
     weighted = rrf_fuse({"semantic": [(1, 0.9)], "keyword": [(3, 5.0)]}, k=60, weights={"keyword": 2.0})
     assert [i for i, _, _ in weighted] == [3, 1]
-
-
-def test_weighted_fusion() -> None:
-    """score = 0.6·relevance + 0.2·importance + 0.2·exp(−age/τ), relevance the cosine min-max scaled
-    over the candidates; ranks in the channels do not count."""
-    rankings = {"semantic": [(1, 0.9), (2, 0.5)], "keyword": [(3, 9.0), (2, 7.0)]}
-    features = {1: (0.9, 0.5, 300.0), 2: (0.5, 1.0, 0.0), 3: (0.7, 0.5, 30.0)}
-    fused = weighted_fuse(rankings, features, (0.6, 0.2, 0.2), 30.0)
-    relevance = {1: 1.0, 2: 0.0, 3: 0.5}
-    expected = {i: 0.6 * relevance[i] + 0.2 * imp + 0.2 * math.exp(-age / 30.0)
-                for i, (_, imp, age) in features.items()}
-    assert [i for i, _, _ in fused] == sorted(expected, key=lambda i: -expected[i]) == [1, 3, 2]
-    assert fused[2][1] == pytest.approx(expected[2]) and set(fused[2][2]) == {"semantic", "keyword"}
-    assert [i for i, _, _ in weighted_fuse(rankings, {1: features[1]})] == [1]  # no features: left out
 
 
 def test_fill_budget() -> None:

@@ -66,7 +66,7 @@ def test_pages_draw_the_engine_data(client: TestClient) -> None:
     fact = client.get("/ui/b/민지/f/f-2").text
     assert "Superseded by f-3" in fact or "Supersedes" in fact
     recall = client.get("/ui/b/민지/recall?q=where+does+Minji+live&max_tokens=40").text
-    assert "semantic" in recall and "recency" in recall and 'class="chart budget"' in recall
+    assert "semantic" in recall and "Ranker: what moved the score" in recall and 'class="chart budget"' in recall
     refusal = client.get("/ui/b/민지/reflect?q=capital+of+Mars").text
     assert 'id="refusal"' in refusal
     answer = client.get("/ui/b/민지/reflect?q=Where+does+Minji+live%3F").text

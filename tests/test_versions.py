@@ -58,21 +58,19 @@ def _replaced_rank_below_their_replacements(memories: list) -> None:
     ("The project deadline is Friday", "Actually the project deadline moved to Monday", "when is the deadline",
      "is Friday", "Monday"),
 ])
-def test_replaced_versions_rank_lower_or_can_be_left_out(db_path: str, fake_embedder, old: str, new: str,
+def test_replaced_versions_rank_below_their_replacements(db_path: str, fake_embedder, old: str, new: str,
                                                           query: str, old_word: str, new_word: str) -> None:
-    for weight in (0.6, 0.0):
-        with Memory(db_path, embedder="fake", superseded_weight=weight) as mem:
-            if weight:
-                _say(mem, "u", "a1", old, "2026-03-02T10:00:00+09:00")
-                _say(mem, "u", "a2", new, "2026-03-09T10:00:00+09:00")
-            found = mem.recall("u", query, limit=10, explain=True).memories
+    with Memory(db_path, embedder="fake") as mem:
+        _say(mem, "u", "a1", old, "2026-03-02T10:00:00+09:00")
+        _say(mem, "u", "a2", new, "2026-03-09T10:00:00+09:00")
+        found = mem.recall("u", query, limit=10, explain=True).memories
         old_one = [m for m in found if old_word in m.text and new_word not in m.text]
-        if weight:
-            assert old_one and old_one[0].superseded_by is not None
-            assert old_one[0].explanation is not None and old_one[0].explanation["multipliers"]["superseded"] == 0.6
-            _replaced_rank_below_their_replacements(found)
-        else:
-            assert old_one == [], "superseded_weight=0 leaves replaced versions out"
+        assert old_one and old_one[0].superseded_by is not None
+        assert old_one[0].explanation is not None and old_one[0].explanation["features"]["replaced"] == 1.0
+        _replaced_rank_below_their_replacements(found)
+        # as the bank stood before the change, only the old version was there
+        before = mem.recall("u", query, limit=10, as_of="2026-03-05T10:00:00+09:00").memories
+        assert [m.text for m in before if new_word in m.text] == []
 
 
 def test_an_older_statement_retained_late_does_not_supersede_a_newer_one(mem: Memory) -> None:
@@ -218,6 +216,7 @@ def test_a_question_about_the_earlier_version_recalls_it(mem: Memory, query: str
     old = next(m for m in memories if old_word in m.text)
     assert old.superseded_by is not None, "the earlier version comes back, marked as replaced"
     explained = next(m for m in mem.recall("hist", query, limit=10, explain=True).memories if m.id == old.id)
-    assert explained.explanation is not None and "superseded" not in explained.explanation["multipliers"]
+    assert explained.explanation is not None and "replaces" not in explained.explanation["multipliers"]
+    assert explained.explanation["features"]["asks_history"] == 1.0
     plain = mem.recall("hist", "마감 언제야? when is the deadline", limit=10).memories
     _replaced_rank_below_their_replacements(plain)

@@ -120,6 +120,19 @@ def _held_note(held: int, bank: str) -> str:
     return f"; {held} held back as instructions (gieok quarantine {bank})" if held else ""
 
 
+def explain_lines(explanation: dict[str, Any]) -> str:
+    """A memory's explanation in a few words: the ranker's score and the features that moved it most
+    (``+0.41 cosine_z``), then the multipliers; under ``fusion=rrf`` the fused score."""
+    parts = explanation.get("contributions")
+    if parts:
+        top = [f"{value:+.2f} {name}" for name, value in list(parts.items())[:4] if name != "bias"]
+        lines = [f"ranker {explanation['ranker']:+.2f}", *top]
+    else:
+        lines = [f"fused {explanation['fused']:.4f}"] if explanation.get("fused") is not None else []
+    lines += [f"×{value:.3f} {name}" for name, value in explanation.get("multipliers", {}).items()]
+    return "\n".join(lines)
+
+
 @click.command()
 @click.argument("bank")
 @click.argument("query")
@@ -127,7 +140,7 @@ def _held_note(held: int, bank: str) -> str:
 @click.option("--limit", type=int, default=None, help="at most this many memories")
 @click.option("--now", default=None, help="reference time for the question (ISO 8601); default: now")
 @click.option("--as-of", default=None, help="answer as the bank stood at this time (ISO 8601)")
-@click.option("--explain", is_flag=True, help="show each channel's rank and score, the fused score and multipliers")
+@click.option("--explain", is_flag=True, help="show each channel's rank and the features that moved the score most")
 @scope_options(recall=True)
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.pass_context
@@ -150,8 +163,7 @@ def recall(ctx: click.Context, /, bank: str, query: str, max_tokens: int | None,
     for i, m in enumerate(result.memories, start=1):
         if explain and m.explanation:
             channels = "\n".join(f"{name} #{hit.rank} ({hit.score:.3g})" for name, hit in m.channels.items())
-            channels += f"\nfused {m.explanation['fused']:.4f}\n" + " ".join(
-                f"×{value:.3f} {name}" for name, value in m.explanation["multipliers"].items())
+            channels += "\n" + explain_lines(m.explanation)
         else:
             channels = ", ".join(f"{name} #{hit.rank}" for name, hit in m.channels.items())
         text = m.text + (f"\n(replaces {', '.join(m.supersedes)})" if m.supersedes else "")

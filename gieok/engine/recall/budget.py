@@ -18,7 +18,7 @@ from gieok.errors import RerankerUnavailableError
 from gieok.providers.rerankers import Reranker
 from gieok.records import ChannelHit, RecalledMemory
 
-__all__ = ["fill_budget", "choose"]
+__all__ = ["choose", "explanation_of", "fill_budget"]
 
 T = TypeVar("T")
 
@@ -30,7 +30,10 @@ def choose(ctx: BankContext, query: str, scored: list[Candidate], time_range: tu
     chunk_of: dict[str, int] = {}
 
     def build(candidate: Candidate) -> RecalledMemory:
-        if candidate.memory is not None:
+        if candidate.memory is not None:  # an observation
+            candidate.memory.score = candidate.score
+            if explain:
+                candidate.memory.explanation = explanation_of(candidate, None)
             return candidate.memory
         assert candidate.features is not None  # a candidate is a fact or a memory already built
         memory = memory_of(candidate, time_range, explain)
@@ -56,14 +59,26 @@ def memory_of(candidate: Candidate, time_range: tuple[float, float] | None, expl
     assert features is not None
     memory = fact_to_memory(features.fact, candidate.score, features.channels)
     if explain:
-        memory.explanation = {
-            "channels": {name: {"rank": h.rank, "score": h.score} for name, h in features.channels.items()},
-            "fused": features.fused,
-            "multipliers": candidate.multipliers,
-            "time_range": [from_epoch(t).isoformat() for t in time_range] if time_range else None,  # type: ignore[union-attr]
-            "decay": decay_verdict(features.fact),
-        }
+        memory.explanation = explanation_of(candidate, time_range)
     return memory
+
+
+def explanation_of(candidate: Candidate, time_range: tuple[float, float] | None) -> dict[str, object]:
+    """What ``explain=True`` shows of a candidate: each channel's rank and score, the RRF score, the
+    ranker's features, their contributions to its score (they and ``bias`` sum to ``ranker``; the
+    score is its logistic) and the multipliers after it."""
+    features = candidate.features
+    hits = features.channels if features is not None else (candidate.memory.channels if candidate.memory else {})
+    out: dict[str, object] = {
+        "channels": {name: {"rank": h.rank, "score": h.score} for name, h in hits.items()},
+        "fused": features.fused if features is not None else None,
+        **(candidate.explained or {}),
+        "multipliers": candidate.multipliers,
+        "time_range": [from_epoch(t).isoformat() for t in time_range] if time_range else None,  # type: ignore[union-attr]
+    }
+    if features is not None:
+        out["decay"] = decay_verdict(features.fact)
+    return out
 
 
 def rerank(reranker: Reranker, query: str, memories: list[RecalledMemory], top: int,

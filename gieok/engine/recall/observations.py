@@ -1,9 +1,10 @@
 """Observations in recall: their own memory type (``o-<id>``), ranked beside facts.
 
 A bank holds few observations (one per entity or speaker topic), so they are scored exactly: cosine
-of the query vector against every observation vector, plus keyword overlap. The ranked list joins
-Reciprocal Rank Fusion as one more list (weight ``observation_weight``), so an observation competes
-with facts on the same scale. Under ``as_of`` they are left out: an observation is today's belief.
+of the query vector against every observation vector, plus keyword overlap. Each joins the pool as a
+candidate of its own, ranked by the learned ranker beside facts, its one list standing where a fact's
+semantic rank would (``observation_candidates``: how many compete; 0 leaves them out). Under
+``as_of`` they are left out: an observation is today's belief.
 
 Under a scope filter an observation is ranked only if every fact it rests on is in scope (the store
 checks it in SQL); consolidation already writes one observation per topic and user, so a user's
@@ -60,21 +61,16 @@ def observation_memory(store: Store, bank: BankRow, observation_id: int, score: 
     )
 
 
-def observation_memories(ctx: BankContext, query_vector: object | None, terms: tuple[str, ...], explain: bool,
+def observation_memories(ctx: BankContext, query_vector: object | None, terms: tuple[str, ...],
                          scope: ScopeFilter | None = None) -> list[RecalledMemory]:
-    """Observations (in ``scope``) ranked exactly and scored on the RRF scale (weight ``observation_weight``)."""
-    settings = ctx.settings
+    """Observations (in ``scope``) ranked exactly, best first; their scores are the ranking's (the
+    scoring stage gives each its final score)."""
     out = []
     ranked = observation_ranking(ctx.store, ctx.bank, query_vector, terms,  # type: ignore[arg-type]
-                                 settings.observation_candidates, scope)
+                                 ctx.settings.observation_candidates, scope)
     for rank, (obs_id, score) in enumerate(ranked, start=1):
-        fused = settings.observation_weight / (settings.rrf_k + rank)
-        memory = observation_memory(ctx.store, ctx.bank, obs_id, fused,
+        memory = observation_memory(ctx.store, ctx.bank, obs_id, score,
                                     {"observation": ChannelHit(rank=rank, score=score)})
-        if memory is None:
-            continue
-        if explain:
-            memory.explanation = {"channels": {"observation": {"rank": rank, "score": score}}, "fused": fused,
-                                  "multipliers": {}, "time_range": None}
-        out.append(memory)
+        if memory is not None:
+            out.append(memory)
     return out

@@ -4,18 +4,19 @@ Four channels each rank fact ids: ``semantic`` (cosine KNN over each fact's own 
 reply's vector with its context, averaged), ``keyword`` (Okapi BM25 over Korean lemmas and English
 stems), ``graph`` (what the people the query names said, facts naming its entities, and facts
 sharing specific entities or links with the best hits of the first two) and ``temporal`` (facts in
-the time range the query names). Reciprocal Rank Fusion merges them at k = 20 (at the customary 60,
-a fact ranked 6th by one channel lost to facts ranked 40th by two); then small multipliers —
-recency (±5 %), closeness to the query's time range (±10 %) and supporting links (0 to +5 %) — so
-relevance dominates. Facts no longer valid are dropped; the token budget is filled greedily; an
-optional reranker reorders the fused top-N. Every memory says which channel found it and at what rank.
+the time range the query names), plus ``profile`` for a question about a profile slot. Their union is
+the pool; a learned ranker (gradient-boosted trees over each candidate's channel ranks, cosines, BM25,
+age, time fit, speaker, message and version features; trained on labelled conversations) orders it.
+Facts no longer valid are dropped; the token budget is filled greedily; an optional reranker reorders
+the top-N. Every memory says which channel found it and at what rank.
 
 A recall's scope (:mod:`gieok.engine.scopes`) is a filter every channel applies in SQL — semantic,
 keyword, graph, temporal and observations — plus, with ``scopes=`` weights, a ``scope`` multiplier.
 
 The stages live in their own modules: :mod:`~gieok.engine.recall.gather` (the channels),
 :mod:`~gieok.engine.recall.fusion`, :mod:`~gieok.engine.recall.score` (each candidate's features and
-multipliers) and :mod:`~gieok.engine.recall.budget` (rerank, budget, the memories returned).
+ranked score; the model in :mod:`~gieok.engine.recall.rank_model`) and
+:mod:`~gieok.engine.recall.budget` (rerank, budget, the memories returned).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def _rank(ctx: BankContext, query: str, *, now: datetime, max_tokens: int | None
           explain: bool, as_of: datetime | None, scope: RecallScope) -> Recall:
     """Gather the channels, fuse them, score the candidates, then rerank and fill the budget."""
     gathered = gather(ctx, query, now, scope)
-    fused = fuse_channels(ctx, query, gathered, now.timestamp())
+    fused = fuse_channels(gathered)
     scored = score_candidates(ctx, query, gathered, fused, now=now, as_of=as_of, scope=scope, explain=explain)
     chosen, used = choose(ctx, query, scored, gathered.time_range, max_tokens=max_tokens, limit=limit,
                           explain=explain)

@@ -1,13 +1,14 @@
-"""Recall's scoring stage: each fused candidate's features, its multipliers and its final score.
+"""Recall's scoring stage: each candidate's features, and its score from the learned ranker.
 
 A fact candidate is seen here whole, as one :class:`Features` record: the channels' ranks and raw
-scores, the fused score, the query's cosine with it, and every input of the multipliers (its age,
-closeness to the query's time range, supporting links, strength, scope weight, whether another
-speaker said it, whether it only asks, whether a later statement replaced it). The multipliers —
-recency (±5 %, more for "지금 어디 살아?"), time closeness (±10 %), support (0 to +5 %), and the
-penalties set in the settings — are small, so relevance dominates. Then a replacement ranks just
-above the version it replaced, and facts from one long message step aside for others
-(``same_message``). Observations join the candidates with their own score.
+scores, the fused score, the query's cosine with it, its age, closeness to the query's time range,
+supporting links, whether another speaker said it, whether it only asks, whether a later statement
+replaced it. The learned ranker (:mod:`gieok.engine.recall.rank_model`) turns the pool's features
+into one score per candidate (a probability-like number in 0..1); observations join the pool as
+candidates of their own. Two things stay rules, because they are a user's or the lifecycle's intent
+rather than relevance: the ``scopes=`` weight and a decayed memory's strength multiply the score, and
+a replacement ranks just above the version it replaced (``replaces``). ``fusion=rrf`` orders the pool
+by plain Reciprocal Rank Fusion instead, to compare against.
 """
 
 from __future__ import annotations
@@ -19,24 +20,24 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+import numpy as np
+
 from gieok.engine.context import BankContext
 from gieok.engine.recall.channels import named_speakers
-from gieok.engine.recall.fusion import Fused
+from gieok.engine.recall.fusion import RRF_K, Fused
 from gieok.engine.recall.gather import Gathered
 from gieok.engine.recall.observations import observation_memories
+from gieok.engine.recall.rank_model import FEATURES, PoolItem, PoolQuery, RankModel, feature_matrix, ranker
 from gieok.engine.scopes import RecallScope, memory_scope, scope_weight
 from gieok.records import ChannelHit, FactRow, RecalledMemory
 from gieok.text.sentences import asks_only
 from gieok.text.terms import keyword_terms
 
 __all__ = ["Candidate", "Features", "Scoring", "asks_for_history", "features_of", "is_current", "multipliers",
-           "replacements_first", "score_candidates", "scoring_for", "spread_messages"]
+           "pool_item", "rank_pool", "replacements_first", "score_candidates", "scoring_for"]
 
 _DAY = 86400.0
-_RECENCY_REACH = 0.05  # the recency multiplier spans 1 ± this (a fact said now: 1.05; long ago: 0.95)
-# "지금 어디 살아?" / "where does she live now?" ask for the present state: the latest statement
-# of it counts more than recency's usual ±5 % (``present_recency``)
-_ASKS_FOR_NOW = re.compile(r"지금|현재|요즘|요새|\b(?:now|currently|these days|nowadays)\b", re.IGNORECASE)
+RRF_WEIGHT = 1.0  # an observation's place in the RRF order (``fusion=rrf``): as one channel's rank
 
 # "원래 언제로 잡혀 있었어?" / "what was it originally?" ask for a version that was since replaced
 _ASKS_FOR_HISTORY = re.compile(
@@ -60,13 +61,7 @@ class Scoring:
     as_of_ts: float | None
     time_range: tuple[float, float] | None
     history: bool  # the question asks for replaced versions (or as_of is set): plain scores for them
-    present: float  # the recency multiplier's reach: ±5 %, or ``present_recency`` for "지금 …?"
-    half_life_days: float
-    weighted: bool  # ``fusion=weighted`` has its own recency term: no recency multiplier
-    superseded_weight: float
-    question_weight: float
-    other_speaker_weight: float
-    same_message_weight: float
+    learned: bool  # the learned ranker orders the pool (else plain RRF, ``fusion=rrf``)
     named: str | None  # the one speaker the question names, when it tells candidates apart
     scope: RecallScope
 
@@ -89,6 +84,7 @@ class Features:
     support: int = 0  # semantic links to it from the other candidates
     scope_weight: float | None = None  # the ``scopes=`` weight of its scope; None without weights
     other_speaker: bool = False  # said by someone other than the one speaker the question names
+    named_speaker: bool = False  # said by the one speaker the question names
     question_only: bool = False  # a question and nothing else ("What do you think?")
     replaced: bool = False  # a later statement replaced it
 
@@ -103,25 +99,19 @@ class Candidate:
     features: Features | None = None
     multipliers: dict[str, float] = field(default_factory=dict)
     memory: RecalledMemory | None = None
+    explained: dict[str, object] | None = None  # with ``explain``: the ranker's features and contributions
 
 
 def scoring_for(ctx: BankContext, query: str, gathered: Gathered, now: datetime, as_of: datetime | None,
                 scope: RecallScope) -> Scoring:
     """How this recall scores; the speaker the question names is told from the rows in ``gathered``."""
-    settings = ctx.settings
     asked = gathered.asked
     # "나 전에 어디 살았지?" asks for a replaced version as much as "원래" does
     history = as_of is None and (asks_for_history(query) or (asked is not None and asked.previous))
-    other_weight = float(settings.other_speaker_weight)
     return Scoring(
         now_ts=now.timestamp(), as_of_ts=as_of.timestamp() if as_of is not None else None,
-        time_range=gathered.time_range, history=history,
-        # "지금 어디 살아?": the latest statement of the present state counts more (recency ± present_recency)
-        present=float(settings.present_recency) if not history and _ASKS_FOR_NOW.search(query) else _RECENCY_REACH,
-        half_life_days=settings.recency_half_life_days, weighted=settings.fusion == "weighted",
-        superseded_weight=float(settings.superseded_weight), question_weight=float(settings.question_weight),
-        other_speaker_weight=other_weight, same_message_weight=float(settings.same_message_weight),
-        named=_one_named_speaker(query, gathered.facts.values()) if other_weight < 1.0 else None, scope=scope)
+        time_range=gathered.time_range, history=history, learned=ctx.settings.fusion == "learned",
+        named=_one_named_speaker(query, gathered.facts.values()), scope=scope)
 
 
 def score_candidates(ctx: BankContext, query: str, gathered: Gathered, fused: Fused, *, now: datetime,
@@ -133,30 +123,54 @@ def score_candidates(ctx: BankContext, query: str, gathered: Gathered, fused: Fu
     links = store.graph.links_of(list(facts), ("semantic",), gathered.only)
     support = Counter(other for _seed, other, kind, _w in links if kind == "semantic")
     semantic = dict(gathered.rankings.get("semantic", []))
-    scored: list[Candidate] = []
+    pool: list[Candidate] = []
     for fact_id, fused_score, hits in fused:
         fact = facts.get(fact_id)
         # a version with a replacement stays findable below it; a document section a new version
         # left out (closed, no replacement) is the document's history, found by as_of or history
-        keep = scoring.history or (scoring.superseded_weight > 0 and fact is not None
-                                   and fact.superseded_by is not None)
+        keep = scoring.history or (fact is not None and fact.superseded_by is not None)
         if fact is None or not is_current(fact, scoring.now_ts, scoring.as_of_ts, keep):
             continue
         if gathered.only is not None and not gathered.only.admits(fact.scope):
             # the last guard: the channels' SQL already filtered; a fact out of scope here is a store bug
             continue
         features = features_of(fact, hits, fused_score, scoring, gathered, semantic, support.get(fact_id, 0))
-        applied = multipliers(features, scoring)
-        scored.append(Candidate(fused_score * math.prod(applied.values()), fact.tokens, features, applied))
-    if scoring.as_of_ts is None and ctx.settings.observation_weight > 0:
-        for m in observation_memories(ctx, gathered.query_vector, keyword_terms(query), explain, gathered.only):
-            if scoring.scope.weights:
-                m.score *= scope_weight(memory_scope(m), scoring.scope)
-            scored.append(Candidate(m.score, m.tokens, memory=m))
+        pool.append(Candidate(fused_score, fact.tokens, features))
+    if scoring.as_of_ts is None:
+        pool.extend(Candidate(RRF_WEIGHT / (RRF_K + rank), m.tokens, memory=m) for rank, m in enumerate(
+            observation_memories(ctx, gathered.query_vector, keyword_terms(query), gathered.only), start=1))
+    scored = rank_pool(pool, query, scoring, explain)
     scored.sort(key=lambda c: -c.score)
-    if not scoring.history:
-        scored = replacements_first(scored, scoring.replaced)
-    return spread_messages(scored, scoring.same_message_weight)
+    return scored if scoring.history else replacements_first(scored, scoring.replaced)
+
+
+def rank_pool(pool: list[Candidate], query: str, scoring: Scoring, explain: bool) -> list[Candidate]:
+    """Each candidate's score: the learned ranker's (or its RRF score under ``fusion=rrf``) times its
+    multipliers (``scope``, ``strength``); ``explain`` keeps its features and their contributions."""
+    if not pool:
+        return []
+    items = [pool_item(c, scoring.now_ts) for c in pool]
+    query_of = PoolQuery(query, scoring.time_range is not None, scoring.history, scoring.named is not None)
+    x = feature_matrix(items, query_of)
+    model = ranker() if scoring.learned else None
+    raw = model.score(x) if model is not None else np.array([c.score for c in pool])
+    out = []
+    for row, (candidate, value) in enumerate(zip(pool, raw, strict=True)):
+        applied = multipliers(candidate, scoring)
+        score = (1.0 / (1.0 + math.exp(-value)) if model is not None else float(value)) * math.prod(applied.values())
+        ranked = replace(candidate, score=score, multipliers=applied)
+        if explain:
+            ranked = replace(ranked, explained=_explained(x[row], value, model))
+        out.append(ranked)
+    return out
+
+
+def _explained(row: np.ndarray, value: float, model: RankModel | None) -> dict[str, object]:
+    features = {name: round(float(v), 4) for name, v in zip(FEATURES, row, strict=True)}
+    if model is None:
+        return {"features": features}
+    return {"features": features, "ranker": float(value),
+            "contributions": {k: round(v, 4) for k, v in model.contributions(row).items()}}
 
 
 def features_of(fact: FactRow, hits: dict[str, ChannelHit], fused: float, scoring: Scoring, gathered: Gathered,
@@ -180,31 +194,47 @@ def features_of(fact: FactRow, hits: dict[str, ChannelHit], fused: float, scorin
         time_closeness=closeness, support=support,
         scope_weight=scope_weight(fact.scope, scoring.scope) if scoring.scope.weights else None,
         other_speaker=scoring.named is not None and fact.speaker is not None and fact.speaker != scoring.named,
+        named_speaker=scoring.named is not None and fact.speaker == scoring.named,
         question_only=asks_only(fact.text), replaced=scoring.replaced(fact))
 
 
-def multipliers(features: Features, scoring: Scoring) -> dict[str, float]:
-    """The multipliers of a fact candidate's fused score, by name (``explain=True`` shows them)."""
-    fact, present = features.fact, scoring.present
+def pool_item(candidate: Candidate, now_ts: float) -> PoolItem:
+    """A candidate as the learned ranker reads it (see :mod:`gieok.engine.recall.rank_model`)."""
+    features, memory = candidate.features, candidate.memory
+    if features is None:
+        assert memory is not None  # a candidate is a fact or a memory already built
+        return PoolItem(
+            ranks={c: h.rank for c, h in memory.channels.items()}, raw={c: h.score for c, h in memory.channels.items()},
+            cosine=None, said_at=memory.mentioned_at.timestamp() if memory.mentioned_at else None, now_ts=now_ts,
+            time_closeness=None, support=0, strength=1.0, importance=0.5, speaker_named=False, other_speaker=False,
+            question_only=False, replaced=False, fact_id=None, superseded_by=None, message_key=None,
+            tokens=memory.tokens, text=memory.text, chunk=False, observation=True,
+            scope_weight=candidate.multipliers.get("scope", 1.0))
+    fact = features.fact
+    return PoolItem(
+        ranks={c: h.rank for c, h in features.channels.items()}, raw={c: h.score for c, h in features.channels.items()},
+        cosine=features.cosine, said_at=fact.mentioned_at, now_ts=now_ts, time_closeness=features.time_closeness,
+        support=features.support, strength=fact.strength, importance=fact.importance,
+        speaker_named=features.named_speaker, other_speaker=features.other_speaker,
+        question_only=features.question_only, replaced=features.replaced, fact_id=fact.id,
+        superseded_by=fact.superseded_by,
+        message_key=tuple(sorted(fact.message_ids)) if fact.message_ids else ("chunk", fact.chunk_id),
+        tokens=fact.tokens, text=fact.text, chunk=not fact.message_ids, observation=False,
+        scope_weight=features.scope_weight if features.scope_weight is not None else 1.0)
+
+
+def multipliers(candidate: Candidate, scoring: Scoring) -> dict[str, float]:
+    """What multiplies a candidate's ranked score, by name: its ``scopes=`` weight, and a decayed
+    memory's strength (it sinks a little; archiving, not this, removes it)."""
     out = {}
-    if not scoring.weighted:  # the weighted sum has its own recency term
-        out["recency"] = 1.0 - present + 2 * present * math.exp(-features.age_days * math.log(2)
-                                                                / scoring.half_life_days)
-    if features.time_closeness is not None:
-        out["time"] = 0.90 + 0.20 * features.time_closeness
-    out["support"] = 1.0 + 0.05 * min(1.0, math.log1p(features.support) / math.log1p(10))
-    if fact.strength < 1.0:  # decayed memories sink a little; archiving, not this, removes them
-        out["strength"] = 0.9 + 0.1 * fact.strength
-    if features.scope_weight is not None:
-        out["scope"] = features.scope_weight
-    if features.other_speaker:
-        out["other_speaker"] = scoring.other_speaker_weight
-    if scoring.question_weight < 1.0 and features.question_only:
-        out["question"] = scoring.question_weight
-    if not scoring.history and features.replaced:
-        # a message says more than the one thing that changed ("두부 is four; we live in 망원동"),
-        # so the old version stays findable, below what replaced it
-        out["superseded"] = scoring.superseded_weight
+    features, memory = candidate.features, candidate.memory
+    if features is not None and features.fact.strength < 1.0:
+        out["strength"] = 0.9 + 0.1 * features.fact.strength
+    if scoring.scope.weights:
+        if features is not None and features.scope_weight is not None:
+            out["scope"] = features.scope_weight
+        elif memory is not None:
+            out["scope"] = scope_weight(memory_scope(memory), scoring.scope)
     return out
 
 
@@ -234,48 +264,26 @@ def _one_named_speaker(query: str, facts: Iterable[FactRow]) -> str | None:
 
 
 def replacements_first(scored: list[Candidate], replaced: Callable[[FactRow], bool]) -> list[Candidate]:
-    """Where a replaced version and what replaced it are both candidates, the replacement ranks just
-    above it: "I work at Samsung" keeps its strong match on "Where do I work?", yet the answer is the
-    later "I left Samsung and joined Kakao". Its score is lifted, with the lift as the ``replaces``
-    multiplier. (A question about the past keeps plain scores: recall does not call this then.)"""
+    """Where a replaced version and what replaced it are both candidates, the replaced one never ranks
+    above its replacement: it steps down to just below it (the ``replaced`` multiplier says by how
+    much). The ranker already reads both sides of a replacement as features ("I work at Samsung" is
+    ``replaced`` and its replacement is in the pool; "I left Samsung and joined Kakao" replaces a
+    candidate), so this only keeps the order a reader expects. A question about the past keeps the
+    ranker's order: recall does not call this then."""
     at = {c.features.fact.id: i for i, c in enumerate(scored) if c.features is not None}
     for _ in range(4):  # a chain A → B → C settles in as many passes as it has links
         moved = False
-        for candidate in list(scored):
+        for i, candidate in enumerate(scored):
             if candidate.features is None:
                 continue
             fact = candidate.features.fact
             j = at.get(fact.superseded_by) if fact.superseded_by is not None and replaced(fact) else None
             if j is None or scored[j].score > candidate.score:
                 continue
-            newer = scored[j]
-            lift = candidate.score * 1.0001 / newer.score if newer.score > 0 else 1.0
-            newer.multipliers["replaces"] = newer.multipliers.get("replaces", 1.0) * lift
-            scored[j] = replace(newer, score=newer.score * lift if newer.score > 0 else candidate.score * 1.0001)
+            drop = scored[j].score * 0.9999 / candidate.score if candidate.score > 0 else 0.0
+            candidate.multipliers["replaced"] = candidate.multipliers.get("replaced", 1.0) * drop
+            scored[i] = replace(candidate, score=candidate.score * drop)
             moved = True
         if not moved:
             break
     return sorted(scored, key=lambda c: -c.score)
-
-
-def spread_messages(scored: list[Candidate], weight: float) -> list[Candidate]:
-    """A long message makes many facts, and they match a question alike: ten memories from one message
-    say less than ten from ten. Each memory is scored ``weight`` times lower for every better-ranked one
-    from the same message (``same_message``), so the others step up; one pass, then sorted again."""
-    if weight >= 1.0:
-        return scored
-    seen: Counter[tuple[object, ...]] = Counter()
-    out = []
-    for candidate in scored:
-        if candidate.features is None:
-            out.append(candidate)
-            continue
-        fact = candidate.features.fact
-        key = tuple(sorted(fact.message_ids)) if fact.message_ids else ("chunk", fact.chunk_id)
-        repeats = seen[key]
-        seen[key] += 1
-        if repeats:
-            candidate.multipliers["same_message"] = weight ** repeats
-            candidate = replace(candidate, score=candidate.score * weight ** repeats)
-        out.append(candidate)
-    return sorted(out, key=lambda c: -c.score)

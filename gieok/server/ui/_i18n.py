@@ -141,6 +141,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rank": ("rank", "순위"),
     "channels": ("Channels", "채널"),
     "multipliers": ("Multipliers", "보정 계수"),
+    "ranker": ("Ranker: what moved the score", "순위 모델: 점수를 움직인 특징"),
     "budget": ("Token budget", "토큰 예산"),
     "tokens": ("tokens", "토큰"),
     "no_budget": ("no budget: limited by count", "예산 없음: 개수로 제한"),

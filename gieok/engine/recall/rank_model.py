@@ -1,0 +1,303 @@
+"""Recall's learned ranker: each candidate's feature vector, and the model that orders the pool by it.
+
+The channels nominate a pool (a few hundred facts); the ranker orders it. Every feature is read from
+what the channels and the scoring stage already hold — nothing here touches the store or the
+embedder — and is made comparable across queries and embedders: a channel's rank as its reciprocal,
+a cosine as its distance below the pool's best and its z-score within the pool, BM25 as a fraction of
+the query's best, an age as its place among the pool's ages. The model is a small set of
+gradient-boosted regression trees (LambdaRank objective) trained by ``bench/train_ranker.py`` on
+conversations written or published for it, and shipped as ``gieok/data/ranker.json``; evaluating it is
+a few hundred comparisons per candidate in numpy. ``explain=True`` shows each feature's contribution
+to a memory's score (the change in the trees' output along its path, attributed to the feature split
+on: the contributions and the bias sum to the score).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gieok.errors import ConfigError
+from gieok.text.korean import has_hangul
+
+__all__ = ["FEATURES", "PoolQuery", "RankModel", "feature_matrix", "ranker"]
+
+_DAY = 86400.0
+_MODEL = Path(__file__).resolve().parent.parent.parent / "data" / "ranker.json"
+_HOUR = 3600.0
+# "지금 어디 살아?" / "where does she live now?" ask for the present state
+_ASKS_FOR_NOW = re.compile(r"지금|현재|요즘|요새|\b(?:now|currently|these days|nowadays)\b", re.IGNORECASE)
+# "언제 갔어?" / "when did she go?" ask for a date
+_ASKS_WHEN = re.compile(r"언제|며칠|몇 ?월|몇 ?년|무슨 요일|\b(?:when|what (?:date|day|year|month|time))\b",
+                        re.IGNORECASE)
+
+FEATURES = (
+    "semantic_rr", "keyword_rr", "graph_rr", "temporal_rr", "profile_rr",  # 1 / rank in each channel (0: absent)
+    "channels",  # how many channels found it
+    "rrf",  # the channels' reciprocal ranks fused at k = 20, equal weights
+    "cosine_gap",  # the pool's best cosine minus its own (0 for the best)
+    "cosine_z",  # its cosine's z-score within the pool
+    "keyword_share",  # its BM25 score over the query's best BM25 score (0: keyword channel missed it)
+    "graph_score",  # the graph channel's raw score
+    "age_place",  # 0 for the pool's newest memory, 1 for its oldest
+    "log_age_days",
+    "time_range", "time_closeness",  # whether the query names a time range; 1.0 inside it, less further away
+    "support",  # log(1 + semantic links to it from the other candidates)
+    "strength", "importance",
+    "names_speaker",  # the query names one speaker of the candidates, and it is theirs
+    "other_speaker",  # the query names one speaker, and someone else said it
+    "question_only",  # a question and nothing else ("What do you think?")
+    "replaced", "replacement_in_pool",  # a later statement replaced it / and that statement is a candidate too
+    "replaces_in_pool",  # it replaced another candidate
+    "same_message", "message_place",  # how many candidates share its message; its place among them by rrf
+    "log_tokens",
+    "query_korean", "memory_korean",
+    "asks_now", "asks_history",  # "지금 …?" / "원래 …?"
+    "chunk", "observation",  # a document section / a consolidated observation (else a conversation fact)
+    "scope_weight",  # the ``scopes=`` weight (1.0 without weights)
+    "same_time",  # log(1 + other candidates said within the hour of it: its session, in a chat)
+    "session_top",  # how many of the pool's first ten (by rrf) were said within the hour of it
+    "asks_when",  # "언제 …?" / "when …?": the answer is a date
+    "query_words",  # log(1 + the question's words)
+)
+_INDEX = {name: i for i, name in enumerate(FEATURES)}
+_CHANNELS = ("semantic", "keyword", "graph", "temporal", "profile")
+_RRF_K = 20
+
+
+@dataclass(frozen=True)
+class PoolQuery:
+    """What the ranker needs to know of the question itself."""
+
+    text: str
+    time_range: bool
+    history: bool  # the question asks for replaced versions
+    named: bool  # it names one of the candidates' speakers
+
+
+@dataclass(frozen=True)
+class PoolItem:
+    """One candidate as the ranker reads it (a fact's :class:`~gieok.engine.recall.score.Features`, or an
+    observation with its one channel)."""
+
+    ranks: dict[str, int]  # channel -> rank (1 = best)
+    raw: dict[str, float]  # channel -> its raw score
+    cosine: float | None
+    said_at: float | None
+    now_ts: float
+    time_closeness: float | None
+    support: int
+    strength: float
+    importance: float
+    speaker_named: bool
+    other_speaker: bool
+    question_only: bool
+    replaced: bool
+    fact_id: int | None
+    superseded_by: int | None
+    message_key: tuple[object, ...] | None
+    tokens: int
+    text: str
+    chunk: bool
+    observation: bool
+    scope_weight: float
+
+
+def feature_matrix(items: Sequence[PoolItem], query: PoolQuery) -> np.ndarray:
+    """The pool's feature vectors, one row per item, columns in :data:`FEATURES` order."""
+    n = len(items)
+    x = np.zeros((n, len(FEATURES)), dtype=np.float64)
+    if not n:
+        return x
+    _channel_columns(x, items)
+    _cosine_columns(x, items)
+    ages = np.array([max(0.0, it.now_ts - (it.said_at if it.said_at is not None else it.now_ts)) / _DAY
+                     for it in items])
+    order = np.argsort(np.argsort(ages, kind="stable"), kind="stable")
+    x[:, _INDEX["age_place"]] = order / max(1, n - 1)
+    x[:, _INDEX["log_age_days"]] = np.log1p(ages)
+    _message_columns(x, items)
+    _session_columns(x, items)
+    in_pool = {it.fact_id for it in items if it.fact_id is not None}
+    replaced_ones = {it.superseded_by for it in items if it.superseded_by is not None}
+    korean_query, now, history = float(has_hangul(query.text)), _ASKS_FOR_NOW.search(query.text), query.history
+    asks_when, words = float(_ASKS_WHEN.search(query.text) is not None), math.log1p(len(query.text.split()))
+    for row, it in enumerate(items):
+        values = {
+            "time_range": float(query.time_range), "time_closeness": it.time_closeness or 0.0,
+            "support": math.log1p(it.support), "strength": it.strength, "importance": it.importance,
+            "names_speaker": float(it.speaker_named), "other_speaker": float(it.other_speaker),
+            "question_only": float(it.question_only), "replaced": float(it.replaced),
+            "replacement_in_pool": float(it.replaced and it.superseded_by in in_pool),
+            "replaces_in_pool": float(it.fact_id is not None and it.fact_id in replaced_ones),
+            "log_tokens": math.log1p(it.tokens), "query_korean": korean_query,
+            "memory_korean": float(has_hangul(it.text)), "asks_now": float(now is not None and not history),
+            "asks_history": float(history), "chunk": float(it.chunk), "observation": float(it.observation),
+            "scope_weight": it.scope_weight, "asks_when": asks_when, "query_words": words,
+        }
+        for name, value in values.items():
+            x[row, _INDEX[name]] = value
+    return x
+
+
+def _channel_columns(x: np.ndarray, items: Sequence[PoolItem]) -> None:
+    best_keyword = max((it.raw.get("keyword", 0.0) for it in items), default=0.0)
+    for row, it in enumerate(items):
+        rrf = 0.0
+        for channel in _CHANNELS:
+            rank = it.ranks.get(channel)
+            if rank is not None:
+                x[row, _INDEX[f"{channel}_rr"]] = 1.0 / rank
+                rrf += 1.0 / (_RRF_K + rank)
+        if it.observation:  # an observation's one list stands where the semantic channel's would
+            rank = it.ranks.get("observation")
+            if rank is not None:
+                x[row, _INDEX["semantic_rr"]] = 1.0 / rank
+                rrf += 1.0 / (_RRF_K + rank)
+        x[row, _INDEX["channels"]] = len(it.ranks)
+        x[row, _INDEX["rrf"]] = rrf * _RRF_K
+        if best_keyword > 0 and "keyword" in it.raw:
+            x[row, _INDEX["keyword_share"]] = it.raw["keyword"] / best_keyword
+        x[row, _INDEX["graph_score"]] = it.raw.get("graph", 0.0)
+
+
+def _cosine_columns(x: np.ndarray, items: Sequence[PoolItem]) -> None:
+    known = [it.cosine for it in items if it.cosine is not None]
+    if not known:
+        return
+    floor = min(known)
+    cosines = np.array([it.cosine if it.cosine is not None else floor for it in items])
+    spread = float(cosines.std())
+    x[:, _INDEX["cosine_gap"]] = cosines.max() - cosines
+    x[:, _INDEX["cosine_z"]] = (cosines - cosines.mean()) / spread if spread > 1e-9 else 0.0
+
+
+def _message_columns(x: np.ndarray, items: Sequence[PoolItem]) -> None:
+    """How many candidates came from the same message, and each one's place among them (by rrf)."""
+    keys = [it.message_key for it in items]
+    counts = Counter(k for k in keys if k is not None)
+    seen: Counter[tuple[object, ...]] = Counter()
+    for row in np.argsort(-x[:, _INDEX["rrf"]], kind="stable"):
+        key = keys[row]
+        if key is None:
+            continue
+        x[row, _INDEX["same_message"]] = math.log(counts[key])
+        x[row, _INDEX["message_place"]] = seen[key]
+        seen[key] += 1
+
+
+def _session_columns(x: np.ndarray, items: Sequence[PoolItem]) -> None:
+    """Who else in the pool was said in the same hour: a chat's session, read from the clock alone."""
+    said = np.array([it.said_at if it.said_at is not None else np.nan for it in items])
+    known = ~np.isnan(said)
+    if not known.any():
+        return
+    order = np.argsort(np.where(known, said, np.inf), kind="stable")
+    times = said[order]
+    n_known = int(known.sum())
+    lo = np.searchsorted(times[:n_known], times[:n_known] - _HOUR, side="left")
+    hi = np.searchsorted(times[:n_known], times[:n_known] + _HOUR, side="right")
+    near = np.zeros(len(items))
+    near[order[:n_known]] = hi - lo - 1
+    x[:, _INDEX["same_time"]] = np.log1p(near)
+    top = np.argsort(-x[:, _INDEX["rrf"]], kind="stable")[:10]
+    top_times = np.sort(said[top][~np.isnan(said[top])])
+    if len(top_times):
+        lo_t = np.searchsorted(top_times, said - _HOUR, side="left")
+        hi_t = np.searchsorted(top_times, said + _HOUR, side="right")
+        x[:, _INDEX["session_top"]] = np.where(known, hi_t - lo_t, 0)
+
+
+class RankModel:
+    """Gradient-boosted regression trees over :data:`FEATURES`, read from their JSON form.
+
+    Each tree is five arrays (split feature, threshold, left child, right child, node value; a
+    negative child ``~i`` is leaf ``i``); a row goes left when its value is at most the threshold."""
+
+    def __init__(self, spec: dict[str, object]) -> None:
+        names: tuple[str, ...] = tuple(spec.get("features", ()))  # type: ignore[arg-type]
+        if names != FEATURES:
+            raise ConfigError("the ranker model's features differ from the code's: retrain it with "
+                              "`make train-ranker`")
+        self.bias = float(spec.get("bias", 0.0))  # type: ignore[arg-type]
+        trees = list(spec["trees"])  # type: ignore[call-overload]
+        width = max(len(t["feature"]) for t in trees)
+        leaves = max(len(t["leaf"]) for t in trees)
+        # every tree padded to one width, so a level of all trees is one numpy step
+        self.feature = np.zeros((len(trees), width), dtype=np.int64)
+        self.threshold = np.full((len(trees), width), np.inf)
+        self.left = np.full((len(trees), width), -1, dtype=np.int64)
+        self.right = np.full((len(trees), width), -1, dtype=np.int64)
+        self.value = np.zeros((len(trees), width))
+        self.leaf = np.zeros((len(trees), leaves))
+        for i, t in enumerate(trees):
+            n = len(t["feature"])
+            self.feature[i, :n], self.threshold[i, :n] = t["feature"], t["threshold"]
+            self.left[i, :n], self.right[i, :n], self.value[i, :n] = t["left"], t["right"], t["value"]
+            self.leaf[i, : len(t["leaf"])] = t["leaf"]
+        self.depth = max(_depth(t["left"], t["right"], 0) for t in trees)
+        self._trees = np.arange(len(trees))[None, :]
+
+    @classmethod
+    def load(cls, path: Path = _MODEL) -> RankModel:
+        try:
+            return cls(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"cannot read the ranker model {path}: {exc}; reinstall gieok or run "
+                              "`make train-ranker`") from exc
+
+    def score(self, x: np.ndarray) -> np.ndarray:
+        """One score per row: the bias plus each tree's leaf (all trees walked a level at a time)."""
+        rows = np.arange(len(x))[:, None]
+        node = np.zeros((len(x), len(self.leaf)), dtype=np.int64)
+        for _ in range(self.depth):
+            inside = node >= 0
+            at = np.where(inside, node, 0)
+            goes_left = x[rows, self.feature[self._trees, at]] <= self.threshold[self._trees, at]
+            node = np.where(inside, np.where(goes_left, self.left[self._trees, at], self.right[self._trees, at]),
+                            node)
+        out: np.ndarray = self.bias + self.leaf[self._trees, ~node].sum(axis=1)
+        return out
+
+    def contributions(self, row: np.ndarray) -> dict[str, float]:
+        """Each feature's part of one row's score (they and the bias sum to it), largest first: along
+        the row's path in each tree, the change in the tree's value goes to the feature split on."""
+        parts: dict[str, float] = {"bias": self.bias}
+        for t in range(len(self.leaf)):
+            node, before = 0, self.value[t, 0]
+            parts["bias"] += before
+            while node >= 0:
+                name = FEATURES[self.feature[t, node]]
+                goes_left = row[self.feature[t, node]] <= self.threshold[t, node]
+                node = self.left[t, node] if goes_left else self.right[t, node]
+                after = self.leaf[t, ~node] if node < 0 else self.value[t, node]
+                parts[name] = parts.get(name, 0.0) + float(after - before)
+                before = after
+        return dict(sorted(parts.items(), key=lambda kv: -abs(kv[1])))
+
+
+def _depth(left: Sequence[int], right: Sequence[int], node: int) -> int:
+    if node < 0:
+        return 0
+    return 1 + max(_depth(left, right, left[node]), _depth(left, right, right[node]))
+
+
+_loaded: RankModel | None = None
+_lock = threading.Lock()
+
+
+def ranker() -> RankModel:
+    """The shipped model, read once per process."""
+    global _loaded
+    with _lock:
+        if _loaded is None:
+            _loaded = RankModel.load()
+        return _loaded
