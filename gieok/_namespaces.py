@@ -14,18 +14,13 @@ from __future__ import annotations
 import asyncio
 import builtins
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from gieok._lazy import lazy_module
 from gieok._twin import add_async_twins
 from gieok.engine._edge import check_every_method
 from gieok.engine._time import TimeLike, optional_epoch
 from gieok.engine._validate import check_int64, check_optional_text, check_text
-from gieok.engine.admin import banks as _banks
-from gieok.engine.admin import browse as _browse
-from gieok.engine.admin import keys as _keys
-from gieok.engine.context import Engine, check_bank_name
-from gieok.engine.jobs import queue as _jobs
-from gieok.engine.reflect import mental_models as _models
 from gieok.records import (
     ApiKey,
     BankInfo,
@@ -42,6 +37,23 @@ from gieok.records import (
     Principal,
     RecalledMemory,
 )
+
+# the engine's modules, imported when a verb first calls them (see gieok.memory and gieok._lazy)
+if TYPE_CHECKING:
+    from gieok.engine import context as _context
+    from gieok.engine.admin import banks as _banks
+    from gieok.engine.admin import browse as _browse
+    from gieok.engine.admin import keys as _keys
+    from gieok.engine.context import Engine
+    from gieok.engine.jobs import queue as _jobs
+    from gieok.engine.reflect import mental_models as _models
+else:
+    _context = lazy_module("gieok.engine.context")
+    _banks = lazy_module("gieok.engine.admin.banks")
+    _browse = lazy_module("gieok.engine.admin.browse")
+    _keys = lazy_module("gieok.engine.admin.keys")
+    _jobs = lazy_module("gieok.engine.jobs.queue")
+    _models = lazy_module("gieok.engine.reflect.mental_models")
 
 __all__ = ["Keys", "Jobs", "Banks", "Browse", "Models", "AsyncKeys", "AsyncJobs", "AsyncBanks", "AsyncBrowse",
            "AsyncModels"]
@@ -183,16 +195,16 @@ class Banks(_Namespace):
 
     def check_name(self, bank: str) -> str:
         """``bank`` if it can name a bank (a non-empty string within the length limit); InputError otherwise."""
-        return check_bank_name(bank)
+        return _context.check_bank_name(bank)
 
     def create(self, bank: str) -> BankInfo:
         """Create an empty bank (retain creates one too); an existing bank is returned as it is."""
-        name = self._engine.bank_for_write(check_bank_name(bank)).bank.name
+        name = self._engine.bank_for_write(_context.check_bank_name(bank)).bank.name
         return next(b for b in self.list() if b.name == name)
 
     def delete(self, bank: str) -> DeletedBank:
         """Delete a bank and everything in it; returns how many rows of each kind went."""
-        return _banks.delete_bank(self._engine, check_bank_name(bank))
+        return _banks.delete_bank(self._engine, _context.check_bank_name(bank))
 
 
 class Browse(_Namespace):
