@@ -174,8 +174,8 @@ class Jobs(_Namespace):
         return _jobs.Heartbeat(self._engine)
 
     def warm_up(self) -> None:
-        """Load what the first job would load (the embedder, the Korean morpheme analyser), so a
-        worker's first claim is not spent loading models."""
+        """Load what the first job would load (the engine's modules, the embedder, the Korean morpheme
+        analyser), so a worker's first claim is not spent loading models: :meth:`gieok.Memory.warm_up`."""
         _jobs.warm_up(self._engine)
 
 

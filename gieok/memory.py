@@ -77,6 +77,7 @@ from gieok.store.protocol import Store
 if TYPE_CHECKING:
     from gieok.engine import context as _context
     from gieok.engine import slots as _profile
+    from gieok.engine import warm as _warm
     from gieok.engine import working_memory as _session
     from gieok.engine.admin import banks as _banks
     from gieok.engine.admin import browse as _browse
@@ -111,6 +112,7 @@ else:
     _imports = lazy_module("gieok.engine.sources.chats")
     _ingest = lazy_module("gieok.engine.sources.documents")
     _gate = lazy_module("gieok.extract.recall_gate")
+    _warm = lazy_module("gieok.engine.warm")
 
 __all__ = ["Memory", "AsyncMemory", "should_recall", "CHAT_FORMATS"]
 
@@ -192,6 +194,14 @@ class Memory:
 
     def __enter__(self) -> Memory:
         return self
+
+    def warm_up(self) -> None:
+        """Load now what the first retain or recall of this process would load: the engine's modules,
+        this Memory's embedder and Kiwi, the Korean morpheme analyser (about two seconds on a small
+        machine, most of it Kiwi). ``gieok serve`` runs it in the background while ``/ready`` answers
+        503, and ``gieok worker`` before its first claim; a library user may call it in a thread at
+        start-up. Each load happens once per process; nothing is stored."""
+        _warm.warm_up(self.engine)
 
     def __exit__(self, *exc: object) -> None:
         self.close()

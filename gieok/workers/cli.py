@@ -64,7 +64,7 @@ def worker(ctx: click.Context, concurrency: int, banks: str | None, poll_seconds
     try:
         # load the models before the first claim: seconds of loading inside a claimed job would
         # hold the GIL past the heartbeat, and another worker would take the job over
-        memory.jobs.warm_up()
+        memory.warm_up()
         pool.start()
         click.echo(f"gieok worker on {memory.path}: {concurrency} at once"
                    + (f", banks {banks}" if banks else "") + " (SIGTERM or Ctrl-C stops)", err=True)
