@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from functools import lru_cache
 from typing import Any
 
@@ -40,12 +41,16 @@ def get_kiwi() -> Any:
                 from kiwipiepy import Kiwi
 
                 kiwi = Kiwi()
+                # Both steps hold the GIL for about a second each: pause between them so that the
+                # process's other threads (a server answering /health) get a turn.
+                time.sleep(_PAUSE_SECONDS)
                 kiwi.tokenize(_FIRST_ANALYSIS)  # builds what the constructor defers, before anyone shares it
                 _kiwi = kiwi
     return _kiwi
 
 
 _FIRST_ANALYSIS = "형태소 분석기를 미리 준비합니다."
+_PAUSE_SECONDS = 0.05
 
 
 def loaded() -> bool:
