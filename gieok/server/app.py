@@ -9,6 +9,7 @@ run on the in-process worker (:mod:`gieok.server.worker`) unless the server was 
 """
 
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -48,7 +49,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         if server.worker is not None:
             server.worker.stop()
         # a native library loading in a thread while the interpreter shuts down can abort it
-        server.readiness.wait(_WARM_UP_SHUTDOWN_SECONDS)
+        await asyncio.to_thread(server.readiness.wait, _WARM_UP_SHUTDOWN_SECONDS)
 
 
 def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = True, mcp: bool = True,
@@ -68,7 +69,7 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     gate = Gate(memory, require_keys)
     metrics = Metrics()
     runner = Worker(memory, poll_seconds=poll_seconds) if worker else None
-    warming = (memory.warm_up if warm_up is True else warm_up) or None
+    warming = memory.warm_up if warm_up is True else (warm_up or None)
     server = ServerState(memory, gate, metrics, runner, public_docs=public_docs, public_metrics=public_metrics,
                          readiness=Readiness(warming))
 
