@@ -14,8 +14,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # what costs import time (numpy, Kiwi, the stores, the rule tables compiled at import) or is the engine
-HEAVY = ("numpy", "kiwipiepy", "gieok.memory", "gieok.store", "gieok.engine", "gieok.temporal",
-         "gieok.defense._secrets", "gieok.lifecycle", "gieok.answering", "gieok.extract")
+HEAVY = ("numpy", "kiwipiepy", "fastapi", "httpx", "gieok.memory", "gieok.store", "gieok.engine", "gieok.providers",
+         "gieok.temporal", "gieok.defense", "gieok.lifecycle", "gieok.answering", "gieok.extract", "gieok.entities",
+         "gieok.text", "gieok.importers", "gieok.integrations")
 
 
 def _run(code: str, *args: str) -> dict[str, object]:
