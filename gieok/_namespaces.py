@@ -11,13 +11,12 @@ way as AsyncMemory itself, so the pair cannot drift.
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gieok._lazy import lazy_module
-from gieok._twin import add_async_twins
+from gieok._twin import add_async_twins, in_thread
 from gieok.engine._edge import check_every_method
 from gieok.engine._time import TimeLike, optional_epoch
 from gieok.engine._validate import check_int64, check_optional_text, check_text
@@ -275,12 +274,12 @@ class AsyncKeys(_AsyncNamespace):
 
 class AsyncJobs(_AsyncNamespace):
     async def __call__(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[Job]:
-        return await asyncio.to_thread(self._sync.list, bank, status=status, limit=limit)
+        return await in_thread(self._sync.list, bank, status=status, limit=limit)
 
 
 class AsyncBanks(_AsyncNamespace):
     async def __call__(self) -> list[BankInfo]:
-        return await asyncio.to_thread(self._sync.list)
+        return await in_thread(self._sync.list)
 
 
 class AsyncBrowse(_AsyncNamespace):

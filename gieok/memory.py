@@ -10,7 +10,6 @@ CLI, MCP, web UI, workers, integrations) call these and nothing below them: ``to
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -29,7 +28,7 @@ from gieok._namespaces import (
     Keys,
     Models,
 )
-from gieok._twin import add_async_twins
+from gieok._twin import add_async_twins, in_thread
 from gieok.defense.policy import RedactionPolicy
 from gieok.engine._edge import check_every_method
 from gieok.engine._time import TimeLike
@@ -574,7 +573,7 @@ class AsyncSession:
         self.bank, self.session_id, self.source_id = session.bank, session.session_id, session.source_id
 
     async def summary(self) -> str:
-        return await asyncio.to_thread(lambda: self._sync.summary)
+        return await in_thread(lambda: self._sync.summary)
 
 
 @functools.cache
@@ -602,7 +601,7 @@ class AsyncMemory:
         await self.close()
 
     async def close(self) -> None:
-        await asyncio.to_thread(self._sync.close)
+        await in_thread(self._sync.close)
 
     async def session(self, bank: str, session_id: str, *, max_tokens: int = 3000,
                       keep_recent: int = 6, user_id: str | None = None) -> AsyncSession:
