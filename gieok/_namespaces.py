@@ -11,21 +11,15 @@ way as AsyncMemory itself, so the pair cannot drift.
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gieok._twin import add_async_twins
+from gieok._lazy import lazy_module
+from gieok._twin import add_async_twins, in_thread
 from gieok.engine._edge import check_every_method
 from gieok.engine._time import TimeLike, optional_epoch
 from gieok.engine._validate import check_int64, check_optional_text, check_text
-from gieok.engine.admin import banks as _banks
-from gieok.engine.admin import browse as _browse
-from gieok.engine.admin import keys as _keys
-from gieok.engine.context import Engine, check_bank_name
-from gieok.engine.jobs import queue as _jobs
-from gieok.engine.reflect import mental_models as _models
 from gieok.records import (
     ApiKey,
     BankInfo,
@@ -42,6 +36,23 @@ from gieok.records import (
     Principal,
     RecalledMemory,
 )
+
+# the engine's modules, imported when a verb first calls them (see gieok.memory and gieok._lazy)
+if TYPE_CHECKING:
+    from gieok.engine import context as _context
+    from gieok.engine.admin import banks as _banks
+    from gieok.engine.admin import browse as _browse
+    from gieok.engine.admin import keys as _keys
+    from gieok.engine.context import Engine
+    from gieok.engine.jobs import queue as _jobs
+    from gieok.engine.reflect import mental_models as _models
+else:
+    _context = lazy_module("gieok.engine.context")
+    _banks = lazy_module("gieok.engine.admin.banks")
+    _browse = lazy_module("gieok.engine.admin.browse")
+    _keys = lazy_module("gieok.engine.admin.keys")
+    _jobs = lazy_module("gieok.engine.jobs.queue")
+    _models = lazy_module("gieok.engine.reflect.mental_models")
 
 __all__ = ["Keys", "Jobs", "Banks", "Browse", "Models", "AsyncKeys", "AsyncJobs", "AsyncBanks", "AsyncBrowse",
            "AsyncModels"]
@@ -162,8 +173,8 @@ class Jobs(_Namespace):
         return _jobs.Heartbeat(self._engine)
 
     def warm_up(self) -> None:
-        """Load what the first job would load (the embedder, the Korean morpheme analyser), so a
-        worker's first claim is not spent loading models."""
+        """Load what the first job would load (the engine's modules, the embedder, the Korean morpheme
+        analyser), so a worker's first claim is not spent loading models: :meth:`gieok.Memory.warm_up`."""
         _jobs.warm_up(self._engine)
 
 
@@ -183,16 +194,16 @@ class Banks(_Namespace):
 
     def check_name(self, bank: str) -> str:
         """``bank`` if it can name a bank (a non-empty string within the length limit); InputError otherwise."""
-        return check_bank_name(bank)
+        return _context.check_bank_name(bank)
 
     def create(self, bank: str) -> BankInfo:
         """Create an empty bank (retain creates one too); an existing bank is returned as it is."""
-        name = self._engine.bank_for_write(check_bank_name(bank)).bank.name
+        name = self._engine.bank_for_write(_context.check_bank_name(bank)).bank.name
         return next(b for b in self.list() if b.name == name)
 
     def delete(self, bank: str) -> DeletedBank:
         """Delete a bank and everything in it; returns how many rows of each kind went."""
-        return _banks.delete_bank(self._engine, check_bank_name(bank))
+        return _banks.delete_bank(self._engine, _context.check_bank_name(bank))
 
 
 class Browse(_Namespace):
@@ -263,12 +274,12 @@ class AsyncKeys(_AsyncNamespace):
 
 class AsyncJobs(_AsyncNamespace):
     async def __call__(self, bank: str | None = None, *, status: str | None = None, limit: int = 100) -> list[Job]:
-        return await asyncio.to_thread(self._sync.list, bank, status=status, limit=limit)
+        return await in_thread(self._sync.list, bank, status=status, limit=limit)
 
 
 class AsyncBanks(_AsyncNamespace):
     async def __call__(self) -> list[BankInfo]:
-        return await asyncio.to_thread(self._sync.list)
+        return await in_thread(self._sync.list)
 
 
 class AsyncBrowse(_AsyncNamespace):

@@ -5,12 +5,22 @@ this way, so the pair cannot drift apart; tests check each pair against a writte
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["add_async_twins"]
+__all__ = ["add_async_twins", "in_thread"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+async def in_thread(function: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    """``asyncio.to_thread``, with asyncio imported when a coroutine first runs (it runs inside asyncio
+    then): importing the library, which makes the twins, does not import asyncio."""
+    import asyncio
+
+    return await asyncio.to_thread(function, *args, **kwargs)
 
 
 def _twin(sync_cls: type, name: str) -> Callable[..., Any]:
@@ -18,7 +28,7 @@ def _twin(sync_cls: type, name: str) -> Callable[..., Any]:
 
     @functools.wraps(sync)
     async def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(getattr(self._sync, name), *args, **kwargs)
+        return await in_thread(getattr(self._sync, name), *args, **kwargs)
 
     return method
 

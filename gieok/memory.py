@@ -10,11 +10,12 @@ CLI, MCP, web UI, workers, integrations) call these and nothing below them: ``to
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
+from gieok._lazy import lazy_module
 from gieok._namespaces import (
     AsyncBanks,
     AsyncBrowse,
@@ -27,32 +28,14 @@ from gieok._namespaces import (
     Keys,
     Models,
 )
-from gieok._twin import add_async_twins
-from gieok.defense import RedactionPolicy
-from gieok.engine import slots as _profile
-from gieok.engine import working_memory as _session
+from gieok._twin import add_async_twins, in_thread
+from gieok.defense.policy import RedactionPolicy
 from gieok.engine._edge import check_every_method
 from gieok.engine._time import TimeLike
 from gieok.engine._validate import check_int64, check_optional_text, check_text
-from gieok.engine.admin import banks as _banks
-from gieok.engine.admin import browse as _browse
-from gieok.engine.admin import portable as _portable
-from gieok.engine.admin import quarantine as _held
 from gieok.engine.admin.audit_key import KeySource
-from gieok.engine.context import Engine, check_bank_name
-from gieok.engine.forget import run as _forget
-from gieok.engine.jobs import queue as _jobs
-from gieok.engine.jobs import reembed as _reembed
-from gieok.engine.recall import run as _recall
-from gieok.engine.reflect import run as _reflect
-from gieok.engine.reflect import shaping as _shaping
-from gieok.engine.retain import run as _retain
 from gieok.engine.scopes import check_scope, recall_scope
-from gieok.engine.sources import chats as _imports
-from gieok.engine.sources import documents as _ingest
 from gieok.errors import ConfigError
-from gieok.extract.recall_gate import recall_gate
-from gieok.importers import FORMATS as CHAT_FORMATS  # import_chat's formats, for adapters
 from gieok.providers.embedders import Embedder
 from gieok.providers.llms import LLM
 from gieok.providers.rerankers import Reranker
@@ -85,9 +68,61 @@ from gieok.records import (
 )
 from gieok.settings import Settings, resolve_settings
 from gieok.store.protocol import Store
-from gieok.store.sqlite import SQLiteStore
+
+# The engine's modules are imported when a method first calls them (gieok._lazy): opening a Memory to
+# list its banks does not load retain, recall and their components. Type checkers and the layer check
+# read the imports written here. (What the signatures name is imported above, so that
+# typing.get_type_hints reads them; opening a Memory needs those modules anyway.)
+if TYPE_CHECKING:
+    from gieok.engine import context as _context
+    from gieok.engine import slots as _profile
+    from gieok.engine import warm as _warm
+    from gieok.engine import working_memory as _session
+    from gieok.engine.admin import banks as _banks
+    from gieok.engine.admin import browse as _browse
+    from gieok.engine.admin import portable as _portable
+    from gieok.engine.admin import quarantine as _held
+    from gieok.engine.forget import run as _forget
+    from gieok.engine.jobs import queue as _jobs
+    from gieok.engine.jobs import reembed as _reembed
+    from gieok.engine.recall import run as _recall
+    from gieok.engine.reflect import run as _reflect
+    from gieok.engine.reflect import shaping as _shaping
+    from gieok.engine.retain import run as _retain
+    from gieok.engine.sources import chats as _imports
+    from gieok.engine.sources import documents as _ingest
+    from gieok.extract import recall_gate as _gate
+    from gieok.importers import FORMATS as CHAT_FORMATS  # import_chat's formats, for adapters
+else:
+    _profile = lazy_module("gieok.engine.slots")
+    _session = lazy_module("gieok.engine.working_memory")
+    _banks = lazy_module("gieok.engine.admin.banks")
+    _browse = lazy_module("gieok.engine.admin.browse")
+    _portable = lazy_module("gieok.engine.admin.portable")
+    _held = lazy_module("gieok.engine.admin.quarantine")
+    _context = lazy_module("gieok.engine.context")
+    _forget = lazy_module("gieok.engine.forget.run")
+    _jobs = lazy_module("gieok.engine.jobs.queue")
+    _reembed = lazy_module("gieok.engine.jobs.reembed")
+    _recall = lazy_module("gieok.engine.recall.run")
+    _reflect = lazy_module("gieok.engine.reflect.run")
+    _shaping = lazy_module("gieok.engine.reflect.shaping")
+    _retain = lazy_module("gieok.engine.retain.run")
+    _imports = lazy_module("gieok.engine.sources.chats")
+    _ingest = lazy_module("gieok.engine.sources.documents")
+    _gate = lazy_module("gieok.extract.recall_gate")
+    _warm = lazy_module("gieok.engine.warm")
 
 __all__ = ["Memory", "AsyncMemory", "should_recall", "CHAT_FORMATS"]
+
+
+def __getattr__(name: str) -> object:
+    # CHAT_FORMATS (import_chat's formats, for adapters) is the importers' table, read when asked for
+    if name == "CHAT_FORMATS":
+        from gieok.importers import FORMATS
+
+        return FORMATS
+    raise AttributeError(f"module 'gieok.memory' has no attribute {name!r}")
 
 Progress = Callable[[int], None] | None
 
@@ -122,7 +157,7 @@ class Memory:
             raise ConfigError("give store= or database=, not both")
         opened = store if store is not None else _open_store(path, database)
         try:
-            self.engine = Engine(opened, resolved, embedder=embedder, llm=llm, reranker=reranker,
+            self.engine = _context.Engine(opened, resolved, embedder=embedder, llm=llm, reranker=reranker,
                                  redaction=redaction, fingerprint_key=fingerprint_key)
         except BaseException:
             if store is None:  # a store the caller passed is the caller's to close
@@ -158,6 +193,14 @@ class Memory:
 
     def __enter__(self) -> Memory:
         return self
+
+    def warm_up(self) -> None:
+        """Load now what the first retain or recall of this process would load: the engine's modules,
+        this Memory's embedder and Kiwi, the Korean morpheme analyser (about two seconds on a small
+        machine, most of it Kiwi). ``gieok serve`` runs it in the background while ``/ready`` answers
+        503, and ``gieok worker`` before its first claim; a library user may call it in a thread at
+        start-up. Each load happens once per process; nothing is stored."""
+        _warm.warm_up(self.engine)
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -430,7 +473,7 @@ class Memory:
 
     def audit_log(self, bank: str, limit: int = 1000) -> list[AuditEntry]:
         """Audit entries of ``bank``, newest first: types, positions, fingerprints; never values."""
-        return _banks.audit_log(self.engine, check_bank_name(bank), check_int64(limit, "limit", low=1))
+        return _banks.audit_log(self.engine, _context.check_bank_name(bank), check_int64(limit, "limit", low=1))
 
     def configure_llm(self, bank: str, *, provider: str | None = None, model: str | None = None,
                       base_url: str | None = None, api_key_env: str | None = None,
@@ -525,15 +568,19 @@ class AsyncSession:
     worker thread, and ``summary()`` for the ``summary`` property."""
 
     def __init__(self, session: _session.Session) -> None:
+        _twin_sessions()
         self._sync = session
         self.bank, self.session_id, self.source_id = session.bank, session.session_id, session.source_id
 
     async def summary(self) -> str:
-        return await asyncio.to_thread(lambda: self._sync.summary)
+        return await in_thread(lambda: self._sync.summary)
 
 
-check_every_method(_session.Session)
-add_async_twins(_session.Session, AsyncSession)
+@functools.cache
+def _twin_sessions() -> None:
+    """AsyncSession's coroutines, made when the first one is (the session module is the engine's
+    retain and recall: importing it here would load them with the package)."""
+    add_async_twins(_session.Session, AsyncSession)
 
 
 class AsyncMemory:
@@ -554,7 +601,7 @@ class AsyncMemory:
         await self.close()
 
     async def close(self) -> None:
-        await asyncio.to_thread(self._sync.close)
+        await in_thread(self._sync.close)
 
     async def session(self, bank: str, session_id: str, *, max_tokens: int = 3000,
                       keep_recent: int = 6, user_id: str | None = None) -> AsyncSession:
@@ -576,13 +623,15 @@ _str, _text = check_text, check_optional_text
 
 def should_recall(text: str, *, explain: bool = False) -> bool | GateDecision:
     """:meth:`Memory.should_recall` without a Memory (no database is read): the recall gate itself."""
-    decision = recall_gate(text)
+    decision = _gate.recall_gate(text)
     return decision if explain else decision.recall
 
 
 def _open_store(path: str, database: str | None) -> Store:
     """The SQLite file at ``path``, or with ``database`` (a ``postgresql://`` DSN) a PostgreSQL store."""
     if database is None:
+        from gieok.store.sqlite import SQLiteStore
+
         return SQLiteStore(path)
     from gieok.store.postgres import PostgresStore  # psycopg is needed only here
 

@@ -53,7 +53,7 @@ PUBLIC_METHODS = {
     "llm_usage", "maintain", "run_jobs", "close", "submit_retain", "operation", "entities",
     "ingest", "pin", "import_chat", "session", "should_recall", "profile", "lookup", "reembed",
     "set_disposition", "disposition", "set_directives", "directives",
-    "export_bank", "iter_export", "import_bank", "clone_bank", "rename_bank",
+    "export_bank", "iter_export", "import_bank", "clone_bank", "rename_bank", "warm_up",
 }
 # the verbs grouped as namespaces (mem.keys.create, mem.jobs.run, ...), written out the same way
 NAMESPACES = {

@@ -85,6 +85,7 @@ NOT_REMOTE = {
     "run_jobs": "the server's workers (in `gieok serve` or `gieok worker`) run the queue, not a caller",
     "maintain": "enqueues and runs decay and consolidation: the server's workers' job",
     "configure_llm": "names a provider and the env var of its API key on the server: `gieok llm` there",
+    "warm_up": "loads models into the process that serves: a server warms itself at start (GET /ready says when)",
 }
 NOT_REMOTE_IN_NAMESPACES = {
     "keys": "API keys are made and revoked by an admin on the server (`gieok keys`); the TypeScript client "

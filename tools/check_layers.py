@@ -11,8 +11,8 @@ Layers point down only. From the top::
     providers      gieok.providers
     store          gieok.store
 
-and the shared base modules (gieok.records, .errors, .ids, .settings, .limits, ._threads, ._twin),
-which any module may import and which import only each other.
+and the shared base modules (gieok.records, .errors, .ids, .settings, .limits, ._threads, ._twin,
+._lazy), which any module may import and which import only each other.
 
 Two rules:
 
@@ -48,7 +48,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("store", ("gieok.store",)),
 ]
 BASE = ("gieok.records", "gieok.errors", "gieok.ids", "gieok.settings", "gieok.limits", "gieok._threads",
-        "gieok._twin")
+        "gieok._twin", "gieok._lazy")
 # what an adapter may import besides the adapters themselves
 ADAPTER_MAY_IMPORT = ("gieok", "gieok.memory", *BASE)
 # (importer, imported: a module, a package or a layer's name) -> why it is allowed anyway. Keep this

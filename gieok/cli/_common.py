@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gieok.errors import ScopeError
-from gieok.memory import Memory
+
+if TYPE_CHECKING:  # the engine is imported when a command opens a Memory, not to print --help
+    from gieok.memory import Memory
 
 __all__ = ["TRUST_LEVELS", "GlobalOptions", "accept_global_options", "echo_json", "global_options", "open_memory",
            "parse_sets", "trust_option"]
@@ -99,6 +101,8 @@ def global_options(ctx: click.Context) -> GlobalOptions:
 def open_memory(ctx: click.Context) -> Memory:
     """The Memory the global options name (before or after the command): ``--database`` a PostgreSQL
     store, else the SQLite file ``--db``; closed when the command's context closes."""
+    from gieok.memory import Memory
+
     options = global_options(ctx)
     if options.database:
         mem = Memory(database=options.database, embedder=options.embedder, **options.settings)

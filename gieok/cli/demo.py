@@ -11,7 +11,6 @@ from typing import Any
 import click
 
 from gieok.cli._common import global_options
-from gieok.memory import Memory
 
 __all__ = ["demo_data", "register", "run_demo"]
 
@@ -42,6 +41,8 @@ def run_demo(db: str | None = None, *, embedder: str | None = None, settings: di
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
+
+    from gieok.memory import Memory
 
     console = Console()
     data = demo_data()

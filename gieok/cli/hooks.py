@@ -15,13 +15,18 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from gieok._lazy import lazy_module
 from gieok.cli._common import echo_json, global_options, open_memory
 from gieok.errors import GieokError
-from gieok.integrations import claude_code
+
+if TYPE_CHECKING:
+    from gieok.integrations import claude_code
+else:  # imported when a hook runs, not when `gieok --help` lists the commands
+    claude_code = lazy_module("gieok.integrations.claude_code")
 
 __all__ = ["register"]
 

@@ -9,9 +9,27 @@ import sys
 import click
 
 from gieok.cli._common import echo_json, open_memory
-from gieok.memory import CHAT_FORMATS as FORMATS
 
 __all__ = ["register"]
+
+
+class _Formats(click.Choice[str]):
+    """``click.Choice`` over Memory.import_chat's formats (:data:`gieok.memory.CHAT_FORMATS`), read when
+    the argument is checked or shown: registering the command (``gieok --help``) does not import the
+    library behind it."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from gieok.memory import CHAT_FORMATS
+
+        return tuple(sorted(CHAT_FORMATS))
+
+    @choices.setter
+    def choices(self, value: object) -> None:  # click.Choice.__init__ sets it; the formats are fixed
+        pass
 
 
 def register(cli: click.Group) -> None:
@@ -20,7 +38,7 @@ def register(cli: click.Group) -> None:
 
 
 @click.command("import")
-@click.argument("format", type=click.Choice(sorted(FORMATS)))
+@click.argument("format", type=_Formats())
 @click.argument("bank")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--skip-bad", is_flag=True, help="import what can be read and list the lines that cannot")

@@ -16,18 +16,37 @@ mapped back to the caller's text, and
 results carry positions and keyed fingerprints (high-entropy secrets only) but never the values.
 """
 
+from typing import TYPE_CHECKING
+
 from gieok.defense._catalog import REDACTION_TYPES
-from gieok.defense._instructions import InstructionJudgment, instruction_model, judge, judged_part, quoted_part
-from gieok.defense._redact import (
-    UNFINGERPRINTED_TYPES,
-    AuditEntry,
-    RedactionResult,
-    Span,
-    enforce,
-    placeholder,
-    redact,
-)
 from gieok.defense.policy import DEFAULT_POLICY, REDACTION_ACTIONS, Action, RedactionPolicy
+
+# The detectors compile their patterns at import (tens of milliseconds): they load when redaction
+# or the instruction check is first used, not when a policy is read (opening a Memory reads one).
+if TYPE_CHECKING:
+    from gieok.defense._instructions import (
+        InstructionJudgment,
+        instruction_model,
+        judge,
+        judged_part,
+        quoted_part,
+    )
+    from gieok.defense._redact import (
+        UNFINGERPRINTED_TYPES,
+        AuditEntry,
+        RedactionResult,
+        Span,
+        enforce,
+        placeholder,
+        redact,
+    )
+
+_LAZY = {
+    **dict.fromkeys(["InstructionJudgment", "instruction_model", "judge", "judged_part", "quoted_part"],
+                    "gieok.defense._instructions"),
+    **dict.fromkeys(["UNFINGERPRINTED_TYPES", "AuditEntry", "RedactionResult", "Span", "enforce", "placeholder",
+                     "redact"], "gieok.defense._redact"),
+}
 
 __all__ = [
     "Action",
@@ -48,3 +67,18 @@ __all__ = [
     "quoted_part",
     "redact",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gieok.defense' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -15,7 +15,6 @@ from datetime import date, datetime, timedelta, timezone
 
 from gieok.errors import InvalidTimeError
 from gieok.limits import limit
-from gieok.temporal import parse_datetime
 
 __all__ = ["TimeLike", "at_epoch", "check_time_range", "day_of", "from_epoch", "optional_epoch", "to_datetime"]
 
@@ -40,6 +39,10 @@ def check_time_range(dt: datetime, what: str) -> datetime:
 def to_datetime(value: TimeLike, what: str = "time") -> datetime:
     """Read an ISO 8601 date or datetime (via gieok.temporal.parse_datetime); naive values are UTC.
     Times past the limits (see the module docstring) are refused with an InvalidTimeError."""
+    # imported here: the time parser compiles its Korean and English rules at import, which the
+    # facade's argument checks (this module) should not cost a process that never reads a time
+    from gieok.temporal import parse_datetime
+
     try:
         dt = parse_datetime(value.strip() if isinstance(value, str) else value)
     except InvalidTimeError as exc:

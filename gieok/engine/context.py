@@ -24,7 +24,6 @@ from gieok.defense import RedactionPolicy
 from gieok.engine._validate import check_encodable
 from gieok.engine.admin.audit_key import KeySource, resolve_fingerprint_key
 from gieok.engine.llm_calls import MeteredLLM, spend_limit
-from gieok.engine.retain.redact import check_id
 from gieok.errors import BankNotFoundError, ClaimLostError, ConfigError, EmbedderMismatchError, InputError
 from gieok.limits import limit
 from gieok.providers import create as create_provider
@@ -210,7 +209,10 @@ class Engine:
         """The context of ``name``, created (empty) if it does not exist yet."""
         row = self.find_bank(name)
         if row is None:
-            # a bank name is stored and listed verbatim: one holding an e-mail or a key is refused
+            # a bank name is stored and listed verbatim: one holding an e-mail or a key is refused (the
+            # detectors load here, not when a Memory opens: see gieok.defense)
+            from gieok.engine.retain.redact import check_id
+
             check_id(name, "the bank name", self.policy_from(None))
             with self.store.write():
                 return self.created_bank(name)

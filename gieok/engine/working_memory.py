@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from gieok.engine._edge import check_every_method
 from gieok.engine.context import BankContext, Engine
 from gieok.engine.llm_calls import call_llm
 from gieok.engine.recall import run as _recall
@@ -366,3 +367,8 @@ class Session:
             view.update(messages=ctx.messages, tokens=ctx.tokens, memories=[m.id for m in ctx.memories],
                         recalled=ctx.gate.recall, gate_reason=ctx.gate.reason)
         return view
+
+
+# A session is handed out by the facade (Memory.session): its public methods check their arguments
+# at the edge as Memory's own do (gieok.engine._edge).
+check_every_method(Session)

@@ -9,8 +9,9 @@ run on the in-process worker (:mod:`gieok.server.worker`) unless the server was 
 """
 
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
@@ -20,6 +21,7 @@ from gieok.memory import Memory
 from gieok.server.errors import CatchUnexpected, install_error_handlers
 from gieok.server.limits import BodyLimit
 from gieok.server.metrics import Metrics
+from gieok.server.readiness import Readiness
 from gieok.server.routes import Gate, ServerState, add_api_routes
 from gieok.server.worker import Worker
 
@@ -27,11 +29,15 @@ __all__ = ["create_app"]
 
 log = logging.getLogger("gieok.server")
 
+_WARM_UP_SHUTDOWN_SECONDS = 60.0
+
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Run the worker and hold MCP's session manager open while serving."""
+    """Warm up in the background (``/ready``), run the worker and hold MCP's session manager open
+    while serving."""
     server: ServerState = app.state.server
+    server.readiness.start()
     if server.worker is not None:
         server.worker.start()
     try:
@@ -42,11 +48,14 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         if server.worker is not None:
             server.worker.stop()
+        # a native library loading in a thread while the interpreter shuts down can abort it
+        await asyncio.to_thread(server.readiness.wait, _WARM_UP_SHUTDOWN_SECONDS)
 
 
 def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = True, mcp: bool = True,
                max_body_bytes: int | None = None, poll_seconds: float = 1.0, host: str = "127.0.0.1",
-               ui: bool = True, public_docs: bool = False, public_metrics: bool = False) -> FastAPI:
+               ui: bool = True, public_docs: bool = False, public_metrics: bool = False,
+               warm_up: bool | Callable[[], object] = True) -> FastAPI:
     """The ASGI app serving ``memory``. ``require_keys`` refuses requests without a valid key even
     while no key exists; ``worker`` runs queued jobs (submitted retains, consolidation, decay) in a
     background thread; ``mcp`` serves the MCP tools at ``/mcp`` (``host``, the interface served, decides
@@ -54,11 +63,15 @@ def create_app(memory: Memory, *, require_keys: bool = False, worker: bool = Tru
     the web UI at ``/ui`` (:mod:`gieok.server.ui`: the same keys, the key kept in an HttpOnly cookie).
     Once keys are in force, ``/openapi.json``, ``/docs``, ``/redoc`` and ``/metrics`` want one too (any
     role: the schema and the counters tell an attacker what to try), unless ``public_docs`` /
-    ``public_metrics``."""
+    ``public_metrics``. ``warm_up`` loads the models in the background once the server starts
+    (:meth:`Memory.warm_up`, or the callable given), ``/ready`` answering 503 until it has; False:
+    ready at once."""
     gate = Gate(memory, require_keys)
     metrics = Metrics()
     runner = Worker(memory, poll_seconds=poll_seconds) if worker else None
-    server = ServerState(memory, gate, metrics, runner, public_docs=public_docs, public_metrics=public_metrics)
+    warming = memory.warm_up if warm_up is True else (warm_up or None)
+    server = ServerState(memory, gate, metrics, runner, public_docs=public_docs, public_metrics=public_metrics,
+                         readiness=Readiness(warming))
 
     app = FastAPI(title="gieok", version=__version__, lifespan=_lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None, description="Long-term memory for AI agents: retain, recall, reflect, forget.")

@@ -15,7 +15,6 @@ from types import FrameType
 import click
 
 from gieok.cli._common import open_memory
-from gieok.workers.pool import WorkerPool
 
 __all__ = ["register"]
 
@@ -47,6 +46,8 @@ def worker(ctx: click.Context, concurrency: int, banks: str | None, poll_seconds
     At SIGTERM or SIGINT the worker stops claiming, lets running jobs finish for --grace seconds and
     releases the rest (queued again at once); a second signal releases them at once."""
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from gieok.workers.pool import WorkerPool  # the engine, imported when a worker starts, not for --help
+
     memory = open_memory(ctx)
     pool = WorkerPool(memory, concurrency=concurrency, banks=banks, poll_seconds=poll_seconds, grace=grace,
                       on_job=lambda r: log.info("job %s %s (%s): %s %s", r.id, r.kind, r.bank, r.status,
@@ -63,7 +64,7 @@ def worker(ctx: click.Context, concurrency: int, banks: str | None, poll_seconds
     try:
         # load the models before the first claim: seconds of loading inside a claimed job would
         # hold the GIL past the heartbeat, and another worker would take the job over
-        memory.jobs.warm_up()
+        memory.warm_up()
         pool.start()
         click.echo(f"gieok worker on {memory.path}: {concurrency} at once"
                    + (f", banks {banks}" if banks else "") + " (SIGTERM or Ctrl-C stops)", err=True)

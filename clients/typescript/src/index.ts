@@ -10,6 +10,7 @@
 import type { components, paths } from "./schema.js";
 import { type Answer, type FileData, type Method, type Parts, type Query, send } from "./transport.js";
 import { Session, type SessionOptions } from "./session.js";
+import { GieokError } from "./errors.js";
 
 export * from "./errors.js";
 export type { components, paths } from "./schema.js";
@@ -398,6 +399,18 @@ export class Gieok {
   /** The server's health: its store, workers and version (no key needed). */
   health() {
     return this.call("get", "/health", {});
+  }
+
+  /** Whether the server has warmed up (its models loaded): `true` on `GET /ready`'s 200, `false` on its
+   * 503 while it warms up (no key needed). Any other failure is thrown as usual. */
+  async ready(): Promise<boolean> {
+    try {
+      await this.call("get", "/ready", {});
+      return true;
+    } catch (error) {
+      if (error instanceof GieokError && error.status === 503) return false;
+      throw error;
+    }
   }
 
   /** The server's Prometheus metrics, as text. */

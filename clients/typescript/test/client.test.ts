@@ -222,6 +222,7 @@ test("an admin key's calls: keys, bank configuration, every bank's jobs", { skip
   assert.equal(await admin.configureDecisions(bank, "learned"), "learned");
   assert.ok(Array.isArray(await admin.jobs(undefined, { limit: 5 })));
   assert.equal(typeof (await admin.health()), "object");
+  assert.equal(typeof (await admin.ready()), "boolean");
   assert.match(await admin.metrics(), /^# (HELP|TYPE)/m);
 });
 

@@ -59,7 +59,6 @@ from gieok.errors import (
 )
 from gieok.records import Job, Operation, RetainResult
 from gieok.store.protocol import BankRow
-from gieok.text.terms import keyword_terms
 
 __all__ = ["HANDLERS", "Heartbeat", "run_pending", "claim_next", "run_claimed", "operation", "cancel", "retry",
            "queue_maintenance", "list_jobs", "MAX_ATTEMPTS", "LEASE_SECONDS", "JOB_RETENTION_DAYS", "job_record",
@@ -152,10 +151,12 @@ class Heartbeat:
 
 
 def warm_up(engine: Engine) -> None:
-    """Load what the first job would load (the default embedder, the Korean morpheme analyser), so
-    a worker's first claim is not spent loading models."""
-    engine.embedder().embed_query("warm-up 준비")
-    keyword_terms("준비 운동을 합니다. Warming up.")
+    """Load what the first job would load (the engine's modules, the default embedder, the Korean
+    morpheme analyser: :func:`gieok.engine.warm.warm_up`), so a worker's first claim is not spent
+    loading models."""
+    from gieok.engine.warm import warm_up as warm  # it imports the engine's verbs, this module among them
+
+    warm(engine)
 
 
 def claim_next(engine: Engine, *, bank_id: int | None = None, banks: Sequence[int] | None = None,

@@ -49,7 +49,7 @@ ROUTERS: tuple[APIRouter, ...] = (
 
 _BANK = "/v1/banks/{bank}"
 PATH_ORDER: tuple[str, ...] = (
-    "/openapi.json", "/docs", "/redoc", "/health", "/metrics",
+    "/openapi.json", "/docs", "/redoc", "/health", "/ready", "/metrics",
     "/v1/banks", _BANK, _BANK + "/retain", _BANK + "/reembed", _BANK + "/documents", _BANK + "/imports/{format}",
     _BANK + "/recall", _BANK + "/sessions/{session_id}/turns", _BANK + "/sessions/{session_id}",
     _BANK + "/reflect", _BANK + "/forget",

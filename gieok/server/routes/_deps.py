@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse
 from gieok.memory import Memory
 from gieok.records import OPEN_ACCESS, Operation, Principal
 from gieok.server.metrics import Metrics
+from gieok.server.readiness import Readiness
 from gieok.server.schemas import OperationAccepted
 from gieok.server.worker import Worker
 
@@ -56,8 +57,9 @@ class Gate:
 @dataclass
 class ServerState:
     """One server: its Memory, key gate, metrics and worker (``None`` when started without one);
-    whether the schema pages and ``/metrics`` are open without a key; and the context managers its
-    lifespan holds open while serving (the MCP session manager)."""
+    whether the schema pages and ``/metrics`` are open without a key; the context managers its
+    lifespan holds open while serving (the MCP session manager); and whether it has warmed up
+    (``/ready``, :mod:`gieok.server.readiness`)."""
 
     memory: Memory
     gate: Gate
@@ -66,6 +68,7 @@ class ServerState:
     public_docs: bool = False
     public_metrics: bool = False
     serving: list[Callable[[], AbstractAsyncContextManager[None]]] = field(default_factory=list)
+    readiness: Readiness = field(default_factory=lambda: Readiness(None))
 
     def wake(self) -> None:
         """Tell the worker a job was queued, so it runs now rather than at its next poll."""
