@@ -65,6 +65,8 @@ FEATURES = (
     "scope_weight",  # the ``scopes=`` weight (1.0 without weights)
     "same_time",  # log(1 + other candidates said within the hour of it: its session, in a chat)
     "session_top",  # how many of the pool's first ten (by rrf) were said within the hour of it
+    "session_best",  # the best cosine z-score among the candidates said in its hour (its session's pull)
+    "session_rrf",  # log(1 + the rrf of every candidate said in its hour)
     "asks_when",  # "언제 …?" / "when …?": the answer is a date
     "query_words",  # log(1 + the question's words)
 )
@@ -128,23 +130,27 @@ def feature_matrix(items: Sequence[PoolItem], query: PoolQuery) -> np.ndarray:
     _session_columns(x, items)
     in_pool = {it.fact_id for it in items if it.fact_id is not None}
     replaced_ones = {it.superseded_by for it in items if it.superseded_by is not None}
-    korean_query, now, history = float(has_hangul(query.text)), _ASKS_FOR_NOW.search(query.text), query.history
-    asks_when, words = float(_ASKS_WHEN.search(query.text) is not None), math.log1p(len(query.text.split()))
-    for row, it in enumerate(items):
-        values = {
-            "time_range": float(query.time_range), "time_closeness": it.time_closeness or 0.0,
-            "support": math.log1p(it.support), "strength": it.strength, "importance": it.importance,
-            "names_speaker": float(it.speaker_named), "other_speaker": float(it.other_speaker),
-            "question_only": float(it.question_only), "replaced": float(it.replaced),
-            "replacement_in_pool": float(it.replaced and it.superseded_by in in_pool),
-            "replaces_in_pool": float(it.fact_id is not None and it.fact_id in replaced_ones),
-            "log_tokens": math.log1p(it.tokens), "query_korean": korean_query,
-            "memory_korean": float(has_hangul(it.text)), "asks_now": float(now is not None and not history),
-            "asks_history": float(history), "chunk": float(it.chunk), "observation": float(it.observation),
-            "scope_weight": it.scope_weight, "asks_when": asks_when, "query_words": words,
-        }
-        for name, value in values.items():
-            x[row, _INDEX[name]] = value
+    history = query.history
+    now = _ASKS_FOR_NOW.search(query.text) is not None and not history
+    constant = {"time_range": query.time_range, "query_korean": has_hangul(query.text), "asks_now": now,
+                "asks_history": history, "asks_when": _ASKS_WHEN.search(query.text) is not None,
+                "query_words": math.log1p(len(query.text.split()))}
+    for name, value in constant.items():
+        x[:, _INDEX[name]] = float(value)
+    columns: dict[str, list[float] | list[bool]] = {
+        "time_closeness": [it.time_closeness or 0.0 for it in items],
+        "support": [math.log1p(it.support) for it in items],
+        "strength": [it.strength for it in items], "importance": [it.importance for it in items],
+        "names_speaker": [it.speaker_named for it in items], "other_speaker": [it.other_speaker for it in items],
+        "question_only": [it.question_only for it in items], "replaced": [it.replaced for it in items],
+        "replacement_in_pool": [it.replaced and it.superseded_by in in_pool for it in items],
+        "replaces_in_pool": [it.fact_id is not None and it.fact_id in replaced_ones for it in items],
+        "log_tokens": [math.log1p(it.tokens) for it in items],
+        "memory_korean": [has_hangul(it.text) for it in items], "chunk": [it.chunk for it in items],
+        "observation": [it.observation for it in items], "scope_weight": [it.scope_weight for it in items],
+    }
+    for name, values in columns.items():
+        x[:, _INDEX[name]] = values
     return x
 
 
@@ -208,6 +214,14 @@ def _session_columns(x: np.ndarray, items: Sequence[PoolItem]) -> None:
     near = np.zeros(len(items))
     near[order[:n_known]] = hi - lo - 1
     x[:, _INDEX["same_time"]] = np.log1p(near)
+    # the pool's candidates grouped by the hour they were said in: each one's session, in a chat
+    _, bucket = np.unique(np.where(known, np.floor(said / _HOUR), -1.0), return_inverse=True)
+    best = np.full(bucket.max() + 1, -np.inf)
+    np.maximum.at(best, bucket, x[:, _INDEX["cosine_z"]])
+    total = np.zeros(bucket.max() + 1)
+    np.add.at(total, bucket, x[:, _INDEX["rrf"]])
+    x[:, _INDEX["session_best"]] = np.where(known, best[bucket], 0.0)
+    x[:, _INDEX["session_rrf"]] = np.where(known, np.log1p(total[bucket]), 0.0)
     top = np.argsort(-x[:, _INDEX["rrf"]], kind="stable")[:10]
     top_times = np.sort(said[top][~np.isnan(said[top])])
     if len(top_times):
@@ -231,7 +245,7 @@ class RankModel:
         trees = list(spec["trees"])  # type: ignore[call-overload]
         width = max(len(t["feature"]) for t in trees)
         leaves = max(len(t["leaf"]) for t in trees)
-        # every tree padded to one width, so a level of all trees is one numpy step
+        # per tree, padded to one width (for contributions, which walk one row)
         self.feature = np.zeros((len(trees), width), dtype=np.int64)
         self.threshold = np.full((len(trees), width), np.inf)
         self.left = np.full((len(trees), width), -1, dtype=np.int64)
@@ -244,7 +258,7 @@ class RankModel:
             self.left[i, :n], self.right[i, :n], self.value[i, :n] = t["left"], t["right"], t["value"]
             self.leaf[i, : len(t["leaf"])] = t["leaf"]
         self.depth = max(_depth(t["left"], t["right"], 0) for t in trees)
-        self._trees = np.arange(len(trees))[None, :]
+        self._flat = _flatten(trees)
 
     @classmethod
     def load(cls, path: Path = _MODEL) -> RankModel:
@@ -255,16 +269,15 @@ class RankModel:
                               "`make train-ranker`") from exc
 
     def score(self, x: np.ndarray) -> np.ndarray:
-        """One score per row: the bias plus each tree's leaf (all trees walked a level at a time)."""
+        """One score per row: the bias plus each tree's leaf. Every tree's nodes and leaves sit in one
+        flat array (a leaf is a node that leads to itself), so a level of all trees for all rows is
+        a handful of numpy gathers, ``depth`` times."""
+        feature, threshold, left, right, leaf_value, roots = self._flat
         rows = np.arange(len(x))[:, None]
-        node = np.zeros((len(x), len(self.leaf)), dtype=np.int64)
+        node = np.broadcast_to(roots, (len(x), len(roots)))
         for _ in range(self.depth):
-            inside = node >= 0
-            at = np.where(inside, node, 0)
-            goes_left = x[rows, self.feature[self._trees, at]] <= self.threshold[self._trees, at]
-            node = np.where(inside, np.where(goes_left, self.left[self._trees, at], self.right[self._trees, at]),
-                            node)
-        out: np.ndarray = self.bias + self.leaf[self._trees, ~node].sum(axis=1)
+            node = np.where(x[rows, feature[node]] <= threshold[node], left[node], right[node])
+        out: np.ndarray = self.bias + leaf_value[node].sum(axis=1)
         return out
 
     def contributions(self, row: np.ndarray) -> dict[str, float]:
@@ -282,6 +295,40 @@ class RankModel:
                 parts[name] = parts.get(name, 0.0) + float(after - before)
                 before = after
         return dict(sorted(parts.items(), key=lambda kv: -abs(kv[1])))
+
+
+def _flatten(trees: list[dict[str, list[float]]]) -> tuple[np.ndarray, ...]:
+    """Every tree's nodes, then its leaves, in one array each: split feature, threshold, left and
+    right child (global indices; a leaf's children are itself, its threshold +inf), leaf value, and
+    each tree's root."""
+    feature: list[int] = []
+    threshold: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    value: list[float] = []
+    roots: list[int] = []
+    for t in trees:
+        base, nodes = len(feature), len(t["feature"])
+        leaf_base = base + nodes
+
+        def where(child: float, base: int = base, leaf_base: int = leaf_base) -> int:
+            c = int(child)
+            return base + c if c >= 0 else leaf_base + ~c
+
+        roots.append(base)
+        feature += [int(f) for f in t["feature"]]
+        threshold += [float(v) for v in t["threshold"]]
+        left += [where(c) for c in t["left"]]
+        right += [where(c) for c in t["right"]]
+        value += [0.0] * nodes
+        for k, leaf in enumerate(t["leaf"]):
+            feature.append(0)
+            threshold.append(np.inf)
+            left.append(leaf_base + k)
+            right.append(leaf_base + k)
+            value.append(float(leaf))
+    return (np.array(feature, dtype=np.int64), np.array(threshold), np.array(left, dtype=np.int64),
+            np.array(right, dtype=np.int64), np.array(value), np.array(roots, dtype=np.int64))
 
 
 def _depth(left: Sequence[int], right: Sequence[int], node: int) -> int:
