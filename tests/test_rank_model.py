@@ -12,6 +12,7 @@ import pytest
 from gieok import Memory
 from gieok.engine.recall.rank_model import FEATURES, PoolItem, PoolQuery, RankModel, feature_matrix, ranker
 from gieok.errors import ConfigError
+from gieok.records import ChannelHit
 
 NOW = 1_780_000_000.0
 DAY = 86400.0
@@ -19,9 +20,9 @@ DAY = 86400.0
 
 def item(text: str, *, ranks: dict[str, int], cosine: float | None, days: float, fact_id: int,
          message: str | None = None, **extra: object) -> PoolItem:
-    raw = {c: (cosine or 0.0) if c == "semantic" else 10.0 / r for c, r in ranks.items()}
+    hits = {c: ChannelHit(rank=r, score=(cosine or 0.0) if c == "semantic" else 10.0 / r) for c, r in ranks.items()}
     values: dict[str, object] = dict(
-        ranks=ranks, raw=raw, cosine=cosine, said_at=NOW - days * DAY, now_ts=NOW, time_closeness=None, support=0,
+        hits=hits, cosine=cosine, said_at=NOW - days * DAY, now_ts=NOW, time_closeness=None, support=0,
         strength=1.0, importance=0.5, speaker_named=False, other_speaker=False, question_only=False, replaced=False,
         fact_id=fact_id, superseded_by=None, message_key=(message or f"m{fact_id}",), tokens=12, text=text,
         chunk=False, observation=False, scope_weight=1.0)

@@ -19,13 +19,14 @@ import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from gieok.errors import ConfigError
+from gieok.records import ChannelHit
 from gieok.text.korean import has_hangul
 
 __all__ = ["FEATURES", "PoolQuery", "RankModel", "feature_matrix", "ranker"]
@@ -85,13 +86,12 @@ class PoolQuery:
     named: bool  # it names one of the candidates' speakers
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # built for every candidate of every recall: not frozen, which is slower to build
 class PoolItem:
     """One candidate as the ranker reads it (a fact's :class:`~gieok.engine.recall.score.Features`, or an
     observation with its one channel)."""
 
-    ranks: dict[str, int]  # channel -> rank (1 = best)
-    raw: dict[str, float]  # channel -> its raw score
+    hits: Mapping[str, ChannelHit]  # channel -> its rank (1 = best) and raw score
     cosine: float | None
     said_at: float | None
     now_ts: float
@@ -155,24 +155,22 @@ def feature_matrix(items: Sequence[PoolItem], query: PoolQuery) -> np.ndarray:
 
 
 def _channel_columns(x: np.ndarray, items: Sequence[PoolItem]) -> None:
-    best_keyword = max((it.raw.get("keyword", 0.0) for it in items), default=0.0)
-    for row, it in enumerate(items):
-        rrf = 0.0
-        for channel in _CHANNELS:
-            rank = it.ranks.get(channel)
-            if rank is not None:
-                x[row, _INDEX[f"{channel}_rr"]] = 1.0 / rank
-                rrf += 1.0 / (_RRF_K + rank)
-        if it.observation:  # an observation's one list stands where the semantic channel's would
-            rank = it.ranks.get("observation")
-            if rank is not None:
-                x[row, _INDEX["semantic_rr"]] = 1.0 / rank
-                rrf += 1.0 / (_RRF_K + rank)
-        x[row, _INDEX["channels"]] = len(it.ranks)
-        x[row, _INDEX["rrf"]] = rrf * _RRF_K
-        if best_keyword > 0 and "keyword" in it.raw:
-            x[row, _INDEX["keyword_share"]] = it.raw["keyword"] / best_keyword
-        x[row, _INDEX["graph_score"]] = it.raw.get("graph", 0.0)
+    keyword = [h.score if (h := it.hits.get("keyword")) is not None else 0.0 for it in items]
+    best_keyword = max(keyword, default=0.0)
+    if best_keyword > 0:
+        x[:, _INDEX["keyword_share"]] = np.array(keyword) / best_keyword
+    x[:, _INDEX["graph_score"]] = [h.score if (h := it.hits.get("graph")) is not None else 0.0 for it in items]
+    x[:, _INDEX["channels"]] = [len(it.hits) for it in items]
+    rrf = np.zeros(len(items))
+    for channel in (*_CHANNELS, "observation"):
+        # an observation's one list stands where the semantic channel's would
+        column = _INDEX["semantic_rr" if channel == "observation" else f"{channel}_rr"]
+        ranks = np.array([h.rank if (h := it.hits.get(channel)) is not None else 0 for it in items], dtype=np.float64)
+        found = ranks > 0
+        if found.any():
+            x[found, column] = 1.0 / ranks[found]
+            rrf[found] += 1.0 / (_RRF_K + ranks[found])
+    x[:, _INDEX["rrf"]] = rrf * _RRF_K
 
 
 def _cosine_columns(x: np.ndarray, items: Sequence[PoolItem]) -> None:
@@ -273,11 +271,14 @@ class RankModel:
         flat array (a leaf is a node that leads to itself), so a level of all trees for all rows is
         a handful of numpy gathers, ``depth`` times."""
         feature, threshold, left, right, leaf_value, roots = self._flat
-        rows = np.arange(len(x))[:, None]
-        node = np.broadcast_to(roots, (len(x), len(roots)))
+        n = len(x)
+        flat = np.ascontiguousarray(x.T).ravel()  # feature f of row r at f * n + r: one 1-d take per level
+        rows = np.arange(n)[:, None]
+        node = np.broadcast_to(roots, (n, len(roots)))
         for _ in range(self.depth):
-            node = np.where(x[rows, feature[node]] <= threshold[node], left[node], right[node])
-        out: np.ndarray = self.bias + leaf_value[node].sum(axis=1)
+            goes_left = flat.take(feature.take(node) * n + rows) <= threshold.take(node)
+            node = np.where(goes_left, left.take(node), right.take(node))
+        out: np.ndarray = self.bias + leaf_value.take(node).sum(axis=1)
         return out
 
     def contributions(self, row: np.ndarray) -> dict[str, float]:

@@ -155,13 +155,13 @@ def rank_pool(pool: list[Candidate], query: str, scoring: Scoring, explain: bool
     model = ranker() if scoring.learned else None
     raw = model.score(x) if model is not None else np.array([c.score for c in pool])
     out = []
-    for row, (candidate, value) in enumerate(zip(pool, raw, strict=True)):
+    for row, (candidate, value) in enumerate(zip(pool, raw.tolist(), strict=True)):
         applied = multipliers(candidate, scoring)
-        score = (1.0 / (1.0 + math.exp(-value)) if model is not None else float(value)) * math.prod(applied.values())
-        ranked = replace(candidate, score=score, multipliers=applied)
-        if explain:
-            ranked = replace(ranked, explained=_explained(x[row], value, model))
-        out.append(ranked)
+        score = 1.0 / (1.0 + math.exp(-value)) if model is not None else value
+        for factor in applied.values():
+            score *= factor
+        explained = _explained(x[row], value, model) if explain else None
+        out.append(Candidate(score, candidate.tokens, candidate.features, applied, candidate.memory, explained))
     return out
 
 
@@ -204,16 +204,16 @@ def pool_item(candidate: Candidate, now_ts: float) -> PoolItem:
     if features is None:
         assert memory is not None  # a candidate is a fact or a memory already built
         return PoolItem(
-            ranks={c: h.rank for c, h in memory.channels.items()}, raw={c: h.score for c, h in memory.channels.items()},
-            cosine=None, said_at=memory.mentioned_at.timestamp() if memory.mentioned_at else None, now_ts=now_ts,
+            hits=memory.channels, cosine=None, now_ts=now_ts,
+            said_at=memory.mentioned_at.timestamp() if memory.mentioned_at else None,
             time_closeness=None, support=0, strength=1.0, importance=0.5, speaker_named=False, other_speaker=False,
             question_only=False, replaced=False, fact_id=None, superseded_by=None, message_key=None,
             tokens=memory.tokens, text=memory.text, chunk=False, observation=True,
             scope_weight=candidate.multipliers.get("scope", 1.0))
     fact = features.fact
     return PoolItem(
-        ranks={c: h.rank for c, h in features.channels.items()}, raw={c: h.score for c, h in features.channels.items()},
-        cosine=features.cosine, said_at=fact.mentioned_at, now_ts=now_ts, time_closeness=features.time_closeness,
+        hits=features.channels, cosine=features.cosine, said_at=fact.mentioned_at, now_ts=now_ts,
+        time_closeness=features.time_closeness,
         support=features.support, strength=fact.strength, importance=fact.importance,
         speaker_named=features.named_speaker, other_speaker=features.other_speaker,
         question_only=features.question_only, replaced=features.replaced, fact_id=fact.id,
