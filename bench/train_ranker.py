@@ -287,6 +287,51 @@ def choose_params(pools: Pools) -> Params:
     return best
 
 
+def baselines(pools: Pools, names: list[str]) -> dict[str, dict[int, float]]:
+    """BM25, e5-small dense and their hybrid (RRF k = 60), as bench/locomo.py runs them, on the same
+    questions: per system, each question's R@10 (by its index in ``pools``)."""
+    from _embed_cache import DiskCachedEmbedder
+    from _locomo_data import recall_at
+    from _ranker_data import load_set
+    from locomo import baselines as baseline_rankers
+
+    embedder = DiskCachedEmbedder("e5-small")
+    out: dict[str, dict[int, float]] = defaultdict(dict)
+    index = {(str(q["set"]), str(q["conversation"]), str(q["question"])): qi for qi, q in enumerate(pools.questions)}
+    for name in names:
+        for conv in load_set(name):
+            rankers = baseline_rankers(conv, embedder)
+            conv_id = f"ko-{conv.id}" if name == "korean" and not conv.id.startswith("ko-") else conv.id
+            for q in conv.questions:
+                qi = index.get((name, conv_id, q.question))
+                if qi is None:
+                    continue
+                for system in ("BM25", "dense", "hybrid RRF"):
+                    out[system][qi] = recall_at(rankers[system](q.question), q.evidence, K)
+    return out
+
+
+def versus_baselines(pools: Pools, scores: np.ndarray, names: list[str]) -> None:
+    """The held-out ranker beside the best baseline on each set, in the same run."""
+    systems = baselines(pools, names)
+    rows = _rows_by_question(pools)
+    ours = recall_scores(pools, scores, [qi for qi, r in rows.items() if not np.isnan(scores[r]).any()])
+    for name in names:
+        asked = [qi for qi, q in enumerate(pools.questions) if q["set"] == name and qi in ours]
+        if not asked:
+            continue
+        mine = float(np.mean([ours[qi] for qi in asked]))
+        cells = {system: float(np.mean([found[qi] for qi in asked if qi in found]))
+                 for system, found in systems.items()}
+        best = max(cells, key=lambda k: cells[k])
+        print(f"{name}: ranker {mine:.3f}; " + ", ".join(f"{k} {v:.3f}" for k, v in cells.items())
+              + f"; ranker minus best baseline ({best}) {mine - cells[best]:+.3f}")
+        for category in sorted({str(pools.questions[qi]["category"]) for qi in asked}):
+            inside = [qi for qi in asked if pools.questions[qi]["category"] == category]
+            top = max(float(np.mean([found[qi] for qi in inside if qi in found])) for found in systems.values())
+            print(f"  {category}: ranker {np.mean([ours[qi] for qi in inside]):.3f}, best baseline {top:.3f}")
+
+
 def hand_tuned(pools: Pools) -> None:
     """The hand-tuned multipliers' figures on the same questions, as measured before they were deleted
     (``before_hand_tuned.json`` beside the pools: per question R@10 and nDCG@10 at commit 45a266d)."""
@@ -312,9 +357,14 @@ def measure(pools: Pools, params: Params, booster) -> None:  # type: ignore[no-u
     before = -pools.order.astype(float)
     print("\n## Held out: leave one conversation out (R@10, nDCG@10)\n")
     hand_tuned(pools)
-    held = report(pools, {"plain RRF": before, "trees held out": held_out(pools, params),
+    held_scores = held_out(pools, params)
+    held = report(pools, {"plain RRF": before, "trees held out": held_scores,
                           "linear held out": held_out(pools, params, linear=True),
                           "trees in-sample": booster.predict(pools.x)})
+    print("\n## Against the baselines, same questions, same run (held-out ranker)\n")
+    present = {str(q["set"]) for q in pools.questions}
+    versus_baselines(pools, held_scores, [n for n in ("locomo", "korean", "beam") if n in present])
+    print()
     for key in ("all R@10", *[f"{name} R@10" for name in TRAINING]):
         if key in held["trees held out"]:
             gap = held["trees in-sample"][key] - held["trees held out"][key]
@@ -324,7 +374,9 @@ def measure(pools: Pools, params: Params, booster) -> None:  # type: ignore[no-u
         blind = Pools.read(["blind"])
         print("\n## Blind split (bench/data/ranker_blind.jsonl, never trained or tuned on)\n")
         hand_tuned(blind)
-        report(blind, {"plain RRF": -blind.order.astype(float), "trees": booster.predict(blind.x)})
+        blind_scores = booster.predict(blind.x)
+        report(blind, {"plain RRF": -blind.order.astype(float), "trees": blind_scores})
+        versus_baselines(blind, blind_scores, ["blind"])
     print("\n## The pool's ceiling: evidence recall of the first 100 candidates and of the whole pool\n")
     everything = [qi for qi in range(len(pools.questions))]
     for k in (10, 100, 10**9):
