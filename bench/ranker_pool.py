@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import time
 from datetime import datetime
@@ -58,10 +59,20 @@ def pool_of(mem: Memory, bank: str, question: str, now: datetime) -> tuple[np.nd
     return feature_matrix(items, query), sources
 
 
-def build(name: str, console: Console, rebuild: bool) -> Path:
-    conversations = load_set(name)
+def _messages_by_bank(db: Path) -> dict[str, int]:
+    """How many messages each bank of ``db`` holds (a bank short of its conversation was cut off)."""
+    if not db.exists():
+        return {}
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        return dict(conn.execute("SELECT b.name, count(m.id) FROM banks b LEFT JOIN messages m ON m.bank_id = b.id "
+                                 "GROUP BY b.name"))
+
+
+def build(name: str, console: Console, rebuild: bool, only: set[str] | None = None, part: str = "") -> Path:
+    conversations = [c for c in load_set(name) if only is None or c.id in only]
     OUT.mkdir(parents=True, exist_ok=True)
-    db = OUT / f"{name}.db"
+    stem = f"{name}-{part}" if part else name
+    db = OUT / f"{stem}.db"
     if rebuild and db.exists():
         db.unlink()
     embedder = DiskCachedEmbedder("e5-small")
@@ -72,9 +83,12 @@ def build(name: str, console: Console, rebuild: bool) -> Path:
     questions: list[dict[str, object]] = []
     with (Memory(str(db), embedder=embedder, refresh_on_recall=False, fusion="rrf") as mem,
           Progress(console=console) as progress):
-        have = {b.name for b in mem.banks()}
+        have = _messages_by_bank(db)
         task = progress.add_task(f"{name}: retain", total=len(conversations))
         for conv in conversations:
+            if conv.id in have and have[conv.id] != len(conv.turns):  # a retain stopped half-way
+                mem.banks.delete(conv.id)
+                del have[conv.id]
             if conv.id not in have:
                 mem.retain(conv.id, messages=[{"id": t.id, "speaker": t.speaker, "text": t.text,
                                                "timestamp": t.timestamp} for t in conv.turns], document_id=conv.id)
@@ -94,7 +108,7 @@ def build(name: str, console: Console, rebuild: bool) -> Path:
                 order.extend(range(len(x)))
                 covers.extend(sorted({index[s] for s in src if s in index}) for src in sources)
                 progress.advance(task)
-    path = OUT / f"{name}.pool.npz"
+    path = OUT / f"{stem}.pool.npz"
     np.savez_compressed(path, x=np.vstack(rows) if rows else np.zeros((0, 0)), question=np.array(question_of),
                         order=np.array(order), covers=json.dumps(covers), questions=json.dumps(questions))
     return path
@@ -104,11 +118,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--rebuild", action="store_true", help="retain the conversations again")
+    parser.add_argument("--only", default=None, help="comma list of conversation ids (with --part)")
+    parser.add_argument("--part", default="", help="write <set>-<part>.db / .pool.npz: a set built in parts")
     args = parser.parse_args()
     console = Console()
+    only = {c.strip() for c in args.only.split(",")} if args.only else None
     for name in [s.strip() for s in args.sets.split(",") if s.strip()]:
         start = time.perf_counter()
-        path = build(name, console, args.rebuild)
+        path = build(name, console, args.rebuild, only, args.part)
         console.print(f"{name}: {path} in {time.perf_counter() - start:.0f} s")
 
 
