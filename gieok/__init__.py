@@ -11,6 +11,7 @@ docs/benchmarks/coldstart.md. Type checkers see the eager imports under ``TYPE_C
 
 from typing import TYPE_CHECKING
 
+from gieok._lazy import lazy_names
 from gieok._threads import configure_threads
 
 configure_threads()  # before numpy, OpenBLAS and the e5 engine load: see gieok/_threads.py
@@ -211,17 +212,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """A public name of :data:`_LAZY`, imported now and kept in the package (the next use is a plain lookup)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'gieok' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names("gieok", _LAZY, globals(), __all__)

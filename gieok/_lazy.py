@@ -18,10 +18,11 @@ and ``tools/check_layers.py`` see the real dependency::
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from types import ModuleType
 from typing import Any
 
-__all__ = ["LazyModule", "lazy_module"]
+__all__ = ["LazyModule", "lazy_module", "lazy_names"]
 
 
 class LazyModule:
@@ -48,3 +49,23 @@ class LazyModule:
 def lazy_module(name: str) -> Any:
     """:class:`LazyModule` for ``name``, typed ``Any`` for the places that call through it."""
     return LazyModule(name)
+
+
+def lazy_names(package: str, names: Mapping[str, str], namespace: MutableMapping[str, Any],
+               public: Sequence[str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    """A package's ``__getattr__`` and ``__dir__`` for public names imported on first use: ``names``
+    maps each to the module that defines it; once read, a name is kept in ``namespace`` (the
+    package's globals), so the next use is a plain lookup."""
+
+    def __getattr__(name: str) -> object:
+        module = names.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(public))
+
+    return __getattr__, __dir__

@@ -18,6 +18,7 @@ results carry positions and keyed fingerprints (high-entropy secrets only) but n
 
 from typing import TYPE_CHECKING
 
+from gieok._lazy import lazy_names
 from gieok.defense._catalog import REDACTION_TYPES
 from gieok.defense.policy import DEFAULT_POLICY, REDACTION_ACTIONS, Action, RedactionPolicy
 
@@ -69,16 +70,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'gieok.defense' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names("gieok.defense", _LAZY, globals(), __all__)
