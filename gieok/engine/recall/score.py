@@ -38,10 +38,6 @@ __all__ = ["Candidate", "Features", "Scoring", "asks_for_history", "features_of"
 
 _DAY = 86400.0
 RRF_WEIGHT = 1.0  # an observation's place in the RRF order (``fusion=rrf``): as one channel's rank
-# the pool the ranker orders: the first candidates by plain RRF. Measured held out, the ranker over
-# the first 100 found every evidence turn it found over whole pools of 160-380 (LoCoMo, Korean,
-# BEAM), and each candidate costs recall time (its row read, its features)
-POOL = 100
 
 # "원래 언제로 잡혀 있었어?" / "what was it originally?" ask for a version that was since replaced
 _ASKS_FOR_HISTORY = re.compile(
@@ -122,7 +118,6 @@ def score_candidates(ctx: BankContext, query: str, gathered: Gathered, fused: Fu
                      as_of: datetime | None, scope: RecallScope, explain: bool) -> list[Candidate]:
     """Every fused fact still visible (and each observation, unless ``as_of``), scored, best first."""
     store, bank, facts = ctx.store, ctx.bank, gathered.facts
-    fused = fused[:POOL]  # the ranker orders the RRF head; what lies below it never reached the top ten
     facts.update((f.id, f) for f in store.facts.get(bank.id, [i for i, _, _ in fused if i not in facts]))
     scoring = scoring_for(ctx, query, gathered, now, as_of, scope)  # with every candidate's row read
     links = store.graph.links_of(list(facts), ("semantic",), gathered.only)
