@@ -109,6 +109,9 @@ def build(name: str, console: Console, rebuild: bool, only: set[str] | None = No
                 covers.extend(sorted({index[s] for s in src if s in index}) for src in sources)
                 progress.advance(task)
     path = OUT / f"{stem}.pool.npz"
+    if not part and only is None:  # the whole set, built at once: pools built in parts are now stale
+        for stale in OUT.glob(f"{name}-*.pool.npz"):
+            stale.unlink()
     np.savez_compressed(path, x=np.vstack(rows) if rows else np.zeros((0, 0)), question=np.array(question_of),
                         order=np.array(order), covers=json.dumps(covers), questions=json.dumps(questions))
     return path
