@@ -85,10 +85,12 @@ def test_replacements_first_moves_only_a_replaced_version_and_says_so() -> None:
                                 lambda f: f.valid_to is not None)
     order = [c.features.fact.id for c in ranked if c.features is not None]
     assert order.index(3) < order.index(2) < order.index(1)
-    assert order.index(4) < order.index(3)  # the unrelated one keeps its score; replacements are not lifted
-    moved = {c.features.fact.id: c.multipliers.get("replaced") for c in ranked if c.features is not None}
-    assert moved[1] is not None and moved[1] < 1.0 and moved[2] is not None and moved[2] < 1.0
-    assert moved[3] is None and moved[4] is None
+    assert order.index(4) < order.index(3)  # the unrelated one keeps its place above the chain's lift
+    moved = {c.features.fact.id: c.multipliers for c in ranked if c.features is not None}
+    assert moved[3]["replaces"] > 1.0  # the current version took the place of the one it replaced
+    assert moved[1]["replaced"] < 1.0  # the first version stepped down below its replacement
+    assert "replaces" not in moved[2]  # a replaced version is never lifted
+    assert moved[4] == {}
 
 
 @pytest.mark.parametrize(("question", "old", "new"), [

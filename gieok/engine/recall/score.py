@@ -264,20 +264,26 @@ def _one_named_speaker(query: str, facts: Iterable[FactRow]) -> str | None:
 
 
 def replacements_first(scored: list[Candidate], replaced: Callable[[FactRow], bool]) -> list[Candidate]:
-    """Where a replaced version and what replaced it are both candidates, the replaced one never ranks
-    above its replacement: it steps down to just below it (the ``replaced`` multiplier says by how
-    much). The ranker already reads both sides of a replacement as features ("I work at Samsung" is
-    ``replaced`` and its replacement is in the pool; "I left Samsung and joined Kakao" replaces a
-    candidate), so this only keeps the order a reader expects. A question about the past keeps the
-    ranker's order: recall does not call this then."""
+    """Where a replaced version and what replaced it are both candidates, the current version ranks
+    just above it and the replaced one never above its replacement: "I work at Samsung" keeps its
+    strong match on "Where do I work?", yet the answer is the later "I left Samsung and joined
+    Kakao", which takes its place (the ``replaces`` multiplier); a replaced version that still
+    outranks its replacement steps down to just below it (``replaced``). Only a current version is
+    lifted, so a chain of versions each replacing the last cannot lift old ones over everything.
+    A question about the past keeps the ranker's order: recall does not call this then."""
     at = {c.features.fact.id: i for i, c in enumerate(scored) if c.features is not None}
+    for candidate in list(scored):  # the current version takes the place of what it replaced
+        j = _replacement_of(candidate, at, replaced)
+        if j is not None and scored[j].features is not None and not replaced(scored[j].features.fact) \
+                and scored[j].score < candidate.score:
+            newer = scored[j]
+            lift = candidate.score * 1.0001 / newer.score if newer.score > 0 else 1.0
+            newer.multipliers["replaces"] = newer.multipliers.get("replaces", 1.0) * lift
+            scored[j] = replace(newer, score=candidate.score * 1.0001)
     for _ in range(4):  # a chain A → B → C settles in as many passes as it has links
         moved = False
         for i, candidate in enumerate(scored):
-            if candidate.features is None:
-                continue
-            fact = candidate.features.fact
-            j = at.get(fact.superseded_by) if fact.superseded_by is not None and replaced(fact) else None
+            j = _replacement_of(candidate, at, replaced)
             if j is None or scored[j].score > candidate.score:
                 continue
             drop = scored[j].score * 0.9999 / candidate.score if candidate.score > 0 else 0.0
@@ -287,3 +293,11 @@ def replacements_first(scored: list[Candidate], replaced: Callable[[FactRow], bo
         if not moved:
             break
     return sorted(scored, key=lambda c: -c.score)
+
+
+def _replacement_of(candidate: Candidate, at: Mapping[int, int], replaced: Callable[[FactRow], bool]) -> int | None:
+    """Where the candidate that replaced this one stands in the list (None: not replaced, or not there)."""
+    if candidate.features is None:
+        return None
+    fact = candidate.features.fact
+    return at.get(fact.superseded_by) if fact.superseded_by is not None and replaced(fact) else None
