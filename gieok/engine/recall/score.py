@@ -274,7 +274,8 @@ def replacements_first(scored: list[Candidate], replaced: Callable[[FactRow], bo
     at = {c.features.fact.id: i for i, c in enumerate(scored) if c.features is not None}
     for candidate in list(scored):  # the current version takes the place of what it replaced
         j = _replacement_of(candidate, at, replaced)
-        if j is not None and scored[j].features is not None and not replaced(scored[j].features.fact) \
+        newer_features = scored[j].features if j is not None else None
+        if j is not None and newer_features is not None and not replaced(newer_features.fact) \
                 and scored[j].score < candidate.score:
             newer = scored[j]
             lift = candidate.score * 1.0001 / newer.score if newer.score > 0 else 1.0
