@@ -15,6 +15,7 @@ file's bytes).
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from gieok.errors import ConfigError, StoreBusyError
@@ -26,6 +27,21 @@ from gieok.store._sqlite_search import SQLiteSearch
 from gieok.store.migrations import migrate
 
 __all__ = ["SQLiteStore"]
+
+
+def _into_wal(conn: Any) -> None:
+    """Switch the file to WAL. Two processes opening a new file at once can find it locked here: the
+    switch needs the file to themselves and SQLite answers "locked" at once instead of waiting on
+    the busy timeout, so it is retried until the timeout has passed."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite_module().OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 class SQLiteStore(StoreBase):
@@ -47,7 +63,7 @@ class SQLiteStore(StoreBase):
         self._writer = open_connection(self.path)
         try:
             if not self._memory:
-                self._writer.execute("PRAGMA journal_mode = WAL")
+                _into_wal(self._writer)
                 self._writer.execute("PRAGMA synchronous = NORMAL")
             migrate(self._writer)
         except Exception:
