@@ -52,8 +52,8 @@ def pool_of(mem: Memory, bank: str, question: str, now: datetime) -> tuple[np.nd
     fused = fuse_channels(gathered)
     scored = score_candidates(ctx, question, gathered, fused, now=now, as_of=None, scope=UNFILTERED, explain=False)
     scoring = scoring_for(ctx, question, gathered, now, None, UNFILTERED)
-    items = [pool_item(c, now.timestamp()) for c in scored]
-    query = PoolQuery(question, gathered.time_range is not None, scoring.history, scoring.named is not None)
+    items = [pool_item(c, now.timestamp(), c.multipliers.get("scope", 1.0)) for c in scored]
+    query = PoolQuery(question, gathered.time_range is not None, scoring.history)
     sources = [list(c.features.fact.message_ids) or [c.features.fact.source_external_id] if c.features is not None
                else list(c.memory.source_ids) if c.memory is not None else [] for c in scored]
     return feature_matrix(items, query), sources

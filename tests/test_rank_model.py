@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import gieok
 from gieok import Memory
 from gieok.engine.recall.rank_model import FEATURES, PoolItem, PoolQuery, RankModel, feature_matrix, ranker
 from gieok.errors import ConfigError
@@ -42,7 +44,7 @@ def test_features_are_read_relative_to_the_pool(lang: str) -> None:
     pool = [item(texts[0], ranks={"semantic": 1, "keyword": 2}, cosine=0.9, days=2, fact_id=1, message="a"),
             item(texts[1], ranks={"semantic": 2}, cosine=0.8, days=400, fact_id=2, replaced=True, superseded_by=1),
             item(texts[2], ranks={"keyword": 1}, cosine=None, days=30, fact_id=3, message="a")]
-    x = feature_matrix(pool, PoolQuery(question, time_range=False, history=False, named=False))
+    x = feature_matrix(pool, PoolQuery(question, time_range=False, history=False))
     col = {name: x[:, i] for i, name in enumerate(FEATURES)}
     assert x.shape == (3, len(FEATURES))
     assert col["semantic_rr"].tolist() == [1.0, 0.5, 0.0] and col["keyword_rr"].tolist() == [0.5, 0.0, 1.0]
@@ -64,35 +66,39 @@ def test_features_are_read_relative_to_the_pool(lang: str) -> None:
 
 
 def test_an_empty_pool_and_one_without_cosines() -> None:
-    assert feature_matrix([], PoolQuery("anything", False, False, False)).shape == (0, len(FEATURES))
+    assert feature_matrix([], PoolQuery("anything", False, False)).shape == (0, len(FEATURES))
     x = feature_matrix([item("키워드만", ranks={"keyword": 1}, cosine=None, days=1, fact_id=1)],
-                       PoolQuery("키워드", False, False, False))
+                       PoolQuery("키워드", False, False))
     assert x[0, FEATURES.index("cosine_z")] == 0.0 and x[0, FEATURES.index("cosine_gap")] == 0.0
 
 
-def _walk(model: RankModel, row: np.ndarray) -> float:
-    """The trees walked one by one, node by node: what the vectorised scorer must agree with."""
-    total = model.bias
-    for t in range(len(model.leaf)):
+SHIPPED = json.loads((Path(gieok.__file__).parent / "data" / "ranker.json").read_text(encoding="utf-8"))
+
+
+def _walk(row: np.ndarray) -> float:
+    """The shipped trees walked one by one, node by node, as the JSON file states them: what the
+    vectorised scorer over its flattened arrays must agree with."""
+    total = float(SHIPPED["bias"])
+    for tree in SHIPPED["trees"]:
         node = 0
         while node >= 0:
-            goes_left = row[model.feature[t, node]] <= model.threshold[t, node]
-            node = int(model.left[t, node] if goes_left else model.right[t, node])
-        total += model.leaf[t, ~node]
-    return float(total)
+            goes_left = row[tree["feature"][node]] <= tree["threshold"][node]
+            node = tree["left"][node] if goes_left else tree["right"][node]
+        total += tree["leaf"][~node]
+    return total
 
 
 @pytest.mark.parametrize("lang", POOLS)
 def test_the_shipped_model_scores_as_its_trees_say(lang: str) -> None:
     texts, question = POOLS[lang]
     model = ranker()
-    assert len(model.leaf) >= 10 and model.depth >= 2
+    assert len(SHIPPED["trees"]) >= 10 and model.depth >= 2
     rng = np.random.default_rng(7)
     pool = [item(texts[i % 3], ranks={"semantic": i + 1, "keyword": 3 * i + 1}, cosine=0.9 - 0.01 * i,
                  days=float(rng.integers(1, 500)), fact_id=i) for i in range(40)]
-    x = feature_matrix(pool, PoolQuery(question, False, False, False))
+    x = feature_matrix(pool, PoolQuery(question, False, False))
     scores = model.score(x)
-    assert scores.tolist() == pytest.approx([_walk(model, row) for row in x])
+    assert scores.tolist() == pytest.approx([_walk(row) for row in x])
     for row, score in zip(x[:5], scores[:5], strict=True):
         parts = model.contributions(row)
         assert sum(parts.values()) == pytest.approx(score)

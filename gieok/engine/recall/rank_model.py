@@ -83,7 +83,6 @@ class PoolQuery:
     text: str
     time_range: bool
     history: bool  # the question asks for replaced versions
-    named: bool  # it names one of the candidates' speakers
 
 
 @dataclass(slots=True)  # built for every candidate of every recall: not frozen, which is slower to build
@@ -231,8 +230,9 @@ def _session_columns(x: np.ndarray, items: Sequence[PoolItem]) -> None:
 class RankModel:
     """Gradient-boosted regression trees over :data:`FEATURES`, read from their JSON form.
 
-    Each tree is five arrays (split feature, threshold, left child, right child, node value; a
-    negative child ``~i`` is leaf ``i``); a row goes left when its value is at most the threshold."""
+    Each tree there is six arrays (split feature, threshold, left child, right child, node value,
+    leaf values; a negative child ``~i`` is leaf ``i``); a row goes left when its value is at most
+    the threshold. Read, every tree's nodes and leaves sit in one flat array each (:func:`_flatten`)."""
 
     def __init__(self, spec: dict[str, object]) -> None:
         names: tuple[str, ...] = tuple(spec.get("features", ()))  # type: ignore[arg-type]
@@ -241,22 +241,8 @@ class RankModel:
                               "`make train-ranker`")
         self.bias = float(spec.get("bias", 0.0))  # type: ignore[arg-type]
         trees = list(spec["trees"])  # type: ignore[call-overload]
-        width = max(len(t["feature"]) for t in trees)
-        leaves = max(len(t["leaf"]) for t in trees)
-        # per tree, padded to one width (for contributions, which walk one row)
-        self.feature = np.zeros((len(trees), width), dtype=np.int64)
-        self.threshold = np.full((len(trees), width), np.inf)
-        self.left = np.full((len(trees), width), -1, dtype=np.int64)
-        self.right = np.full((len(trees), width), -1, dtype=np.int64)
-        self.value = np.zeros((len(trees), width))
-        self.leaf = np.zeros((len(trees), leaves))
-        for i, t in enumerate(trees):
-            n = len(t["feature"])
-            self.feature[i, :n], self.threshold[i, :n] = t["feature"], t["threshold"]
-            self.left[i, :n], self.right[i, :n], self.value[i, :n] = t["left"], t["right"], t["value"]
-            self.leaf[i, : len(t["leaf"])] = t["leaf"]
         self.depth = max(_depth(t["left"], t["right"], 0) for t in trees)
-        self._flat = _flatten(trees)
+        self.feature, self.threshold, self.left, self.right, self.value, self.roots = _flatten(trees)
 
     @classmethod
     def load(cls, path: Path = _MODEL) -> RankModel:
@@ -270,38 +256,37 @@ class RankModel:
         """One score per row: the bias plus each tree's leaf. Every tree's nodes and leaves sit in one
         flat array (a leaf is a node that leads to itself), so a level of all trees for all rows is
         a handful of numpy gathers, ``depth`` times."""
-        feature, threshold, left, right, leaf_value, roots = self._flat
         n = len(x)
         flat = np.ascontiguousarray(x.T).ravel()  # feature f of row r at f * n + r: one 1-d take per level
         rows = np.arange(n)[:, None]
-        node = np.broadcast_to(roots, (n, len(roots)))
+        node = np.broadcast_to(self.roots, (n, len(self.roots)))
         for _ in range(self.depth):
-            goes_left = flat.take(feature.take(node) * n + rows) <= threshold.take(node)
-            node = np.where(goes_left, left.take(node), right.take(node))
-        out: np.ndarray = self.bias + leaf_value.take(node).sum(axis=1)
+            goes_left = flat.take(self.feature.take(node) * n + rows) <= self.threshold.take(node)
+            node = np.where(goes_left, self.left.take(node), self.right.take(node))
+        out: np.ndarray = self.bias + self.value.take(node).sum(axis=1)
         return out
 
     def contributions(self, row: np.ndarray) -> dict[str, float]:
         """Each feature's part of one row's score (they and the bias sum to it), largest first: along
         the row's path in each tree, the change in the tree's value goes to the feature split on."""
         parts: dict[str, float] = {"bias": self.bias}
-        for t in range(len(self.leaf)):
-            node, before = 0, self.value[t, 0]
+        for root in self.roots:
+            node, before = int(root), float(self.value[root])
             parts["bias"] += before
-            while node >= 0:
-                name = FEATURES[self.feature[t, node]]
-                goes_left = row[self.feature[t, node]] <= self.threshold[t, node]
-                node = self.left[t, node] if goes_left else self.right[t, node]
-                after = self.leaf[t, ~node] if node < 0 else self.value[t, node]
-                parts[name] = parts.get(name, 0.0) + float(after - before)
+            while self.left[node] != node:  # a leaf leads to itself
+                name = FEATURES[self.feature[node]]
+                goes_left = row[self.feature[node]] <= self.threshold[node]
+                node = int(self.left[node] if goes_left else self.right[node])
+                after = float(self.value[node])
+                parts[name] = parts.get(name, 0.0) + after - before
                 before = after
         return dict(sorted(parts.items(), key=lambda kv: -abs(kv[1])))
 
 
 def _flatten(trees: list[dict[str, list[float]]]) -> tuple[np.ndarray, ...]:
     """Every tree's nodes, then its leaves, in one array each: split feature, threshold, left and
-    right child (global indices; a leaf's children are itself, its threshold +inf), leaf value, and
-    each tree's root."""
+    right child (global indices; a leaf's children are itself, its threshold +inf), value (a node's
+    for contributions, a leaf's its output), and each tree's root."""
     feature: list[int] = []
     threshold: list[float] = []
     left: list[int] = []
@@ -321,7 +306,7 @@ def _flatten(trees: list[dict[str, list[float]]]) -> tuple[np.ndarray, ...]:
         threshold += [float(v) for v in t["threshold"]]
         left += [where(c) for c in t["left"]]
         right += [where(c) for c in t["right"]]
-        value += [0.0] * nodes
+        value += [float(v) for v in t["value"]]
         for k, leaf in enumerate(t["leaf"]):
             feature.append(0)
             threshold.append(np.inf)

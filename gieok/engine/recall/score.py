@@ -37,7 +37,6 @@ __all__ = ["Candidate", "Features", "Scoring", "asks_for_history", "features_of"
            "pool_item", "rank_pool", "replacements_first", "score_candidates", "scoring_for"]
 
 _DAY = 86400.0
-RRF_WEIGHT = 1.0  # an observation's place in the RRF order (``fusion=rrf``): as one channel's rank
 
 # "원래 언제로 잡혀 있었어?" / "what was it originally?" ask for a version that was since replaced
 _ASKS_FOR_HISTORY = re.compile(
@@ -137,7 +136,8 @@ def score_candidates(ctx: BankContext, query: str, gathered: Gathered, fused: Fu
         features = features_of(fact, hits, fused_score, scoring, gathered, semantic, support.get(fact_id, 0))
         pool.append(Candidate(fused_score, fact.tokens, features))
     if scoring.as_of_ts is None:
-        pool.extend(Candidate(RRF_WEIGHT / (RRF_K + rank), m.tokens, memory=m) for rank, m in enumerate(
+        # an observation's RRF score (``fusion=rrf``) is that of one channel's rank
+        pool.extend(Candidate(1.0 / (RRF_K + rank), m.tokens, memory=m) for rank, m in enumerate(
             observation_memories(ctx, gathered.query_vector, keyword_terms(query), gathered.only), start=1))
     scored = rank_pool(pool, query, scoring, explain)
     scored.sort(key=lambda c: -c.score)
@@ -149,14 +149,13 @@ def rank_pool(pool: list[Candidate], query: str, scoring: Scoring, explain: bool
     multipliers (``scope``, ``strength``); ``explain`` keeps its features and their contributions."""
     if not pool:
         return []
-    items = [pool_item(c, scoring.now_ts) for c in pool]
-    query_of = PoolQuery(query, scoring.time_range is not None, scoring.history, scoring.named is not None)
-    x = feature_matrix(items, query_of)
+    applied_to = [multipliers(c, scoring) for c in pool]
+    items = [pool_item(c, scoring.now_ts, a.get("scope", 1.0)) for c, a in zip(pool, applied_to, strict=True)]
+    x = feature_matrix(items, PoolQuery(query, scoring.time_range is not None, scoring.history))
     model = ranker() if scoring.learned else None
     raw = model.score(x) if model is not None else np.array([c.score for c in pool])
     out = []
-    for row, (candidate, value) in enumerate(zip(pool, raw.tolist(), strict=True)):
-        applied = multipliers(candidate, scoring)
+    for row, (candidate, value, applied) in enumerate(zip(pool, raw.tolist(), applied_to, strict=True)):
         score = 1.0 / (1.0 + math.exp(-value)) if model is not None else value
         for factor in applied.values():
             score *= factor
@@ -198,8 +197,9 @@ def features_of(fact: FactRow, hits: dict[str, ChannelHit], fused: float, scorin
         question_only=asks_only(fact.text), replaced=scoring.replaced(fact))
 
 
-def pool_item(candidate: Candidate, now_ts: float) -> PoolItem:
-    """A candidate as the learned ranker reads it (see :mod:`gieok.engine.recall.rank_model`)."""
+def pool_item(candidate: Candidate, now_ts: float, scope: float = 1.0) -> PoolItem:
+    """A candidate as the learned ranker reads it (see :mod:`gieok.engine.recall.rank_model`);
+    ``scope`` is its ``scopes=`` weight (its ``scope`` multiplier)."""
     features, memory = candidate.features, candidate.memory
     if features is None:
         assert memory is not None  # a candidate is a fact or a memory already built
@@ -208,8 +208,7 @@ def pool_item(candidate: Candidate, now_ts: float) -> PoolItem:
             said_at=memory.mentioned_at.timestamp() if memory.mentioned_at else None,
             time_closeness=None, support=0, strength=1.0, importance=0.5, speaker_named=False, other_speaker=False,
             question_only=False, replaced=False, fact_id=None, superseded_by=None, message_key=None,
-            tokens=memory.tokens, text=memory.text, chunk=False, observation=True,
-            scope_weight=candidate.multipliers.get("scope", 1.0))
+            tokens=memory.tokens, text=memory.text, chunk=False, observation=True, scope_weight=scope)
     fact = features.fact
     return PoolItem(
         hits=features.channels, cosine=features.cosine, said_at=fact.mentioned_at, now_ts=now_ts,
@@ -219,8 +218,7 @@ def pool_item(candidate: Candidate, now_ts: float) -> PoolItem:
         question_only=features.question_only, replaced=features.replaced, fact_id=fact.id,
         superseded_by=fact.superseded_by,
         message_key=tuple(sorted(fact.message_ids)) if fact.message_ids else ("chunk", fact.chunk_id),
-        tokens=fact.tokens, text=fact.text, chunk=not fact.message_ids, observation=False,
-        scope_weight=features.scope_weight if features.scope_weight is not None else 1.0)
+        tokens=fact.tokens, text=fact.text, chunk=not fact.message_ids, observation=False, scope_weight=scope)
 
 
 def multipliers(candidate: Candidate, scoring: Scoring) -> dict[str, float]:
