@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from _embed_cache import CACHE_DIR  # noqa: E402
+from _locomo_data import ndcg_at, recall_at  # noqa: E402
 from _ranker_data import TRAINING  # noqa: E402
 
 from gieok.engine.recall.rank_model import FEATURES  # noqa: E402
@@ -97,33 +98,20 @@ def _pool_files(name: str) -> list[Path]:
 
 def recall_scores(pools: Pools, scores: np.ndarray, questions: list[int], k: int = K) -> dict[int, float]:
     """Each question's evidence recall@k when its pool is ordered by ``scores`` (higher first)."""
-    out = {}
-    by_question = _rows_by_question(pools)
-    for qi in questions:
-        rows = by_question[qi]
-        top = rows[np.argsort(-scores[rows], kind="stable")[:k]]
-        covered = {e for r in top for e in pools.covers[r]}
-        out[qi] = len(covered) / int(pools.questions[qi]["evidence"])  # type: ignore[call-overload]
-    return out
+    return {qi: recall_at(*_ranked(pools, scores, qi), k) for qi in questions}
 
 
 def ndcg_scores(pools: Pools, scores: np.ndarray, questions: list[int], k: int = K) -> dict[int, float]:
-    out = {}
-    by_question = _rows_by_question(pools)
-    for qi in questions:
-        rows = by_question[qi]
-        top = rows[np.argsort(-scores[rows], kind="stable")[:k]]
-        seen: set[int] = set()
-        dcg = 0.0
-        for rank, r in enumerate(top, start=1):
-            new = set(pools.covers[r]) - seen
-            if new:
-                dcg += 1.0 / np.log2(rank + 1)
-                seen |= new
-        wanted = int(pools.questions[qi]["evidence"])  # type: ignore[call-overload]
-        ideal = sum(1.0 / np.log2(r + 1) for r in range(1, min(wanted, k) + 1))
-        out[qi] = dcg / ideal
-    return out
+    """Each question's nDCG@k, the same way."""
+    return {qi: ndcg_at(*_ranked(pools, scores, qi), k) for qi in questions}
+
+
+def _ranked(pools: Pools, scores: np.ndarray, qi: int) -> tuple[list[list[str]], list[str]]:
+    """A question's pool ordered by ``scores``, as bench/_locomo_data.py's metrics read a ranking: each
+    row's evidence turns (by index), and the question's evidence."""
+    rows = _rows_by_question(pools)[qi]
+    ranked = [[str(e) for e in pools.covers[r]] for r in rows[np.argsort(-scores[rows], kind="stable")]]
+    return ranked, [str(e) for e in range(int(pools.questions[qi]["evidence"]))]  # type: ignore[call-overload]
 
 
 _BY_QUESTION: dict[int, dict[int, np.ndarray]] = {}
@@ -303,7 +291,6 @@ def baselines(pools: Pools, names: list[str]) -> dict[str, dict[int, float]]:
     """BM25, e5-small dense and their hybrid (RRF k = 60), as bench/locomo.py runs them, on the same
     questions: per system, each question's R@10 (by its index in ``pools``)."""
     from _embed_cache import DiskCachedEmbedder
-    from _locomo_data import recall_at
     from _ranker_data import load_set
     from locomo import baselines as baseline_rankers
 
