@@ -81,6 +81,18 @@ def done(*results: list[object]) -> list[object]:
     return [r for part in results for r in part]
 
 
+def lead_then_queue(run_threads, embedder: Gated, others: list[str]) -> tuple[list[object], list[object]]:  # type: ignore[no-untyped-def]
+    """A first query that runs alone and is held, ``others`` queued behind it, then all released:
+    each thread's result (a vector or the error it raised)."""
+    first = run_threads([lambda: embedder.embed_query(TEXTS[0])])
+    assert embedder.started.wait(WAIT)
+    rest = run_threads([lambda text=text: embedder.embed_query(text) for text in others])  # type: ignore[misc]
+    queued(embedder, "query", len(others))
+    embedder.release.set()
+    done(first, rest)
+    return first, rest
+
+
 def queued(embedder: Embedder, kind: Kind, n: int) -> None:
     deadline = time.monotonic() + WAIT
     while len(embedder._batchers[kind]._queue) < n:
@@ -116,12 +128,7 @@ def run_threads() -> Iterator[Callable[[list[Callable[[], object]]], list[object
 def test_concurrent_queries_share_a_batch_and_each_gets_its_own_vector(run_threads) -> None:  # type: ignore[no-untyped-def]
     embedder = Gated()
     embedder.release.clear()
-    first = run_threads([lambda: embedder.embed_query(TEXTS[0])])
-    assert embedder.started.wait(WAIT)
-    rest = run_threads([lambda text=text: embedder.embed_query(text) for text in TEXTS[1:]])  # type: ignore[misc]
-    queued(embedder, "query", len(TEXTS) - 1)
-    embedder.release.set()
-    done(first, rest)
+    first, rest = lead_then_queue(run_threads, embedder, TEXTS[1:])
     # the lone first caller ran at once; the seven that came while it ran went together in one batch
     assert embedder.batches == [TEXTS[:1], TEXTS[1:]]
     for text, vector in zip(TEXTS, first + rest, strict=True):
@@ -174,12 +181,7 @@ def test_an_error_in_a_batch_reaches_every_caller_of_that_batch(run_threads) -> 
     down = EmbedderDown("the model server is down: 임베딩 실패")
     embedder = Gated(fail={1: down})
     embedder.release.clear()
-    first = run_threads([lambda: embedder.embed_query(TEXTS[0])])
-    assert embedder.started.wait(WAIT)
-    rest = run_threads([lambda text=text: embedder.embed_query(text) for text in TEXTS[1:]])  # type: ignore[misc]
-    queued(embedder, "query", len(TEXTS) - 1)
-    embedder.release.set()
-    done(first, rest)
+    first, rest = lead_then_queue(run_threads, embedder, TEXTS[1:])
     assert isinstance(first[0], np.ndarray)  # its batch ran before the failing one
     assert all(r is down for r in rest)  # the same typed error, to each of the seven
     assert len(embedder.batches) == 2
@@ -200,12 +202,7 @@ def test_a_wrong_shape_is_a_typed_error() -> None:
 def test_an_interrupted_leader_leaves_its_followers_to_the_next(run_threads) -> None:  # type: ignore[no-untyped-def]
     embedder = Gated(fail={0: Interrupted()})
     embedder.release.clear()
-    first = run_threads([lambda: embedder.embed_query(TEXTS[0])])
-    assert embedder.started.wait(WAIT)
-    rest = run_threads([lambda text=text: embedder.embed_query(text) for text in TEXTS[1:4]])  # type: ignore[misc]
-    queued(embedder, "query", 3)
-    embedder.release.set()
-    done(first, rest)
+    first, rest = lead_then_queue(run_threads, embedder, TEXTS[1:4])
     assert isinstance(first[0], Interrupted)  # the interrupt stays in the thread it hit
     for text, vector in zip(TEXTS[1:4], rest, strict=True):
         np.testing.assert_allclose(vector, embedder.expected(text), rtol=1e-6)  # type: ignore[arg-type]
