@@ -228,7 +228,12 @@ def test_a_bank_moved_sqlite_to_postgres_to_sqlite_is_unchanged(mem: Memory, pg_
                                                                  tmp_path: Path) -> None:
     _fill(mem)
     original = _export(mem, "alice")
+    search, suspended = pg_mem.store.search, []
+    real_suspend = search.suspend_index
+    search.suspend_index = lambda bank_id, dim: suspended.append(real_suspend(bank_id, dim)) or suspended[-1]
     pg_mem.import_bank(original)
+    # a database with no other bank's vectors: the HNSW index was dropped for the load and built after it
+    assert suspended == [True] and search.index_due(pg_mem.store.banks.get("alice").id) is False
     _same(_normalised(_export(pg_mem, "alice")), _normalised(original))  # before recall counts its reads
     from_pg = _export(pg_mem, "alice", with_vectors=True)
     with Memory(str(tmp_path / "back.db"), embedder="fake") as back:

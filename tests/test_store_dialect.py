@@ -19,7 +19,7 @@ _SHARED = {"gieok.store._write_path", "gieok.store._area", "gieok.store._banks",
 # making erased bytes leave the file (a WAL checkpoint) against a server's own WAL; SQLite's file lock
 # against PostgreSQL's advisory locks
 _OWN = {"search.keyword", "search.vector", "search.sample", "search.vectors_of", "search.train_index",
-        "search.index_due", "search.build_index", "search.clear_context", "search.compact",
+        "search.index_due", "search.suspend_index", "search.build_index", "search.clear_context", "search.compact",
         "search.indexed_terms", "erasure.scan",
         "erasure.vacuum", "erasure.file_contains", "erasure.checkpoint", "lock_bank"}
 

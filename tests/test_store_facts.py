@@ -10,7 +10,9 @@ import numpy as np
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 from store_contract import AnyStore, _fact
 
-from gieok.records import FactRow
+from gieok.records import FactRow, NewFact
+from gieok.store._dialect import COPY_FROM
+from gieok.text.terms import keyword_terms
 
 
 def test_facts_round_trip(store: AnyStore) -> None:
@@ -57,3 +59,56 @@ def test_facts_in_range(store: AnyStore) -> None:
     assert sorted(store.facts.in_range(b.id, 200.0, 301.0, 10)) == [(ids[0], 100.0, 200.0), (ids[2], 300.0, 300.0)]
     assert store.facts.in_range(b.id, 1000.0, 2000.0, 10) == []
     assert len(store.facts.in_range(b.id, 0.0, 1000.0, 2)) == 2
+
+
+def _many(count: int) -> tuple[list[NewFact], np.ndarray, list[np.ndarray | None]]:
+    """Korean and English facts, every other one a reply with a context vector and context terms."""
+    texts = [f"민지는 {i}번째 회의에서 부산 출장 보고서를 냈어" if i % 2
+             else f"Minji filed report {i} on the Busan trip" for i in range(count)]
+    facts = [NewFact(text=t, embed_text=t, terms=keyword_terms(t), tokens=5 + i, speaker="민지" if i % 3 else None,
+                     message_ids=[f"m{i}"], mentioned_at=1000.0 + i, importance=0.5, pinned=i == 3,
+                     context_terms=keyword_terms("부산 출장은 어땠어?") if i % 2 else [])
+             for i, t in enumerate(texts)]
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((count, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return facts, vectors, [vectors[i][::-1].copy() if i % 2 else None for i in range(count)]
+
+
+def test_facts_added_at_once_equal_facts_added_one_by_one(store: AnyStore) -> None:
+    """PostgreSQL writes a large batch by COPY (``Dialect.insert_rows``, ``_index_facts``): what it
+    stores and how it searches must be what single inserts give."""
+    facts, vectors, contexts = _many(3 * COPY_FROM)
+    banks = {}
+    with store.write():
+        for name in ("batch", "single"):
+            bank = store.banks.create(name, "fake", 8)
+            source = store.sources.upsert(bank.id, "s", "conversation", None, {})
+            chunk = store.sources.add_chunk(bank.id, source, 0, "sha", "x", [])
+            banks[name] = bank.id
+            if name == "batch":
+                ids = store.facts.add(bank.id, source, chunk, facts, vectors, contexts)
+            else:
+                singles = [store.facts.add(bank.id, source, chunk, [f], vectors[i:i + 1], [contexts[i]])[0]
+                           for i, f in enumerate(facts)]
+    assert len(ids) == len(set(ids)) == len(facts) and ids == sorted(ids)
+
+    def shape(bank: int, order: list[int]) -> list[tuple]:
+        rows = {r.id: r for r in store.facts.get(bank, order)}
+        return [(r.text, r.speaker, r.message_ids, r.mentioned_at, r.tokens, r.pinned, r.importance, r.trust)
+                for r in (rows[i] for i in order)]
+
+    assert shape(banks["batch"], ids) == shape(banks["single"], singles)
+    terms = store.search.indexed_terms(banks["batch"], ids)
+    assert [terms[i] for i in ids] == [store.search.indexed_terms(banks["single"], singles)[i] for i in singles]
+    position = {b: {i: k for k, i in enumerate(order)}
+                for b, order in ((banks["batch"], ids), (banks["single"], singles))}
+    for query, weight in ((["부산", "출장"], 0.3), (["report", "busan"], 0.0)):
+        found = {b: [(position[b][i], round(s, 9)) for i, s in store.search.keyword(b, query, 10, weight)]
+                 for b in banks.values()}
+        assert found[banks["batch"]] == found[banks["single"]] and found[banks["batch"]]
+    for view in ("fact", "context"):
+        got = {b: [(position[b][i], round(s, 5)) for i, s in store.search.vector(b, 8, vectors[5], 6, view)]
+               for b in banks.values()}
+        assert got[banks["batch"]] == got[banks["single"]] and got[banks["batch"]]
+    assert len(store.search.vectors_of(8, ids, "context")) == len(facts) // 2

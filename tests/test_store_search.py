@@ -194,3 +194,23 @@ def test_training_the_index_in_a_write_keeps_every_vector_found(store: AnyStore)
     for i in (0, 7, n - 1):
         assert store.search.vector(bank, dim, vectors[i], 1)[0][0] == ids[i]
 
+
+
+def test_a_bulk_load_builds_the_vector_index_once_afterwards(store: AnyStore) -> None:
+    """PostgreSQL drops a dimension's HNSW indexes for a load into a database no other bank has vectors
+    in, searches exactly meanwhile, and builds them once after; SQLite has nothing to suspend. With
+    another bank's vectors present nothing is dropped (dropping would lock every bank's searches)."""
+    first = _setup(store, "민지", ["민지는 부산에 살아", "Minji lives in Busan"])
+    with store.write():
+        suspended = store.search.suspend_index(first, 4)
+    assert suspended is isinstance(store, PostgresStore)
+    assert store.search.index_due(first) is suspended
+    hits = store.search.vector(first, 4, np.eye(4, dtype=np.float32)[1], 2)
+    assert [round(s, 6) for _, s in hits] == [1.0, 0.0]
+    built = store.search.build_index(first, 4)
+    assert (built == 2) if suspended else (built == 0)
+    assert store.search.index_due(first) is False and store.search.build_index(first, 4) == 0
+    second = _setup(store, "지우", ["지우는 서울에 살아", "Jiwoo lives in Seoul"])
+    with store.write():
+        assert store.search.suspend_index(second, 4) is False
+    assert store.search.index_due(second) is False

@@ -1,6 +1,7 @@
 """``store.facts``: adding and reading facts, written once for both stores.
 
-Adding facts indexes them through the search area's hooks (``_index_fact``, ``_facts_indexed``).
+Adding facts indexes them through the search area's hook ``_index_facts`` (PostgreSQL copies many
+rows in one stream, see ``Dialect.insert_rows``).
 What happens to a fact later has its own areas: ``store.versions`` (supersede, decay, TTL),
 ``store.erasure`` (hard delete), ``store.graph`` (entities and links).
 """
@@ -27,6 +28,9 @@ _FACT_COLUMNS = (
     "f.importance, f.pinned, f.decay_class, f.expires_at, f.tokens, f.superseded_by, f.strength, f.archived_at, "
     "f.created_at, f.recall_count, s.user_id, s.agent_id, s.session_id, s.tags, s.metadata, f.trust"
 )
+_INSERT_COLUMNS = ("bank_id", "source_id", "chunk_id", "text", "kind", "speaker", "message_ids", "occurred_start",
+                   "occurred_end", "mentioned_at", "utc_offset", "valid_from", "importance", "pinned", "decay_class",
+                   "expires_at", "embed_hash", "tokens", "created_at", "trust")
 
 
 
@@ -37,28 +41,17 @@ class SQLFacts(Area):
             vectors: np.ndarray, context_vectors: Sequence[np.ndarray | None] | None = None) -> list[int]:
         conn = self._require_write()
         dim = int(conn.execute("SELECT dim FROM banks WHERE id = ?", (bank_id,)).fetchone()[0])
-        ids = []
         now = time.time()
+        ids = self._dialect.insert_rows(conn, "facts", _INSERT_COLUMNS, [(
+            bank_id, source_id, chunk_id, fact.text, fact.kind, fact.speaker, dumps(fact.message_ids),
+            fact.occurred_start, fact.occurred_end, fact.mentioned_at, fact.utc_offset, fact.mentioned_at,
+            float(fact.importance), bool(fact.pinned), fact.decay_class, fact.expires_at,
+            hashlib.sha256(fact.embed_text.encode("utf-8")).hexdigest(), int(fact.tokens), now, fact.trust,
+        ) for fact in facts])
         contexts = list(context_vectors) if context_vectors is not None else [None] * len(facts)
-        for fact, vector, context_vector in zip(facts, vectors, contexts):
-            fact_id = self._dialect.insert_id(
-                conn,
-                "INSERT INTO facts (bank_id, source_id, chunk_id, text, kind, speaker, message_ids, occurred_start, "
-                "occurred_end, mentioned_at, utc_offset, valid_from, importance, pinned, decay_class, expires_at, "
-                "embed_hash, tokens, created_at, trust) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    bank_id, source_id, chunk_id, fact.text, fact.kind, fact.speaker, dumps(fact.message_ids),
-                    fact.occurred_start, fact.occurred_end, fact.mentioned_at, fact.utc_offset, fact.mentioned_at,
-                    float(fact.importance), bool(fact.pinned), fact.decay_class, fact.expires_at,
-                    hashlib.sha256(fact.embed_text.encode("utf-8")).hexdigest(), int(fact.tokens), now, fact.trust,
-                ),
-            )
-            self._store.search._index_fact(conn, bank_id, dim, fact_id, fact.terms, fact.context_terms, vector,
-                                           context_vector)
-            ids.append(fact_id)
-        if ids:
-            self._store.search._facts_indexed(conn, bank_id, dim, len(ids))
+        self._store.search._index_facts(conn, bank_id, dim, [
+            (fact_id, fact.terms, fact.context_terms, vector, context)
+            for fact_id, fact, vector, context in zip(ids, facts, vectors, contexts)])
         return ids
 
     def _fact_row(self, r: Any) -> FactRow:

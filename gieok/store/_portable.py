@@ -139,12 +139,11 @@ class SQLPortable(Area):
         columns = [c for c in table.columns if c != "id"]
         with_bank = table.bank == "bank_id = ?"
         names = (["bank_id"] if with_bank else []) + columns
-        query = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
         values = [((bank_id,) if with_bank else ()) + tuple(self._encode(table, c, row.get(c)) for c in columns)
                   for row in rows]
-        if table.has_id:
-            return [self._dialect.insert_id(conn, query, v) for v in values]
-        conn.executemany(query, values)
+        if table.has_id:  # PostgreSQL copies a batch in one stream (Dialect.insert_rows)
+            return self._dialect.insert_rows(conn, table.name, names, values)
+        self._dialect.copy_rows(conn, table.name, names, values)
         return []
 
     def _encode(self, table: Table, column: str, value: Any) -> Any:
@@ -170,12 +169,7 @@ class SQLPortable(Area):
         """Index facts just inserted, as ``store.facts.add`` does: ``(fact id, keyword terms, context
         terms, vector, context vector or None)`` each."""
         conn = self._require_write()
-        dim = self._bank_dim(conn, bank_id)
-        search = self._store.search
-        for fact_id, terms, context_terms, vector, context_vector in rows:
-            search._index_fact(conn, bank_id, dim, fact_id, terms, context_terms, vector, context_vector)
-        if rows:
-            search._facts_indexed(conn, bank_id, dim, len(rows))
+        self._store.search._index_facts(conn, bank_id, self._bank_dim(conn, bank_id), rows)
 
     def rename(self, bank_id: int, name: str) -> None:
         """Give the bank another name (the caller checked that it is free); its audit log, kept by

@@ -20,7 +20,10 @@ from gieok.records import ScopeFilter
 from gieok.store._area import Area
 from gieok.store.protocol import VectorOptions
 
-__all__ = ["SQLSearch"]
+__all__ = ["IndexedFact", "SQLSearch"]
+
+# a fact to index: fact id, terms, context terms, vector, context vector (or None)
+IndexedFact = tuple[int, Sequence[str], Sequence[str], Any, Any]
 
 
 class SQLSearch(Area):
@@ -43,6 +46,14 @@ class SQLSearch(Area):
                     context_terms: Sequence[str], vector: Any, context_vector: Any | None) -> None:
         """``context_vector``: a reply's vector with the message it answers (None: the fact has none)."""
         raise NotImplementedError
+
+    def _index_facts(self, conn: Any, bank_id: int, dim: int, rows: Sequence[IndexedFact]) -> None:
+        """Index facts just added, ``(fact id, terms, context terms, vector, context vector or None)``
+        each, then :meth:`_facts_indexed`; a database that writes many rows faster at once overrides it."""
+        for fact_id, terms, context_terms, vector, context_vector in rows:
+            self._index_fact(conn, bank_id, dim, fact_id, terms, context_terms, vector, context_vector)
+        if rows:
+            self._facts_indexed(conn, bank_id, dim, len(rows))
 
     def _drop_fact_indexes(self, conn: Any, bank_id: int, dim: int, fact_ids: Sequence[int]) -> None:
         """Runs before the facts are deleted."""
@@ -80,6 +91,11 @@ class SQLSearch(Area):
         raise NotImplementedError
 
     def index_due(self, bank_id: int) -> bool:
+        raise NotImplementedError
+
+    def suspend_index(self, bank_id: int, dim: int) -> bool:
+        """Before a bulk load: stop keeping an index that is faster built once afterwards (by
+        :meth:`build_index`). Returns whether anything was suspended."""
         raise NotImplementedError
 
     def build_index(self, bank_id: int, dim: int, *, batch: int = 0,

@@ -239,6 +239,12 @@ class SQLiteSearch(SQLSearch):
         return bool(building) or (trained_on == 0 and added >= self._options.min_vectors) or \
             (trained_on > 0 and trained_on + added >= _ivf.RETRAIN_GROWTH * trained_on)
 
+    def suspend_index(self, bank_id: int, dim: int) -> bool:
+        """Nothing to suspend: the clusters are trained after a write anyway (:meth:`build_index`),
+        and below ``ann_min_vectors`` a bank has none."""
+        self._require_write()
+        return False
+
     def build_index(self, bank_id: int, dim: int, *, batch: int = _BUILD_BATCH,
                     progress: Callable[[int, int], None] | None = None) -> int:
         """Outside a write: (re)train the bank's clusters when due, in steps that each take the write

@@ -180,6 +180,8 @@ def import_bank(engine: Engine, src: str | os.PathLike[str] | bytes | IO[Any], b
         handle.seek(0)
         with engine.store.write():
             ctx = engine.created_bank(name)
+            # a database that holds no other bank's vectors builds its vector index once, afterwards
+            engine.store.search.suspend_index(ctx.bank.id, ctx.bank.dim)
             writer = Writer(ctx, checker.header, lines, progress)
             writer.run(handle)
             marker = {"sha256": digest, "counts": counts, "from": checker.header["bank"]}
