@@ -1,4 +1,4 @@
-"""Scale of one bank: recall latency and vector-search quality on banks of 10k, 100k and 1M facts.
+"""Scale of one bank: recall latency and vector-search quality on banks of 1k, 10k, 100k and 1M facts.
 
 Vectors are **synthetic** (256 dimensions, a mixture of 2,000 random cluster centres plus noise,
 unit length): the index is what is measured, not an embedding model. Every other fact is a reply
@@ -238,8 +238,8 @@ def _load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", choices=["sqlite", "postgres", "both"], default="both")
-    parser.add_argument("--sizes", default="10000,100000,1000000")
-    parser.add_argument("--pg-sizes", default="10000,100000", help="sizes measured on PostgreSQL")
+    parser.add_argument("--sizes", default="1000,10000,100000,1000000")
+    parser.add_argument("--pg-sizes", default="1000,10000,100000,1000000", help="sizes measured on PostgreSQL")
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--probes", type=int, default=None, help="ivf_probes (default: the setting's)")
     parser.add_argument("--ef-search", type=int, default=None, help="hnsw_ef_search (default: the setting's)")

@@ -217,3 +217,40 @@ def test_a_bare_answer_fills_the_slot_its_question_asked(mem: Memory, question: 
     mem.retain("said", [{"id": "q", "speaker": "assistant", "text": "좋은 하루 보내세요. Have a nice day."},
                         {"id": "a", "speaker": "user", "text": answer}])
     assert mem.lookup("said", slot) is None
+
+
+@pytest.mark.parametrize(("bank", "turns", "questions"), [
+    ("ko", KO, ["내 생일 언제야?", "나 어디 살아?", "언니 이름이 뭐야?", "예전에 어디 살았어?", "나 알레르기 있어?",
+            "민준 생일이 언제야?"]),
+    ("en", EN, ["What's my job?", "Am I vegetarian?", "Where does Jess live?", "What job did I have before?",
+            "What is Ann's job?"]),
+])
+def test_the_profile_channel_reads_only_the_asked_slot_and_answers_as_the_whole_profile_would(
+        mem: Memory, bank: str, turns: list[tuple[str, str, str, str]], questions: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A question about one slot reads that slot's statements and the family slot's (which names the
+    relatives), never every slot of everyone — and ranks as a lookup over the whole profile does."""
+    from gieok.engine import slots as engine_slots
+
+    _retain(mem, bank, turns)
+    _retain(mem, bank, [("x1", "민준", "제 생일은 1월 2일이에요.", "2025-02-01T10:00:00+09:00"),
+                        ("x2", "Ann", "I'm a teacher in Leeds.", "2025-02-02T10:00:00Z")])
+    ctx = mem.engine.context(mem.store.banks.get(bank))
+    read: list[str | None] = []
+    real_all = ctx.store.slots.all
+    monkeypatch.setattr(ctx.store.slots, "all", lambda *a, **k: read.append(k.get("slot")) or real_all(*a, **k))
+    answered = 0
+    for question in questions:
+        asked = slot_question(question)
+        assert asked is not None, question
+        read.clear()
+        ranked = engine_slots.profile_ranking(ctx, question, asked)
+        assert set(read) <= {asked.slot, "family"} and None not in read
+        whole = engine_slots.profile(ctx)
+        entity = engine_slots._named_in(question, whole) or asked.relation
+        found = engine_slots.lookup(ctx, asked.slot, entity, whole)
+        ids = [] if found is None else [s.memory_id for s in found.previous()] if asked.previous \
+            else list(reversed(found.memory_ids))
+        assert ranked == [(engine_slots._number(m), 1.0 / (1 + i)) for i, m in enumerate(dict.fromkeys(ids))]
+        answered += bool(ranked)
+    assert answered >= 3  # (a denial empties the diet slot; Tom had no job before this one)

@@ -30,3 +30,20 @@ def test_profile_slots_round_trip_and_go_with_their_fact(store: AnyStore) -> Non
     with store.write():
         store.sources.delete_chunks(c["bank"], [c["chunks"][0]])
     assert [r.fact_id for r in store.slots.all(c["bank"], slot="city")] == [f[2]]
+
+
+def test_people_come_with_the_most_slots_first_then_by_who_spoke_first(store: AnyStore) -> None:
+    """``people`` orders as a whole profile would (gieok.engine.slots): the person with the most
+    distinct slots first, ties by who spoke first; Korean and English names."""
+    from gieok.records import SlotRow
+
+    c = _conversation(store)
+    f = c["facts"]
+    with store.write():
+        store.slots.add(c["bank"], [SlotRow(f[0], "Tom", "self", "job", "nurse", None, False, 50.0),
+                                    SlotRow(f[1], "서연", "self", "city", "망원동", None, False, 100.0),
+                                    SlotRow(f[2], "서연", "self", "birthday", "6월 23일", None, False, 200.0),
+                                    SlotRow(f[3], "서연", "self", "city", "서울", None, False, 300.0),
+                                    SlotRow(f[3], "Ann", "self", "city", "Leeds", None, False, 40.0)])
+    assert store.slots.people(c["bank"]) == [(None, "서연"), (None, "Ann"), (None, "Tom")]
+    assert store.slots.people(c["bank"] + 1000) == []

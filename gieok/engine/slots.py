@@ -168,6 +168,23 @@ def _named_in(query: str, profiles: list[Profile]) -> str | None:
     return None
 
 
+def _asked_profiles(ctx: BankContext, query: str, asked: SlotQuestion, scope: ScopeFilter | None) -> list[Profile]:
+    """The profiles :func:`profile` gives, in its order, holding what a question about one slot can
+    reach: the main person's ``asked.slot`` and ``family`` (which names the relatives), and the asked
+    slot of anyone the question names — read without building every slot of everyone on each recall."""
+    people = ctx.store.slots.people(ctx.bank.id, scope=scope)
+    if not people:
+        return []
+    lowered, relation = query.lower(), (asked.relation or "").lower()
+    main = people[0][1]
+    reached = {main} | {p for _, p in people[1:] if p.lower() in lowered or p.lower() == relation}
+    rows = [r for person in sorted(reached)
+            for name in dict.fromkeys((asked.slot, "family") if person == main else (asked.slot,))
+            for r in ctx.store.slots.all(ctx.bank.id, person=person, slot=name, scope=scope)]
+    built = {(p.user_id, p.person): p for p in _profiles(rows)}
+    return [built.get((user_id, person)) or Profile(person, [], user_id) for user_id, person in people]
+
+
 def profile_ranking(ctx: BankContext, query: str, asked: SlotQuestion | None = None,
                     scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
     """The recall channel: for a question about a profile slot ("내 생일 언제야?", "Where did I work
@@ -176,7 +193,7 @@ def profile_ranking(ctx: BankContext, query: str, asked: SlotQuestion | None = N
     asked = asked if asked is not None else slot_question(query)
     if asked is None:
         return []
-    profiles = profile(ctx, scope=scope)  # a user-filtered recall reads only that user's statements
+    profiles = _asked_profiles(ctx, query, asked, scope)  # a user-filtered recall: only that user's statements
     if not profiles:
         return []
     entity = _named_in(query, profiles) or asked.relation

@@ -33,6 +33,20 @@ class SQLSlots(Area):
             [(bank_id, r.fact_id, r.person, r.holder, r.slot, r.value, r.relation, bool(r.negated), r.said_at)
              for r in rows])
 
+    def people(self, bank_id: int, scope: ScopeFilter | None = None) -> list[tuple[str | None, str]]:
+        """Who stated something about themselves, as ``(user id, person)``: the one with the most
+        distinct slots first, then in the order they first spoke (rows of archived facts, and out of
+        ``scope``, left out) — the order ``gieok.engine.slots`` gives profiles, counted in SQL so a
+        question about one slot reads no other slot's rows."""
+        in_scope, scope_args = sources_in_scope(scope, bank_id, "f.source_id")
+        rows = self._conn().execute(
+            "SELECT s.user_id, p.person FROM profile_slots p JOIN facts f ON f.id = p.fact_id "
+            "JOIN sources s ON s.id = f.source_id "
+            f"WHERE p.bank_id = ? AND f.archived_at IS NULL{in_scope} GROUP BY s.user_id, p.person "
+            "ORDER BY COUNT(DISTINCT p.holder || '|' || p.slot) DESC, MIN(p.said_at), MIN(p.fact_id)",
+            [bank_id, *scope_args]).fetchall()
+        return [(None if r[0] is None else str(r[0]), str(r[1])) for r in rows]
+
     def all(self, bank_id: int, person: str | None = None, slot: str | None = None,
             holder: str | None = None, scope: ScopeFilter | None = None) -> list[SlotRow]:
         """A bank's slot rows (of one person / slot / holder, and of facts in ``scope``, when given),
