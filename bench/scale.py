@@ -122,13 +122,13 @@ def sqlite_bank(size: int, settings: dict[str, Any]) -> Callable[[], Any]:
 
 
 @contextmanager
-def postgres_server() -> Iterator[str]:
+def postgres_server(folder: str = "pgdata") -> Iterator[str]:
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import pgserver
-    server = pgserver.get_server(CACHE / "pgdata", cleanup_mode="stop")
+    server = pgserver.get_server(CACHE / folder, cleanup_mode="stop")
     try:
         import psycopg
 

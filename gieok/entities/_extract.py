@@ -138,7 +138,11 @@ def _latin_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
 
 
 def _latin_known_mentions(text: str, names: tuple[str, ...]) -> list[Mention]:
-    pattern = _latin_pattern(names)
+    # only the names the text holds go into the pattern: a recall passes its candidates' speakers,
+    # a set that changes with every query, and compiling an alternation of all of them cost more
+    # than the rest of the search (the few present are a set seen again and again, so cached)
+    folded = text.casefold()
+    pattern = _latin_pattern(tuple(n for n in names if n.casefold() in folded))
     if pattern is None:
         return []
     by_lower = {n.casefold(): n for n in names}
