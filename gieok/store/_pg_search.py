@@ -170,8 +170,7 @@ class _PgKeywordIndex:
             in_scope = named_placeholders(
                 f" WHERE m.fact_id IN (SELECT f.id FROM facts f WHERE f.bank_id = %(bank)s{condition})",
                 scope_params, params)
-        rows = self.conn.execute(
-            f"""
+        query = f"""
             WITH {found},
             hits(phrase, fact_id, field, tf) AS ({hits}),
             matched AS (
@@ -192,9 +191,12 @@ class _PgKeywordIndex:
             FROM matched m JOIN idf i USING (phrase) JOIN keyword_docs d ON d.fact_id = m.fact_id
             CROSS JOIN corpus c{in_scope}
             GROUP BY m.fact_id HAVING {having} ORDER BY score DESC, m.fact_id LIMIT %(limit)s
-            """,
-            params,
-        ).fetchall()
+            """
+        with self.conn.transaction():  # SET LOCAL lasts until it ends (a savepoint inside a write)
+            # a few thousand postings read by index: starting parallel workers cost more than they
+            # saved (measured at 100k facts: 26 -> 22 ms)
+            self.conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+            rows = self.conn.execute(query, params).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def docs(self) -> int:
