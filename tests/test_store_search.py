@@ -214,3 +214,44 @@ def test_a_bulk_load_builds_the_vector_index_once_afterwards(store: AnyStore) ->
     with store.write():
         assert store.search.suspend_index(second, 4) is False
     assert store.search.index_due(second) is False
+
+
+def test_postgres_counts_each_words_facts_as_they_come_and_go(
+        pg_dsn_factory: Callable[[], str]) -> None:  # noqa: F811
+    """``term_docs`` (BM25's n(p) on PostgreSQL) equals a count over the postings after adds (one by
+    one and by COPY), a cleared context, an erasure and a deleted bank; a word no fact holds any more
+    leaves no row (Korean and English)."""
+    store = PostgresStore(pg_dsn_factory())
+    recount = ("SELECT bank_id, term, count(*) FILTER (WHERE field = 'terms'), count(DISTINCT fact_id) "
+               "FROM fact_terms GROUP BY bank_id, term ORDER BY 1, 2")
+
+    def same() -> None:
+        kept = store._conn().execute("SELECT bank_id, term, in_terms, in_any FROM term_docs ORDER BY 1, 2").fetchall()
+        assert [tuple(r) for r in kept] == [tuple(r) for r in store._conn().execute(recount).fetchall()]
+
+    texts = ["민지는 부산에 살아", "Minji lives in Busan", "부산 출장 다녀왔어", "the Busan trip was long"] * 3
+    with store.write():
+        b = store.banks.create("a", "fake", 4)
+        other = store.banks.create("b", "fake", 4)
+        source = store.sources.upsert(b.id, "s", "conversation", None, {})
+        chunk = store.sources.add_chunk(b.id, source, 0, "sha", "x", [])
+        ids = [store.facts.add(b.id, source, chunk, [NewFact(t, t, keyword_terms(t), context_terms=keyword_terms(
+            "부산 어때? Busan?") if i % 2 else [])], np.eye(4, dtype=np.float32)[:1])[0] for i, t in enumerate(texts)]
+        ids += store.facts.add(b.id, source, chunk, [NewFact(t, t, keyword_terms(t), context_terms=keyword_terms(
+            "제주도 여행")) for t in texts], np.tile(np.eye(4, dtype=np.float32)[:1], (len(texts), 1)))
+        theirs = store.sources.upsert(other.id, "s", "document", "x", {})
+        store.facts.add(other.id, theirs, store.sources.add_chunk(other.id, theirs, 0, "sha", "x", []),
+                        [NewFact("고양이 Kitty", "고양이 Kitty", keyword_terms("고양이 Kitty"))],
+                        np.eye(4, dtype=np.float32)[:1])
+    same()
+    with store.write():
+        store.search.clear_context(b.id, 4, ids[1])
+    same()
+    with store.write():
+        store.erasure.erase(b.id, 4, ids[len(texts):])
+    same()
+    assert not store._conn().execute("SELECT 1 FROM term_docs WHERE term = '제주도'").fetchone()
+    with store.write():
+        store.banks.delete(b.id)
+    same()
+    store.close()

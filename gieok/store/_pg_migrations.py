@@ -226,13 +226,68 @@ def m0017_quarantine(conn: Any) -> None:
     _run_script(conn, _schema.QUARANTINE)
 
 
+_TERM_DOCS = """
+CREATE TABLE term_docs (
+    bank_id  BIGINT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    term     TEXT NOT NULL,
+    in_terms BIGINT NOT NULL,
+    in_any   BIGINT NOT NULL,
+    PRIMARY KEY (bank_id, term)
+);
+INSERT INTO term_docs (bank_id, term, in_terms, in_any)
+    SELECT bank_id, term, count(*) FILTER (WHERE field = 'terms'), count(DISTINCT fact_id)
+    FROM fact_terms GROUP BY bank_id, term;
+CREATE FUNCTION term_docs_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    WITH pairs AS (
+        SELECT bank_id, fact_id, term, array_agg(field) AS fields, count(*) FILTER (WHERE field = 'terms') AS own
+        FROM added GROUP BY bank_id, fact_id, term)
+    INSERT INTO term_docs (bank_id, term, in_terms, in_any)
+    SELECT p.bank_id, p.term, sum(p.own), count(*) FILTER (WHERE NOT EXISTS (
+        SELECT 1 FROM fact_terms o WHERE o.fact_id = p.fact_id AND o.term = p.term AND o.field <> ALL (p.fields)))
+    FROM pairs p GROUP BY p.bank_id, p.term
+    ON CONFLICT (bank_id, term) DO UPDATE
+    SET in_terms = term_docs.in_terms + EXCLUDED.in_terms, in_any = term_docs.in_any + EXCLUDED.in_any;
+    RETURN NULL;
+END $$;
+CREATE FUNCTION term_docs_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    WITH pairs AS (
+        SELECT bank_id, fact_id, term, count(*) FILTER (WHERE field = 'terms') AS own
+        FROM removed GROUP BY bank_id, fact_id, term),
+    gone AS (
+        SELECT p.bank_id, p.term, sum(p.own) AS own, count(*) FILTER (WHERE NOT EXISTS (
+            SELECT 1 FROM fact_terms o WHERE o.fact_id = p.fact_id AND o.term = p.term)) AS facts
+        FROM pairs p GROUP BY p.bank_id, p.term)
+    UPDATE term_docs t SET in_terms = t.in_terms - g.own, in_any = t.in_any - g.facts
+    FROM gone g WHERE t.bank_id = g.bank_id AND t.term = g.term;
+    -- a word no fact holds any more leaves no row behind (an erased fact's words must not stay)
+    DELETE FROM term_docs t USING (SELECT DISTINCT bank_id, term FROM removed) r
+    WHERE t.bank_id = r.bank_id AND t.term = r.term AND t.in_any <= 0;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER fact_terms_added AFTER INSERT ON fact_terms REFERENCING NEW TABLE AS added
+    FOR EACH STATEMENT EXECUTE FUNCTION term_docs_added();
+CREATE TRIGGER fact_terms_removed AFTER DELETE ON fact_terms REFERENCING OLD TABLE AS removed
+    FOR EACH STATEMENT EXECUTE FUNCTION term_docs_removed()
+"""
+
+
+def m0018_term_docs(conn: Any) -> None:
+    """How many facts hold each keyword token — in their own words, and in their own words or their
+    context — kept by statement triggers on ``fact_terms``: BM25's n(p) for a single-token phrase is
+    one row read instead of a count over all its postings (at 1M facts a common word has 100k+)."""
+    conn.execute(_TERM_DOCS)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
                                                                        m0012_profile, m0013_reembed, m0014_ivf_steps,
                                                                        m0015_newest_postings,
-                                                                       m0016_session_users, m0017_quarantine)
+                                                                       m0016_session_users, m0017_quarantine,
+                                                                       m0018_term_docs)
 
 
 def migrate(raw: Any) -> list[str]:

@@ -16,8 +16,10 @@ With ``context_weight <= 0`` only the terms field is searched (and counts for n(
 SQLite store. A query term that the tokenizer splits ("3.5" → "3", "5") is a phrase: its tokens
 must be adjacent, which the stored positions decide. Scores are positive, higher is better; ties
 are broken by fact id. Past ``keyword_max_postings`` postings a query is planned as in
-:mod:`gieok.store._bounded_bm25` (the same plan as SQLite's): a phrase's facts are counted only so far,
-and its newest postings read first, on the ``fact_terms (bank_id, term, fact_id)`` index.
+:mod:`gieok.store._bounded_bm25` (the same plan as SQLite's): a phrase's newest postings are read
+first, on the ``fact_terms (bank_id, term, fact_id)`` index, and how many facts hold a token is one
+row of ``term_docs (bank_id, term, in_terms, in_any)``, kept by statement triggers on ``fact_terms``
+— so a query reads at most its cap of postings whatever the bank's size.
 
 **Vectors.** ``fact_vectors`` holds one pgvector ``vector`` per fact with its dimension (and
 ``fact_context_vectors`` a reply's second vector, with the message it answers); similarity =
@@ -95,7 +97,8 @@ class _PgKeywordIndex:
 
     ``score`` reads every posting of its first group's phrases (and of the facts from ``min_id`` on);
     the other groups' postings only of the facts the first group found. Where it reads every posting
-    of a phrase, the phrase's n(p) is counted from them; elsewhere by a count of its own."""
+    of a phrase, the phrase's n(p) is counted from them; elsewhere it is one row of ``term_docs``
+    (kept by trigger, migration ``0018_term_docs``) — a phrase of several tokens is counted."""
 
     def __init__(self, conn: Any, bank_id: int, phrases: list[list[str]], context_weight: float,
                  scope: ScopeFilter | None) -> None:
@@ -130,9 +133,22 @@ class _PgKeywordIndex:
     def _facts(self, phrase: int, params: dict[str, Any]) -> str:
         return f"SELECT DISTINCT h.fact_id FROM ({self._hits(phrase, params)}) AS h(phrase, fact_id, field, tf)"
 
+    def _counted(self, phrase: int, params: dict[str, Any]) -> str:
+        """SQL for n(p): a single-token phrase's from ``term_docs`` (one row, kept by trigger), a longer
+        phrase's by counting its facts."""
+        if len(self.phrases[phrase]) > 1:
+            return f"SELECT count(*) FROM ({self._facts(phrase, params)}) AS f"
+        key = f"p{phrase}_0"
+        params[key] = self.phrases[phrase][0]
+        column = "in_any" if self.context_weight > 0 else "in_terms"
+        return (f"SELECT COALESCE((SELECT {column} FROM term_docs WHERE bank_id = %(bank)s "
+                f"AND term = %({key})s), 0)")
+
     def count(self, phrase: int, at_most: int) -> int:
         params = self._params()
         params["at_most"] = int(at_most)
+        if len(self.phrases[phrase]) == 1:
+            return min(int(self.conn.execute(self._counted(phrase, params), params).fetchone()[0]), int(at_most))
         sql = f"SELECT count(*) FROM ({self._facts(phrase, params)} LIMIT %(at_most)s) AS found"
         return int(self.conn.execute(sql, params).fetchone()[0])
 
@@ -159,8 +175,7 @@ class _PgKeywordIndex:
         if min_id is None and not rest:  # every posting read: n(p) from them
             df = "SELECT phrase, count(*) AS n FROM matched GROUP BY phrase"
         else:
-            df = " UNION ALL ".join(f"SELECT {p}, (SELECT count(*) FROM ({self._facts(p, params)}) AS f)"
-                                    for group in groups for p in group)
+            df = " UNION ALL ".join(f"SELECT {p}, ({self._counted(p, params)})" for group in groups for p in group)
         having = " AND ".join(f"bool_or(m.phrase = ANY(%(group_{k})s::integer[]))" for k in range(len(groups)))
         for k, group in enumerate(groups):
             params[f"group_{k}"] = list(group)

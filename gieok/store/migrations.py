@@ -154,13 +154,19 @@ def m0017_quarantine(conn: Any) -> None:
     _run_script(conn, _schema.QUARANTINE)
 
 
+def m0018_term_docs(conn: Any) -> None:
+    """Nothing: FTS5 counts a term's facts itself; PostgreSQL gains a table of them (the migration
+    keeps both stores' lists the same)."""
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
                                                                        m0009_sessions, m0010_scopes, m0011_ann,
                                                                        m0012_profile, m0013_reembed, m0014_ivf_steps,
                                                                        m0015_newest_postings,
-                                                                       m0016_session_users, m0017_quarantine)
+                                                                       m0016_session_users, m0017_quarantine,
+                                                                       m0018_term_docs)
 
 
 def migrate(conn: Any) -> list[str]:
