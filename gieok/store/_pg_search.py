@@ -406,9 +406,13 @@ class PostgresSearch(SQLSearch):
                 # relaxed iterative scans keep reading the graph until the bank (and scope) filter
                 # leaves ``limit`` rows
                 conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+                # the dimension is written into the query, not bound: the partial index's
+                # ``WHERE dim = N`` must be provable from it in a prepared statement's generic plan
+                # too, or the planner scans every vector (measured: 55k facts, 40 ms instead of a few)
                 rows = conn.execute(
                     f"SELECT fact_id, embedding::{typed} <=> %s::{typed} AS distance FROM {table} "
-                    f"WHERE bank_id = %s AND dim = %s{in_scope} ORDER BY distance LIMIT %s", params).fetchall()
+                    f"WHERE bank_id = %s AND dim = {int(dim)}{in_scope} ORDER BY distance LIMIT %s",
+                    (params[0], params[1], *params[3:])).fetchall()
             rows = sorted(rows, key=lambda r: (float(r[1]), int(r[0])))
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 
