@@ -112,6 +112,42 @@ def test_postgres_walks_the_hnsw_index_of_the_dimension(store: AnyStore) -> None
     assert f"fact_vectors_hnsw_{DIM}" in plan
 
 
+def test_postgres_approximate_search_can_use_the_index_in_a_generic_plan(store: AnyStore) -> None:
+    """psycopg prepares a statement run often; its generic plan must still prove the partial index's
+    ``WHERE dim = N`` (a bound dimension could not, and every vector was read)."""
+    if isinstance(store, SQLiteStore):
+        pytest.skip("PostgreSQL's index")
+    from gieok.store import _pg_connect
+
+    _large(store)
+    bank, _ = _bank(store, "big", _clustered(np.random.default_rng(3), 400))
+    seen: list[tuple[str, tuple]] = []
+    real = _pg_connect.PgConnection.execute
+
+    def spy(self: object, query: str, params: tuple = ()) -> object:
+        if "<=>" in str(query):
+            seen.append((str(query), tuple(params)))
+        return real(self, query, params)
+
+    _pg_connect.PgConnection.execute = spy  # type: ignore[method-assign]
+    try:
+        store.search.vector(bank, DIM, _clustered(np.random.default_rng(4), 1)[0], 10)
+    finally:
+        _pg_connect.PgConnection.execute = real  # type: ignore[method-assign]
+    query, params = seen[-1]
+    parts = query.split("%s")
+    numbered = "".join(part + (f"${i + 1}" if i < len(parts) - 1 else "") for i, part in enumerate(parts))
+    conn = store._conn()
+    with conn.transaction():
+        conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        conn.execute("SET LOCAL enable_sort = off")  # 400 rows: the planner would rather sort them
+        conn.raw.execute(f"PREPARE knn AS {numbered}")
+        values = ", ".join(f"'{v}'" if isinstance(v, str) else str(int(v)) for v in params)
+        plan = " ".join(str(r[0]) for r in conn.raw.execute(f"EXPLAIN EXECUTE knn({values})").fetchall())
+        conn.raw.execute("DEALLOCATE knn")
+    assert f"fact_vectors_hnsw_{DIM}" in plan, plan
+
+
 def test_an_erased_fact_leaves_the_index_and_is_never_returned(store: AnyStore) -> None:
     _large(store)
     rng = np.random.default_rng(3)
