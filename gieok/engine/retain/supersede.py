@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from gieok.engine.retain.doubt import may_replace
+from gieok.engine.retain.link import SEMANTIC_NEIGHBOURS
 from gieok.engine.speakers import is_agent
 from gieok.entities import candidate_keys
 from gieok.providers.decisions import Decision, DecisionModel
@@ -54,7 +55,7 @@ MIN_CONFIDENCE = 0.5
 # topic-and-cue rule fired on pairs far apart in meaning (27 supersedes, all wrong, R@10 0.721 → 0.697);
 # on the knowledge-update set the true pairs were nearly all among each other's five nearest.
 STRONG_CONFIDENCE = 0.85
-_NEAREST = 5
+_NEAREST = SEMANTIC_NEIGHBOURS  # the semantic links' nearest: one search before the lock serves both
 _SAME_SOURCE_BEFORE = 6
 _PER_ENTITY = 8
 _HUB_DEGREE = 300
@@ -74,11 +75,13 @@ def ask(decisions: DecisionModel, older: FactRow | NewFact, newer: FactRow | New
 def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: Sequence[NewFact],
                      vectors: np.ndarray, names: Sequence[Sequence[str]], now: float, *,
                      decisions: DecisionModel, document: bool = False,
-                     scope: ScopeFilter | None = None) -> Verdicts:
+                     scope: ScopeFilter | None = None,
+                     nearest: Sequence[Sequence[tuple[int, float]]] | None = None) -> Verdicts:
     """Before the write lock: the verdicts of the pairs :func:`supersede_new_facts` will most likely
     judge, for the planned ``facts`` (their own ``vectors``, row by row; ``names``: their entity
     names) of source ``source_id``. Only a cache: a pair missing here is judged in the lock, a pair
-    judged here and never met costs only the time it took."""
+    judged here and never met costs only the time it took. ``nearest``: each fact's nearest stored
+    facts when the caller searched them already (``gieok.engine.retain.link.find_nearest``)."""
     verdicts: Verdicts = {}
     said = [f.mentioned_at if f.mentioned_at is not None else now for f in facts]
 
@@ -98,7 +101,8 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
     if bank is None:
         return verdicts
     row = store.sources.row(bank.id, source_id)
-    wanted = _stored_candidates(store, bank, row[0] if row else None, facts, vectors, by_key, document, scope)
+    wanted = _stored_candidates(store, bank, row[0] if row else None, facts, vectors, by_key, document, scope,
+                                nearest)
     for found in store.facts.get(bank.id, sorted(wanted)):
         if found.valid_to is not None or (document and row and found.source_id == row[0]):
             continue
@@ -156,15 +160,18 @@ def _close_new_facts(facts: Sequence[NewFact], vectors: np.ndarray, keys_of: Seq
 
 def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: Sequence[NewFact],
                        vectors: np.ndarray, by_key: dict[str, list[int]], document: bool,
-                       scope: ScopeFilter | None = None) -> dict[int, set[int]]:
+                       scope: ScopeFilter | None = None,
+                       nearest: Sequence[Sequence[tuple[int, float]]] | None = None) -> dict[int, set[int]]:
     """Stored fact id -> the new facts the lock will pair it with (nearest vectors, best BM25 matches,
     the conversation's last facts, the latest facts of the entities they name)."""
     recent = ([i for i, _ in store.facts.recent_of_source(source, _SAME_SOURCE_BEFORE)]
               if source and not document else [])
     wanted: dict[int, set[int]] = {}
     queries = _search_terms([f.text for f in facts])
+    if nearest is None:  # all of them in one search (one read of the bank where the store can)
+        nearest = store.search.vector_many(bank.id, bank.dim, vectors, _NEAREST + 1, scope=scope)
     for j, query in enumerate(queries):
-        hits = store.search.vector(bank.id, bank.dim, vectors[j], _NEAREST + 1, scope=scope)
+        hits = list(nearest[j][:_NEAREST + 1])
         if query:
             hits += store.search.keyword(bank.id, query, _KEYWORD_NEIGHBOURS + 1, scope=scope)
         for i in [i for i, _ in hits] + recent:
@@ -251,7 +258,10 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
         return known[key]
 
     def nearest_of(other: int) -> set[int]:
-        """The other fact's own nearest neighbours: closeness must hold both ways."""
+        """The other fact's own nearest neighbours: closeness must hold both ways (a new fact's are
+        known: its KNN, itself left out)."""
+        if other in neighbours:
+            return {i for i, _ in neighbours[other][:_NEAREST]}
         if other not in theirs:
             vector = store.search.vectors_of(bank.dim, [other]).get(other)
             hits = [] if vector is None else store.search.vector(bank.id, bank.dim, vector, _NEAREST + 1, scope=scope)
