@@ -21,7 +21,8 @@ wrapping the library's functions for the run; "other" is everything untimed insi
 
 ``--dump`` writes what the run stored (facts, entities, mentions, links, supersedes, profile
 slots) to a JSON file; ``--compare`` checks it against an earlier dump — a speed change must leave
-these identical.
+these identical. Run both with the same ``PYTHONHASHSEED`` (e.g. 0): the spelling an entity keeps
+among its aliases ("SQLAlchemy" / "SQLALCHEMY") can follow Python's per-process string hashing.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from gieok.records import NewFact, ScopeFilter
 from gieok.store.protocol import BankRow, Store
 
 __all__ = ["FactMentions", "Nearest", "find_mentions", "find_nearest", "kind_judge", "link_new_facts",
-           "nearest_after_write", "TEMPORAL_NEIGHBOURS", "SEMANTIC_NEIGHBOURS"]
+           "merged_hits", "nearest_after_write", "TEMPORAL_NEIGHBOURS", "SEMANTIC_NEIGHBOURS"]
 
 TEMPORAL_NEIGHBOURS = 2
 TEMPORAL_WINDOW = 6 * 3600.0
@@ -146,10 +146,17 @@ def nearest_after_write(store: Store, bank: BankRow, before: Nearest, ids: Seque
     rows = store.facts.get(bank.id, stored) if stored else []
     if len(rows) != len(stored) or any(row.created_at > before.at for row in rows):
         return None
+    return dict(zip((int(i) for i in ids), merged_hits(before.hits, ids, vectors)))
+
+
+def merged_hits(stored: Sequence[Sequence[tuple[int, float]]], ids: Sequence[int], vectors: np.ndarray) -> list[Hits]:
+    """Per row of ``vectors`` (facts ``ids``): the SEMANTIC_NEIGHBOURS + 1 nearest of its ``stored`` hits
+    and of the rows themselves (itself included), best first, ties by id — a KNN over the bank with
+    these facts in it, given each one's KNN over the bank without them."""
     limit = SEMANTIC_NEIGHBOURS + 1
     matrix = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1)
-    out: dict[int, Hits] = {}
+    out: list[Hits] = []
     for start in range(0, len(ids), 256):  # blocks of rows: a long message never builds an n x n matrix
         block = matrix[start:start + 256]
         scale = np.maximum(np.outer(norms[start:start + 256], norms), np.float32(1e-30))
@@ -157,11 +164,11 @@ def nearest_after_write(store: Store, bank: BankRow, before: Nearest, ids: Seque
         for row, j in zip(similar, range(start, start + len(block))):
             k = min(limit, len(row))
             own = np.argpartition(-row, k - 1)[:k] if k < len(row) else np.arange(len(row))
-            # the k-th best of the call's own facts may tie with others: keep every one as close
+            # the k-th best of the rows may tie with others: keep every one as close
             own = np.flatnonzero(row >= row[own].min())
-            merged = dict(before.hits[j])
+            merged = dict(stored[j])
             merged.update((int(ids[m]), float(row[m])) for m in own.tolist())
-            out[int(ids[j])] = sorted(merged.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
+            out.append(sorted(merged.items(), key=lambda hit: (-hit[1], hit[0]))[:limit])
     return out
 
 

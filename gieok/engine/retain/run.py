@@ -314,7 +314,7 @@ def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope, deci
     names = [[m.name for m in found.mentions] for per_chunk in plan.mentions for found in per_chunk]
     return prejudge_updates(store, bank, plan.source_id, facts, vectors, names, time.time(),
                             decisions=decisions, document=plan.kind == "document", scope=own_facts(scope),
-                            nearest=nearest.hits)
+                            nearest=nearest.hits, first_id=nearest.watermark + 1)
 
 
 def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
