@@ -305,6 +305,15 @@ def _plan_vectors(plan: Plan) -> np.ndarray:
     return np.concatenate(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
 
 
+def _stored_entities(plan: Plan) -> list[list[int]] | None:
+    """Per planned fact, the stored entities its planned resolution names (None: not planned)."""
+    resolved = plan.entities
+    if resolved is None or len(resolved.mentions) != sum(len(c.facts) for c in plan.chunks):
+        return None
+    return [sorted({ref for ref, _surface in mentions if getattr(resolved.entities.get(ref), "stored", False)})
+            for mentions in resolved.mentions]
+
+
 def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope, decisions: DecisionModel,
               nearest: Nearest) -> Verdicts:
     facts = [f for c in plan.chunks for f in c.facts]
@@ -314,7 +323,7 @@ def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope, deci
     names = [[m.name for m in found.mentions] for per_chunk in plan.mentions for found in per_chunk]
     return prejudge_updates(store, bank, plan.source_id, facts, vectors, names, time.time(),
                             decisions=decisions, document=plan.kind == "document", scope=own_facts(scope),
-                            nearest=nearest.hits, first_id=nearest.watermark + 1)
+                            nearest=nearest.hits, first_id=nearest.watermark + 1, entities=_stored_entities(plan))
 
 
 def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:

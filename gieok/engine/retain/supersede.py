@@ -77,14 +77,15 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
                      vectors: np.ndarray, names: Sequence[Sequence[str]], now: float, *,
                      decisions: DecisionModel, document: bool = False,
                      scope: ScopeFilter | None = None, nearest: Sequence[Sequence[tuple[int, float]]] | None = None,
-                     first_id: int = 0) -> Verdicts:
+                     first_id: int = 0, entities: Sequence[Sequence[int]] | None = None) -> Verdicts:
     """Before the write lock: the verdicts of the pairs :func:`supersede_new_facts` will most likely
     judge, for the planned ``facts`` (their own ``vectors``, row by row; ``names``: their entity
     names) of source ``source_id``. Only a cache: a pair missing here is judged in the lock, a pair
     judged here and never met costs only the time it took. ``nearest``: each fact's nearest stored
     facts when the caller searched them already (``gieok.engine.retain.link.find_nearest``), and
     ``first_id`` the id the first planned fact will likely get: the nearest the lock will see are
-    then known exactly (stored and planned facts merged), and only those are judged."""
+    then known exactly (stored and planned facts merged), and only those are judged. ``entities``: per
+    fact, the stored entities its planned resolution names (``gieok.engine.retain.resolve``)."""
     verdicts: Verdicts = {}
     if nearest is None and bank is not None and len(vectors):  # all of them in one search
         nearest = store.search.vector_many(bank.id, bank.dim, vectors, _NEAREST + 1, scope=scope)
@@ -108,7 +109,7 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
         return verdicts
     row = store.sources.row(bank.id, source_id)
     wanted = _stored_candidates(store, bank, row[0] if row else None, facts, [stored for stored, _ in near], by_key,
-                                document, scope)
+                                document, scope, entities)
     for found in store.facts.get(bank.id, sorted(wanted)):
         if found.valid_to is not None or (document and row and found.source_id == row[0]):
             continue
@@ -175,10 +176,12 @@ def _close_new_facts(facts: Sequence[NewFact], nearest: Sequence[Sequence[int]],
 
 def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: Sequence[NewFact],
                        nearest: Sequence[Sequence[int]], by_key: dict[str, list[int]], document: bool,
-                       scope: ScopeFilter | None = None) -> dict[int, set[int]]:
+                       scope: ScopeFilter | None = None,
+                       entities: Sequence[Sequence[int]] | None = None) -> dict[int, set[int]]:
     """Stored fact id -> the new facts the lock will pair it with (nearest vectors: ``nearest``, from
     :func:`_planned_near`; best BM25 matches, the conversation's last facts, the latest facts of the
-    entities they name)."""
+    entities they name: ``entities``, per new fact the stored entities its planned resolution names,
+    or else every entity sharing a name key with its mentions)."""
     recent = ([i for i, _ in store.facts.recent_of_source(source, _SAME_SOURCE_BEFORE)]
               if source and not document else [])
     wanted: dict[int, set[int]] = {}
@@ -186,17 +189,24 @@ def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: S
     for j, query in enumerate(queries):
         # the bank without the new fact: its best others are what the lock's search finds after itself
         hits = store.search.keyword(bank.id, query, _KEYWORD_NEIGHBOURS, scope=scope) if query else []
-        for i in [*nearest[j], *(i for i, _ in hits), *recent]:
+        # said just before: the new facts before this one come first, the stored ones fill what is left
+        for i in [*nearest[j], *(i for i, _ in hits), *recent[:max(0, _SAME_SOURCE_BEFORE - j)]]:
             wanted.setdefault(i, set()).add(j)
     naming: dict[int, set[int]] = {}  # a stored entity -> the new facts naming it
-    for key, js in by_key.items():
-        for entity in store.graph.entities_by_keys(bank.id, [key]):
-            naming.setdefault(entity.id, set()).update(js)
+    if entities is not None:  # the resolution planned for the lock: the entities it will find
+        for j, ids in enumerate(entities):
+            for entity_id in ids:
+                naming.setdefault(entity_id, set()).add(j)
+    else:
+        for key, js in by_key.items():
+            for entity in store.graph.entities_by_keys(bank.id, [key]):
+                naming.setdefault(entity.id, set()).update(js)
     degrees = store.graph.entity_degrees(sorted(naming))
-    specific = [e for e in naming if degrees.get(e, 0) <= _HUB_DEGREE]
+    specific = [e for e in naming if degrees.get(e, 0) + len(naming[e]) <= _HUB_DEGREE]
     of_entities = store.graph.facts_of_entities(specific, _PER_ENTITY, scope) if specific else {}
     for entity_id, fact_ids in of_entities.items():
-        for i in fact_ids:
+        # the lock reads an entity's latest facts with the new ones written: they come first
+        for i in fact_ids[:max(0, _PER_ENTITY - len(naming[entity_id]))] if entities is not None else fact_ids:
             wanted.setdefault(i, set()).update(naming[entity_id])
     return wanted
 
