@@ -48,6 +48,9 @@ def _retain_all(memory: Memory, bank: str, user: str | None) -> None:
     memory.retain(bank, _messages(FIRST, 0), user_id=user)
     memory.retain(bank, _messages(LATER, len(FIRST)), user_id=user)  # 17 facts: the store's batched read
     memory.retain(bank, _messages(["Jane moved to Stripe last week.", "언니는 이제 카카오에 다녀."], 40), user_id=user)
+    # a message retained again with new text: its old facts go in this very call (some were neighbours)
+    edited = _messages(["나 요즘 부산에 살아.", "Jane hikes in the mountains every weekend."], 5)
+    memory.retain(bank, [{**edited[0], "id": "m5"}, {**edited[1], "id": "m50"}], user_id=user)
 
 
 def _outcome(memory: Memory, bank: str) -> tuple[set[Any], set[Any]]:

@@ -136,17 +136,19 @@ def nearest_after_write(store: Store, bank: BankRow, before: Nearest, ids: Seque
                         vectors: np.ndarray) -> dict[int, Hits] | None:
     """In the lock, once this call's facts (``ids``, in the plan's order, with their ``vectors``) are
     written: each one's hits as a KNN would now return them (itself included) — the stored facts found
-    before the lock merged with the call's own facts, ties by id. None when the bank changed meanwhile
-    (a fact another writer added, or a hit deleted or its id reused): then the caller searches again."""
+    before the lock merged with the call's own facts, ties by id. None when another writer added facts
+    meanwhile: then the caller searches again. A fact one of whose hits is gone (deleted since — a
+    re-retained message's old facts are, in this very call — or its id reused) is left out: the
+    caller searches that one again."""
     if len(ids) != len(before.hits) or len(ids) != len(vectors):
         return None
     if store.facts.newer_than(bank.id, before.watermark) != sorted(ids):
         return None
     stored = sorted({i for hits in before.hits for i, _ in hits})
-    rows = store.facts.get(bank.id, stored) if stored else []
-    if len(rows) != len(stored) or any(row.created_at > before.at for row in rows):
-        return None
-    return dict(zip((int(i) for i in ids), merged_hits(before.hits, ids, vectors)))
+    still = {row.id for row in (store.facts.get(bank.id, stored) if stored else []) if row.created_at <= before.at}
+    merged = merged_hits(before.hits, ids, vectors)
+    return {int(fact_id): hits for fact_id, hits, found in zip(ids, merged, before.hits)
+            if all(i in still for i, _ in found)}
 
 
 def merged_hits(stored: Sequence[Sequence[tuple[int, float]]], ids: Sequence[int], vectors: np.ndarray) -> list[Hits]:
