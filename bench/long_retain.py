@@ -163,12 +163,19 @@ def snapshot(path: str) -> dict[str, list[Any]]:
     return json.loads(json.dumps(out))
 
 
+def _same_row(a: list[Any], b: list[Any]) -> bool:
+    """Equal, but for floats within 2e-5 (a link's cosine computed in numpy or in sqlite-vec differs
+    in its last float32 bits)."""
+    return len(a) == len(b) and all(x == y or (isinstance(x, float) and isinstance(y, float) and abs(x - y) <= 2e-5)
+                                    for x, y in zip(a, b))
+
+
 def compare(now: dict[str, list[Any]], before: dict[str, list[Any]]) -> list[str]:
     problems = []
     for name in sorted(set(now) | set(before)):
         a, b = now.get(name, []), before.get(name, [])
-        if a != b:
-            first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        if len(a) != len(b) or not all(_same_row(x, y) for x, y in zip(a, b)):
+            first = next((i for i, (x, y) in enumerate(zip(a, b)) if not _same_row(x, y)), min(len(a), len(b)))
             problems.append(f"{name}: {len(a)} rows now, {len(b)} before; first difference at row {first}: "
                             f"{a[first] if first < len(a) else None} vs {b[first] if first < len(b) else None}")
     return problems

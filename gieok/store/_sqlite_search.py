@@ -155,15 +155,15 @@ def _bank_knn(conn: Any, table: str, bank_id: int, vector: Any, limit: int,
 
 
 # queries from which vector_many reads the bank once instead of one KNN per query (a KNN reads the whole
-# partition of an exactly searched bank: measured at 10k facts, 15 KNNs cost what one read does)
+# partition of an exactly searched bank: measured at 11k facts, a KNN 6-8 ms, the read and scoring 40-70 ms)
 _SCAN_FROM = 16
 
 
 def _partition_vectors(conn: Any, table: str, bank_id: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
     """The ids and vectors of one bank's partition of a sqlite-vec table, sorted by id. Read from its
     chunk tables (a chunk: up to 1,024 vectors in one blob, their rowids, a bit per live slot) —
-    a few large blobs instead of a row per vector through the virtual table (10k vectors: ~10 ms
-    instead of ~100 ms). A chunk that does not have that shape (another sqlite-vec layout) is
+    a few large blobs instead of a row per vector through the virtual table (11k vectors: ~40 ms
+    instead of ~100-140 ms on a busy machine). A chunk that does not have that shape (another sqlite-vec layout) is
     read through the virtual table instead."""
     ids: list[np.ndarray] = []
     vectors: list[np.ndarray] = []
@@ -559,8 +559,8 @@ class SQLiteSearch(SQLSearch):
         """Each row's nearest facts, as :meth:`vector` returns them. A bank searched exactly (no
         clusters) is read once and scored for every row together when there are at least
         ``_SCAN_FROM`` rows: one sqlite-vec KNN reads the bank's whole partition anyway, so retain's
-        hundred new facts of a call cost one read instead of a hundred (at 10k facts a KNN took
-        8 ms and the read 120 ms). Cosine as sqlite-vec computes it, in float32; ties by id."""
+        hundred new facts of a call cost one read instead of a hundred. Cosine in float32 as
+        sqlite-vec computes it (to ~1e-6); ties by id."""
         queries = np.asarray(vectors, dtype=np.float32).reshape(-1, int(dim))
         if len(queries) < _SCAN_FROM:
             return super().vector_many(bank_id, dim, queries, limit, scope)

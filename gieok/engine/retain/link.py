@@ -19,6 +19,9 @@ search (:func:`find_nearest`: one read of the bank instead of a KNN per fact; su
 search reuses it). Inside the lock :func:`nearest_after_write` merges those hits with the call's own
 facts, scored among themselves in numpy: the same neighbours a KNN per fact after the write would
 return — unless another writer added or removed facts meanwhile, and then the lock searches again.
+(In a bank searched through clusters, ``ann_min_vectors`` facts and up, the call's own facts are
+thus compared with each other exactly, where a KNN after the write would find them only in the
+clusters it probes.)
 """
 
 from __future__ import annotations
