@@ -2,17 +2,15 @@
 (gieok.engine.retain.link.find_nearest, ``store.search.vector_many``), and merges them in the lock with
 the call's own facts (``nearest_after_write``): the semantic links and the versions closed are the same
 as with one KNN per fact inside the lock, on SQLite and PostgreSQL, in Korean and English; a bank
-another writer changed meanwhile is searched again. Contract tests for ``vector_many``,
-``facts.last_id`` and ``facts.newer_than`` on both stores."""
+another writer changed meanwhile is searched again. (The store's side — ``search.vector_many``,
+``facts.last_id``, ``facts.newer_than`` — is in test_store_search.py and test_store_facts.py.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
-from store_contract import AnyStore, _fact
 
 import gieok.engine.retain.link as linking
 import gieok.engine.retain.run as retain_module
@@ -122,52 +120,3 @@ def test_a_fact_another_writer_added_meanwhile_is_searched_again(store_mem: Memo
             "Tom moved his band practice to the old garage.") in \
         {(a, b) for a, b, kind, _ in links if kind == "semantic"} | \
         {(b, a) for a, b, kind, _ in links if kind == "semantic"}
-
-
-# -- the store contract ---------------------------------------------------------------------------
-def _random_bank(store: AnyStore, n: int, dim: int = 8) -> tuple[int, np.ndarray, list[int]]:
-    rng = np.random.default_rng(5)
-    vectors = rng.standard_normal((n, dim)).astype(np.float32)
-    if n > 7:
-        vectors[7] = vectors[3]  # a tie
-    with store.write():
-        bank = store.banks.create("v", "fake", dim)
-        source = store.sources.upsert(bank.id, "s", "document", "x", {})
-        chunk = store.sources.add_chunk(bank.id, source, 0, "sha", "x", [])
-        ids = store.facts.add(bank.id, source, chunk, [_fact(f"사실 fact {i}") for i in range(n)], vectors)
-    return bank.id, vectors, ids
-
-
-@pytest.mark.parametrize("queries", [3, 40], ids=["few", "many"])
-def test_vector_many_returns_what_vector_returns_row_by_row(store: AnyStore, queries: int) -> None:
-    bank, vectors, ids = _random_bank(store, 60)
-    with store.write():
-        store.erasure.erase(bank, 8, ids[10:14])  # deleted vectors are not found
-    rng = np.random.default_rng(9)
-    asked = np.concatenate([vectors[:3], rng.standard_normal((queries - 3, 8)).astype(np.float32)])
-    many = store.search.vector_many(bank, 8, asked, 6)
-    one_by_one = [store.search.vector(bank, 8, row, 6) for row in asked]
-
-    def tied_by_id(hits: list[tuple[int, float]]) -> list[int]:  # a tie may come in any order
-        return [i for i, s in sorted(hits, key=lambda hit: (-round(hit[1], 5), hit[0]))]
-
-    assert [tied_by_id(hits) for hits in many] == [tied_by_id(hits) for hits in one_by_one]
-    for got, want in zip(many, one_by_one):
-        assert sorted(s for _, s in got) == pytest.approx(sorted(s for _, s in want), abs=1e-5)
-    assert not {i for hits in many for i, _ in hits} & set(ids[10:14])
-    assert many[0][0][0] == ids[0] and many[0][0][1] == pytest.approx(1.0, abs=1e-5)
-
-
-def test_last_id_and_newer_than_tell_what_was_written_since(store: AnyStore) -> None:
-    assert store.facts.last_id() == 0
-    bank, _, ids = _random_bank(store, 5)
-    mark = store.facts.last_id()
-    assert mark == max(ids)
-    assert store.facts.newer_than(bank, mark) == []
-    with store.write():
-        source = store.sources.upsert(bank, "t", "document", "y", {})
-        chunk = store.sources.add_chunk(bank, source, 0, "sha2", "y", [])
-        more = store.facts.add(bank, source, chunk, [_fact("새 사실"), _fact("a new fact")],
-                               np.ones((2, 8), dtype=np.float32))
-    assert store.facts.newer_than(bank, mark) == sorted(more)
-    assert store.facts.newer_than(bank + 1, mark) == []  # another bank's facts are not this bank's
