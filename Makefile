@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs docs-serve bench bench-coldstart bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-ann bench-profile bench-reembed bench-portability bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots train-decisions clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable bench-triage train-triage train-ranker bench-ranker
+.PHONY: demo test lint docs docs-serve bench bench-coldstart bench-beam bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-big-retain bench-long-retain bench-documents bench-workers bench-recall-gate bench-scopes bench-scale bench-ann bench-profile bench-reembed bench-portability bench-quarantine bench-updates bench-slots train-filler train-instructions train-slots train-decisions clean train-entity-kind bench-entity-kind bench-slot-questions train-slot-questions bench-answerable train-answerable bench-triage train-triage train-ranker bench-ranker
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,9 @@ bench-load: $(STAMP)
 bench-big-retain: $(STAMP)
 	$(BIN)/python bench/big_retain.py
 
+bench-long-retain: $(STAMP)
+	$(BIN)/python bench/long_retain.py
+
 bench-erasure: $(STAMP)
 	$(BIN)/python bench/erasure.py
 
@@ -88,7 +91,7 @@ bench-ann: $(STAMP)
 bench-documents: $(STAMP)
 	$(BIN)/python bench/documents.py
 
-bench: bench-ranker bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-ann bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable bench-triage bench-coldstart bench-portability
+bench: bench-ranker bench-locomo bench-korean bench-knowledge bench-supersede bench-reflect bench-perf bench-load bench-erasure bench-filler bench-serve bench-redaction bench-documents bench-big-retain bench-long-retain bench-workers bench-recall-gate bench-profile bench-scopes bench-scale bench-ann bench-beam bench-reembed bench-quarantine bench-updates bench-slots bench-entity-kind bench-slot-questions bench-answerable bench-triage bench-coldstart bench-portability
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -255,3 +255,36 @@ def test_postgres_counts_each_words_facts_as_they_come_and_go(
         store.banks.delete(b.id)
     same()
     store.close()
+
+
+def _random_bank(store: AnyStore, n: int, dim: int = 8) -> tuple[int, np.ndarray, list[int]]:
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    if n > 7:
+        vectors[7] = vectors[3]  # a tie
+    with store.write():
+        bank = store.banks.create("v", "fake", dim)
+        source = store.sources.upsert(bank.id, "s", "document", "x", {})
+        chunk = store.sources.add_chunk(bank.id, source, 0, "sha", "x", [])
+        ids = store.facts.add(bank.id, source, chunk, [_fact(f"사실 fact {i}") for i in range(n)], vectors)
+    return bank.id, vectors, ids
+
+
+@pytest.mark.parametrize("queries", [3, 40], ids=["few", "many"])
+def test_vector_many_returns_what_vector_returns_row_by_row(store: AnyStore, queries: int) -> None:
+    bank, vectors, ids = _random_bank(store, 60)
+    with store.write():
+        store.erasure.erase(bank, 8, ids[10:14])  # deleted vectors are not found
+    rng = np.random.default_rng(9)
+    asked = np.concatenate([vectors[:3], rng.standard_normal((queries - 3, 8)).astype(np.float32)])
+    many = store.search.vector_many(bank, 8, asked, 6)
+    one_by_one = [store.search.vector(bank, 8, row, 6) for row in asked]
+
+    def tied_by_id(hits: list[tuple[int, float]]) -> list[int]:  # a tie may come in any order
+        return [i for i, s in sorted(hits, key=lambda hit: (-round(hit[1], 5), hit[0]))]
+
+    assert [tied_by_id(hits) for hits in many] == [tied_by_id(hits) for hits in one_by_one]
+    for got, want in zip(many, one_by_one):
+        assert sorted(s for _, s in got) == pytest.approx(sorted(s for _, s in want), abs=1e-5)
+    assert not {i for hits in many for i, _ in hits} & set(ids[10:14])
+    assert many[0][0][0] == ids[0] and many[0][0][1] == pytest.approx(1.0, abs=1e-5)

@@ -79,6 +79,17 @@ class SQLFacts(Area):
     def count(self, bank_id: int) -> int:
         return int(self._conn().execute("SELECT COUNT(*) FROM facts WHERE bank_id = ?", (bank_id,)).fetchone()[0])
 
+    def last_id(self) -> int:
+        """The greatest fact id of the store (0: none), one index read: a watermark, so that a later
+        :meth:`newer_than` tells which facts were written since."""
+        return int(self._conn().execute("SELECT COALESCE(MAX(id), 0) FROM facts").fetchone()[0])
+
+    def newer_than(self, bank_id: int, after_id: int) -> list[int]:
+        """The bank's facts with an id above ``after_id`` (a :meth:`last_id` read earlier), in id order:
+        a range read of the primary key, as long as what was written since."""
+        return [int(r[0]) for r in self._conn().execute(
+            "SELECT id FROM facts WHERE id > ? AND bank_id = ? ORDER BY id", (int(after_id), bank_id))]
+
     def ids(self, bank_id: int) -> Iterator[int]:
         # keyset pages: lazy, without holding a cursor or a transaction open between pages
         after = 0

@@ -81,6 +81,13 @@ class SQLSearch(Area):
                scope: ScopeFilter | None = None) -> list[tuple[int, float]]:
         raise NotImplementedError
 
+    def vector_many(self, bank_id: int, dim: int, vectors: np.ndarray, limit: int,
+                    scope: ScopeFilter | None = None) -> list[list[tuple[int, float]]]:
+        """Each row of ``vectors``'s nearest facts, as :meth:`vector` returns them (retain searches the
+        neighbours of all of a call's new facts at once). Here one search per row; a database that can
+        answer many at once overrides it."""
+        return [self.vector(bank_id, dim, row, limit, scope=scope) for row in vectors]
+
     def vectors_of(self, dim: int, fact_ids: Sequence[int], view: str = "fact") -> dict[int, np.ndarray]:
         raise NotImplementedError
 

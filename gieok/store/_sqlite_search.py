@@ -154,6 +154,67 @@ def _bank_knn(conn: Any, table: str, bank_id: int, vector: Any, limit: int,
                              (_blob(vector), int(limit), bank_id, *params)).fetchall())
 
 
+# queries from which vector_many reads the bank once instead of one KNN per query (a KNN reads the whole
+# partition of an exactly searched bank: measured at 11k facts, a KNN 6-8 ms, the read and scoring 40-70 ms)
+_SCAN_FROM = 16
+
+
+def _partition_vectors(conn: Any, table: str, bank_id: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ids and vectors of one bank's partition of a sqlite-vec table, sorted by id. Read from its
+    chunk tables (a chunk: up to 1,024 vectors in one blob, their rowids, a bit per live slot) —
+    a few large blobs instead of a row per vector through the virtual table (11k vectors: ~40 ms
+    instead of ~100-140 ms on a busy machine). A chunk that does not have that shape (another sqlite-vec layout) is
+    read through the virtual table instead."""
+    ids: list[np.ndarray] = []
+    vectors: list[np.ndarray] = []
+    try:
+        chunks = conn.execute(f"SELECT c.size, c.validity, c.rowids, v.vectors FROM {table}_chunks c "
+                              f"JOIN {table}_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.partition00 = ?",
+                              (bank_id,)).fetchall()
+    except sqlite_module().OperationalError:
+        chunks = None
+    for size, validity, rowids, blob in chunks or ():
+        size = int(size)
+        if len(validity) * 8 < size or len(rowids) < size * 8 or len(blob) < size * dim * 4:
+            chunks = None
+            break
+        live = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
+        ids.append(np.frombuffer(rowids, dtype=np.int64, count=size)[live])
+        vectors.append(np.frombuffer(blob, dtype=np.float32, count=size * dim).reshape(size, dim)[live])
+    if chunks is None:
+        rows = conn.execute(f"SELECT rowid, embedding FROM {table} WHERE bank_id = ?", (bank_id,)).fetchall()
+        ids = [np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))]
+        vectors = [np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)]
+    if not ids:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, dim), dtype=np.float32)
+    all_ids, matrix = np.concatenate(ids), np.concatenate(vectors)
+    order = np.argsort(all_ids, kind="stable")
+    return all_ids[order], matrix[order]
+
+
+def _nearest_rows(ids: np.ndarray, matrix: np.ndarray, queries: np.ndarray,
+                  limit: int) -> list[list[tuple[int, float]]]:
+    """Per query, the ``limit`` (id, cosine) of ``matrix``'s rows (``ids``, ascending) nearest to it, best
+    first, ties by id — what an exact KNN returns, scored for all queries at once."""
+    if not len(ids) or limit <= 0:
+        return [[] for _ in queries]
+    norms = np.linalg.norm(matrix, axis=1)
+    out: list[list[tuple[int, float]]] = []
+    k = min(limit, len(ids))
+    for start in range(0, len(queries), 256):  # blocks of queries: a bounded score matrix
+        block = queries[start:start + 256]
+        scale = np.maximum(np.outer(np.linalg.norm(block, axis=1), norms), np.float32(1e-30))
+        similar = (block @ matrix.T) / scale
+        for row in similar:
+            if k < len(row):  # every row as close as the k-th, so that a tie is broken by id
+                picked = np.flatnonzero(row >= row[np.argpartition(-row, k - 1)[k - 1]])
+            else:
+                picked = np.arange(len(row))
+            best = picked[np.lexsort((picked, -row[picked]))][:k]  # rows are in id order
+            out.append([(int(ids[i]), float(row[i])) for i in best])
+    return out
+
+
 class SQLiteSearch(SQLSearch):
     """FTS5 and sqlite-vec tables: the index hooks, index maintenance and both search channels."""
 
@@ -498,6 +559,30 @@ class SQLiteSearch(SQLSearch):
                     best[int(fact_id)] = min(float(distance), best.get(int(fact_id), float(distance)))
                 rows = sorted(best.items(), key=lambda item: (item[1], item[0]))[:limit]
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    def vector_many(self, bank_id: int, dim: int, vectors: np.ndarray, limit: int,
+                    scope: ScopeFilter | None = None) -> list[list[tuple[int, float]]]:
+        """Each row's nearest facts, as :meth:`vector` returns them. A bank searched exactly (no
+        clusters) is read once and scored for every row together when there are at least
+        ``_SCAN_FROM`` rows: one sqlite-vec KNN reads the bank's whole partition anyway, so retain's
+        hundred new facts of a call cost one read instead of a hundred. Cosine in float32 as
+        sqlite-vec computes it (to ~1e-6); ties by id."""
+        queries = np.asarray(vectors, dtype=np.float32).reshape(-1, int(dim))
+        if len(queries) < _SCAN_FROM:
+            return super().vector_many(bank_id, dim, queries, limit, scope)
+        conn = self._conn()
+        with self._snapshot(conn):
+            centroids, building = self._generations(conn, bank_id, dim)
+            if centroids is not None or building is not None:
+                return super().vector_many(bank_id, dim, queries, limit, scope)
+            ids, matrix = _partition_vectors(conn, vec_table(dim), bank_id, int(dim))
+            condition, params = sources_in_scope(scope, bank_id, "f.source_id")
+            if condition:
+                allowed = [r[0] for r in conn.execute(f"SELECT f.id FROM facts f WHERE f.bank_id = ?{condition}",
+                                                      (bank_id, *params))]
+                keep = np.isin(ids, np.asarray(allowed, dtype=np.int64))
+                ids, matrix = ids[keep], matrix[keep]
+        return _nearest_rows(ids, matrix, queries, int(limit))
 
     def _probe(self, conn: Any, bank_id: int, dim: int, view: str, centroids: _ivf.Centroids, vector: np.ndarray,
                limit: int, in_scope: tuple[str, list[Any]] = ("", [])) -> list[Any]:

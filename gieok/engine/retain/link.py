@@ -13,11 +13,21 @@ fact can link to facts written earlier in the same call.
   bank's embedder*: above the mean + 3 standard deviations of similarities between unrelated facts,
   estimated from a sample of the bank's vectors. Absolute cosine thresholds do not transfer between
   models (USE gives Korean paraphrases low cosines, e5 high ones with tiny margins); a z-score does.
+
+The nearest facts are searched before the lock too, all of a call's new facts in one batched
+search (:func:`find_nearest`: one read of the bank instead of a KNN per fact; supersede's candidate
+search reuses it). Inside the lock :func:`nearest_after_write` merges those hits with the call's own
+facts, scored among themselves in numpy: the same neighbours a KNN per fact after the write would
+return — unless another writer added or removed facts meanwhile, and then the lock searches again.
+(In a bank searched through clusters, ``ann_min_vectors`` facts and up, the call's own facts are
+thus compared with each other exactly, where a KNN after the write would find them only in the
+clusters it probes.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,8 +37,8 @@ from gieok.providers.decisions import DecisionModel
 from gieok.records import NewFact, ScopeFilter
 from gieok.store.protocol import BankRow, Store
 
-__all__ = ["FactMentions", "find_mentions", "kind_judge", "link_new_facts", "TEMPORAL_NEIGHBOURS",
-           "SEMANTIC_NEIGHBOURS"]
+__all__ = ["FactMentions", "Nearest", "find_mentions", "find_nearest", "kind_judge", "link_new_facts",
+           "merged_hits", "nearest_after_write", "TEMPORAL_NEIGHBOURS", "SEMANTIC_NEIGHBOURS"]
 
 TEMPORAL_NEIGHBOURS = 2
 TEMPORAL_WINDOW = 6 * 3600.0
@@ -103,15 +113,80 @@ def _similarity_threshold(store: Store, bank: BankRow, vectors: np.ndarray) -> f
     return float(sims.mean() + SEMANTIC_Z * sims.std())
 
 
+Hits = list[tuple[int, float]]  # (fact id, cosine similarity), best first, as store.search.vector returns them
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """The planned facts' nearest stored facts, searched before the write lock in one batched search."""
+
+    watermark: int  # the store's greatest fact id before the search (store.facts.last_id)
+    at: float  # when it was read: a fact created later is not one the search saw
+    hits: list[Hits]  # per planned fact, in the plan's order, SEMANTIC_NEIGHBOURS + 1 of them
+
+
+def find_nearest(store: Store, bank: BankRow | None, vectors: np.ndarray,
+                 scope: ScopeFilter | None = None) -> Nearest:
+    """Before the lock: every planned fact's nearest stored facts (within ``scope``), one search for all."""
+    watermark, at = store.facts.last_id(), time.time()
+    if bank is None or not len(vectors):
+        return Nearest(watermark, at, [[] for _ in range(len(vectors))])
+    return Nearest(watermark, at, store.search.vector_many(bank.id, bank.dim, vectors, SEMANTIC_NEIGHBOURS + 1,
+                                                           scope=scope))
+
+
+def nearest_after_write(store: Store, bank: BankRow, before: Nearest, ids: Sequence[int],
+                        vectors: np.ndarray) -> dict[int, Hits] | None:
+    """In the lock, once this call's facts (``ids``, in the plan's order, with their ``vectors``) are
+    written: each one's hits as a KNN would now return them (itself included) — the stored facts found
+    before the lock merged with the call's own facts, ties by id. None when another writer added facts
+    meanwhile: then the caller searches again. A fact one of whose hits is gone (deleted since — a
+    re-retained message's old facts are, in this very call — or its id reused) is left out: the
+    caller searches that one again."""
+    if len(ids) != len(before.hits) or len(ids) != len(vectors):
+        return None
+    if store.facts.newer_than(bank.id, before.watermark) != sorted(ids):
+        return None
+    stored = sorted({i for hits in before.hits for i, _ in hits})
+    still = {row.id for row in (store.facts.get(bank.id, stored) if stored else []) if row.created_at <= before.at}
+    merged = merged_hits(before.hits, ids, vectors)
+    return {int(fact_id): hits for fact_id, hits, found in zip(ids, merged, before.hits)
+            if all(i in still for i, _ in found)}
+
+
+def merged_hits(stored: Sequence[Sequence[tuple[int, float]]], ids: Sequence[int], vectors: np.ndarray) -> list[Hits]:
+    """Per row of ``vectors`` (facts ``ids``): the SEMANTIC_NEIGHBOURS + 1 nearest of its ``stored`` hits
+    and of the rows themselves (itself included), best first, ties by id — a KNN over the bank with
+    these facts in it, given each one's KNN over the bank without them."""
+    limit = SEMANTIC_NEIGHBOURS + 1
+    matrix = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1)
+    out: list[Hits] = []
+    for start in range(0, len(ids), 256):  # blocks of rows: a long message never builds an n x n matrix
+        block = matrix[start:start + 256]
+        scale = np.maximum(np.outer(norms[start:start + 256], norms), np.float32(1e-30))
+        similar = (block @ matrix.T) / scale
+        for row, j in zip(similar, range(start, start + len(block))):
+            k = min(limit, len(row))
+            own = np.argpartition(-row, k - 1)[:k] if k < len(row) else np.arange(len(row))
+            # the k-th best of the rows may tie with others: keep every one as close
+            own = np.flatnonzero(row >= row[own].min())
+            merged = dict(stored[j])
+            merged.update((int(ids[m]), float(row[m])) for m in own.tolist())
+            out.append(sorted(merged.items(), key=lambda hit: (-hit[1], hit[0]))[:limit])
+    return out
+
+
 def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vectors: np.ndarray,
-                    neighbours: dict[int, list[tuple[int, float]]],
-                    scope: ScopeFilter | None = None) -> list[tuple[int, int, str, float]]:
+                    neighbours: dict[int, list[tuple[int, float]]], scope: ScopeFilter | None = None,
+                    found: Mapping[int, Hits] | None = None) -> list[tuple[int, int, str, float]]:
     """Links to unusually similar facts (within ``scope``); fills ``neighbours`` (each fact's nearest,
-    any similarity)."""
+    any similarity). ``found``: each fact's hits already known (:func:`nearest_after_write`)."""
     threshold = _similarity_threshold(store, bank, vectors)
     links = []
     for fact_id, vector in zip(fact_ids, vectors):
-        hits = store.search.vector(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1, scope=scope)
+        hits = found[fact_id] if found is not None and fact_id in found else \
+            store.search.vector(bank.id, bank.dim, vector, SEMANTIC_NEIGHBOURS + 1, scope=scope)
         near = [(o, s) for o, s in hits if o != fact_id]
         neighbours[fact_id] = near
         if threshold is None:
@@ -123,13 +198,14 @@ def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vector
 
 
 def link_new_facts(store: Store, bank: BankRow, source_id: int, fact_ids: Sequence[int],
-                   facts: Sequence[NewFact], vectors: np.ndarray,
-                   scope: ScopeFilter | None = None) -> dict[int, list[tuple[int, float]]]:
+                   facts: Sequence[NewFact], vectors: np.ndarray, scope: ScopeFilter | None = None,
+                   found: Mapping[int, Hits] | None = None) -> dict[int, list[tuple[int, float]]]:
     """Write one source's new facts' temporal and semantic links; returns each new fact's nearest
     neighbours (for versions). ``scope`` (:func:`gieok.engine.scopes.own_facts`) keeps the semantic
-    neighbours to the facts' own user."""
+    neighbours to the facts' own user. ``found``: the facts' hits from :func:`nearest_after_write`
+    (a fact missing there is searched)."""
     neighbours: dict[int, list[tuple[int, float]]] = {}
     links = (_temporal_links(store, source_id, fact_ids, facts)
-             + _semantic_links(store, bank, fact_ids, vectors, neighbours, scope))
+             + _semantic_links(store, bank, fact_ids, vectors, neighbours, scope, found))
     store.graph.add_links(bank.id, links)
     return neighbours

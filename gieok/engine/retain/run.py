@@ -37,7 +37,7 @@ from gieok.engine.admin.banks import discard_if_empty
 from gieok.engine.context import BankContext, Engine, JobContext, check_bank_name
 from gieok.engine.retain import redact as defense
 from gieok.engine.retain.doubt import check_trust, hold_instructions
-from gieok.engine.retain.link import link_new_facts
+from gieok.engine.retain.link import Nearest, find_nearest, link_new_facts, nearest_after_write
 from gieok.engine.retain.plan import (
     FactOptions,
     Layout,
@@ -243,8 +243,10 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
     plan.entities = plan_entities(engine.store, row, *_written(plan))
     if plan.kind == "conversation":
         plan.slots = plan_slots([f for chunk in plan.chunks for f in chunk.facts], decisions)
+    # every new fact's nearest stored facts, in one search: the semantic links and supersede's candidates
+    nearest = find_nearest(engine.store, row, _plan_vectors(plan), own_facts(screened.scope))
     if engine.settings.supersede:
-        plan.verdicts = _prejudge(engine.store, row, plan, screened.scope, decisions)
+        plan.verdicts = _prejudge(engine.store, row, plan, screened.scope, decisions, nearest)
     # 4. write, as one transaction
     store = engine.store
     with store.write():
@@ -252,8 +254,8 @@ def _try_plan_and_write(engine: Engine, screened: Screened, options: FactOptions
         if not _plan_still_holds(store, ctx.bank, plan):
             return None  # the transaction wrote nothing; leaving it rolls nothing back
         _check_scope_holds(store, ctx.bank, plan, screened.scope)
-        result = _write_conversation(ctx, plan, screened) if plan.kind == "conversation" else \
-            _write_document(ctx, plan, screened)
+        result = _write_conversation(ctx, plan, screened, nearest) if plan.kind == "conversation" else \
+            _write_document(ctx, plan, screened, nearest)
         _audit(store, bank, audit_operation, source_id, redacted)
         if result.facts_added:
             store.jobs.enqueue(ctx.bank.id, "consolidate")
@@ -297,14 +299,31 @@ def _written(plan: Plan) -> tuple[list[NewFact], list[Any]]:
     return [f for f, _ in pairs], [m for _, m in pairs]
 
 
-def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope, decisions: DecisionModel) -> Verdicts:
-    facts = [f for c in plan.chunks for f in c.facts]
+def _plan_vectors(plan: Plan) -> np.ndarray:
+    """The own vectors of the plan's facts, one row per fact in the chunks' order."""
     vectors = [v for v, _ in plan.vectors if len(v)]
-    if not facts or not vectors:
+    return np.concatenate(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
+
+
+def _stored_entities(plan: Plan) -> list[list[int]] | None:
+    """Per planned fact, the stored entities its planned resolution names (None: not planned)."""
+    resolved = plan.entities
+    if resolved is None or len(resolved.mentions) != sum(len(c.facts) for c in plan.chunks):
+        return None
+    return [sorted({ref for ref, _surface in mentions if getattr(resolved.entities.get(ref), "stored", False)})
+            for mentions in resolved.mentions]
+
+
+def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope, decisions: DecisionModel,
+              nearest: Nearest) -> Verdicts:
+    facts = [f for c in plan.chunks for f in c.facts]
+    vectors = _plan_vectors(plan)
+    if not facts or not len(vectors):
         return {}
     names = [[m.name for m in found.mentions] for per_chunk in plan.mentions for found in per_chunk]
-    return prejudge_updates(store, bank, plan.source_id, facts, np.concatenate(vectors), names, time.time(),
-                            decisions=decisions, document=plan.kind == "document", scope=own_facts(scope))
+    return prejudge_updates(store, bank, plan.source_id, facts, vectors, names, time.time(),
+                            decisions=decisions, document=plan.kind == "document", scope=own_facts(scope),
+                            nearest=nearest.hits, first_id=nearest.watermark + 1, entities=_stored_entities(plan))
 
 
 def _plan_still_holds(store: Store, bank: BankRow, plan: Plan) -> bool:
@@ -400,17 +419,25 @@ def _write_causal(store: Store, bank: BankRow, plan: Plan) -> None:
                                     if i < len(a.fact_ids) and j < len(b.fact_ids)])
 
 
+def _found_nearest(ctx: BankContext, plan: Plan, nearest: Nearest) -> dict[int, list[tuple[int, float]]] | None:
+    """Once the call's facts are written: their nearest facts from the search before the lock
+    (:func:`gieok.engine.retain.link.nearest_after_write`); None when they must be searched again."""
+    ids = [i for c in plan.chunks for i in c.fact_ids]
+    return nearest_after_write(ctx.store, ctx.bank, nearest, ids, _plan_vectors(plan)) if ids else None
+
+
 def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list[NewFact],
-          vectors: list[np.ndarray], scope: Scope, *, document: bool = False) -> None:
+          vectors: list[np.ndarray], scope: Scope, found: dict[int, list[tuple[int, float]]] | None, *,
+          document: bool = False) -> None:
     # the neighbours (semantic links, supersede candidates) of a user's facts are that user's facts
     mine = own_facts(scope)
-    neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, np.concatenate(vectors), mine)
+    neighbours = link_new_facts(ctx.store, ctx.bank, source, ids, facts, np.concatenate(vectors), mine, found)
     if ctx.settings.supersede:
         supersede_new_facts(ctx.store, ctx.bank, ids, neighbours, decisions=ctx.decisions(), document=document,
                             verdicts=plan.verdicts, scope=mine)
 
 
-def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
+def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened, nearest: Nearest) -> RetainResult:
     store, bank = ctx.store, ctx.bank
     row = store.sources.row(bank.id, plan.source_id)
     if row is not None and row[1] != "conversation":
@@ -449,13 +476,14 @@ def _write_conversation(ctx: BankContext, plan: Plan, screened: Screened) -> Ret
     _write_causal(store, bank, plan)
     write_entities(store, bank, written, *_written(plan), plan.entities)
     store.slots.add(bank.id, profile_rows(written, written_facts, plan.slots, time.time()))
+    found = _found_nearest(ctx, plan, nearest)
     for target_source, (ids, facts, vectors) in to_link.items():
-        _link(ctx, plan, target_source, ids, facts, vectors, screened.scope)
+        _link(ctx, plan, target_source, ids, facts, vectors, screened.scope, found)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.messages), plan.skipped,
                         quarantined=held)
 
 
-def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainResult:
+def _write_document(ctx: BankContext, plan: Plan, screened: Screened, nearest: Nearest) -> RetainResult:
     store, bank = ctx.store, ctx.bank
     row = store.sources.row(bank.id, plan.source_id)
     if row is not None and row[1] != "document":
@@ -483,7 +511,8 @@ def _write_document(ctx: BankContext, plan: Plan, screened: Screened) -> RetainR
     _write_causal(store, bank, plan)
     if ids:
         write_entities(store, bank, ids, *_written(plan), plan.entities)
-        _link(ctx, plan, source_id, ids, facts, vectors, screened.scope, document=True)
+        _link(ctx, plan, source_id, ids, facts, vectors, screened.scope, _found_nearest(ctx, plan, nearest),
+              document=True)
     return RetainResult(bank.name, plan.source_id, added, removed, len(plan.chunks), skipped, quarantined=held)
 
 

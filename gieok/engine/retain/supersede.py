@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from gieok.engine.retain.doubt import may_replace
+from gieok.engine.retain.link import SEMANTIC_NEIGHBOURS, merged_hits
 from gieok.engine.speakers import is_agent
 from gieok.entities import candidate_keys
 from gieok.providers.decisions import Decision, DecisionModel
@@ -54,7 +55,8 @@ MIN_CONFIDENCE = 0.5
 # topic-and-cue rule fired on pairs far apart in meaning (27 supersedes, all wrong, R@10 0.721 → 0.697);
 # on the knowledge-update set the true pairs were nearly all among each other's five nearest.
 STRONG_CONFIDENCE = 0.85
-_NEAREST = 5
+_NEAREST = SEMANTIC_NEIGHBOURS  # the semantic links' nearest: one search before the lock serves both
+_NEAREST_CANDIDATES = 4  # of a new fact's nearest, those that are candidates whatever else found them
 _SAME_SOURCE_BEFORE = 6
 _PER_ENTITY = 8
 _HUB_DEGREE = 300
@@ -74,12 +76,21 @@ def ask(decisions: DecisionModel, older: FactRow | NewFact, newer: FactRow | New
 def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: Sequence[NewFact],
                      vectors: np.ndarray, names: Sequence[Sequence[str]], now: float, *,
                      decisions: DecisionModel, document: bool = False,
-                     scope: ScopeFilter | None = None) -> Verdicts:
+                     scope: ScopeFilter | None = None, nearest: Sequence[Sequence[tuple[int, float]]] | None = None,
+                     first_id: int = 0, entities: Sequence[Sequence[int]] | None = None) -> Verdicts:
     """Before the write lock: the verdicts of the pairs :func:`supersede_new_facts` will most likely
     judge, for the planned ``facts`` (their own ``vectors``, row by row; ``names``: their entity
     names) of source ``source_id``. Only a cache: a pair missing here is judged in the lock, a pair
-    judged here and never met costs only the time it took."""
+    judged here and never met costs only the time it took. ``nearest``: each fact's nearest stored
+    facts when the caller searched them already (``gieok.engine.retain.link.find_nearest``), and
+    ``first_id`` the id the first planned fact will likely get: the nearest the lock will see are
+    then known exactly (stored and planned facts merged), and only those are judged. ``entities``: per
+    fact, the stored entities its planned resolution names (``gieok.engine.retain.resolve``)."""
     verdicts: Verdicts = {}
+    if nearest is None and bank is not None and len(vectors):  # all of them in one search
+        nearest = store.search.vector_many(bank.id, bank.dim, vectors, _NEAREST + 1, scope=scope)
+        first_id = store.facts.last_id() + 1
+    near = _planned_near(nearest or [[] for _ in facts], first_id, vectors)
     said = [f.mentioned_at if f.mentioned_at is not None else now for f in facts]
 
     def judge(older: FactRow | NewFact, newer: FactRow | NewFact) -> None:
@@ -89,7 +100,7 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
     keys_of = [sorted({k for name in fact_names for k in candidate_keys(name)}) for fact_names in names]
     by_key = _postings(keys_of)  # an entity key -> the new facts naming it, in order
     if not document:  # a document's facts never close one another
-        for j, close in enumerate(_close_new_facts(facts, vectors, keys_of, by_key)):
+        for j, close in enumerate(_close_new_facts(facts, [planned for _, planned in near], keys_of, by_key)):
             for i in close:
                 a, b = facts[i], facts[j]
                 if a.speaker == b.speaker and not is_agent(a.speaker):
@@ -98,7 +109,8 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
     if bank is None:
         return verdicts
     row = store.sources.row(bank.id, source_id)
-    wanted = _stored_candidates(store, bank, row[0] if row else None, facts, vectors, by_key, document, scope)
+    wanted = _stored_candidates(store, bank, row[0] if row else None, facts, [stored for stored, _ in near], by_key,
+                                document, scope, entities)
     for found in store.facts.get(bank.id, sorted(wanted)):
         if found.valid_to is not None or (document and row and found.source_id == row[0]):
             continue
@@ -109,6 +121,18 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
                 else:
                     judge(facts[j], found)
     return verdicts
+
+
+def _planned_near(nearest: Sequence[Sequence[tuple[int, float]]], first_id: int,
+                  vectors: np.ndarray) -> list[tuple[list[int], list[int]]]:
+    """Per planned fact, the nearest others the lock will take as candidates: (stored fact ids, indexes
+    of planned facts) — the stored hits merged with the planned facts, which get ids from ``first_id``."""
+    ids = list(range(first_id, first_id + len(vectors)))
+    out = []
+    for j, hits in enumerate(merged_hits(nearest, ids, vectors) if len(vectors) else []):
+        near = [i for i, _ in hits if i != ids[j]][:_NEAREST_CANDIDATES]
+        out.append(([i for i in near if i < first_id], [i - first_id for i in near if i >= first_id]))
+    return out
 
 
 def _search_terms(texts: Sequence[str]) -> list[list[str]]:
@@ -131,53 +155,59 @@ def _postings(items: Sequence[Sequence[str]] | Sequence[frozenset[str]]) -> dict
     return out
 
 
-def _close_new_facts(facts: Sequence[NewFact], vectors: np.ndarray, keys_of: Sequence[Sequence[str]],
+def _close_new_facts(facts: Sequence[NewFact], nearest: Sequence[Sequence[int]], keys_of: Sequence[Sequence[str]],
                      by_key: dict[str, list[int]]) -> list[set[int]]:
     """Per new fact, the other new facts the lock will pair it with: said just before it, its nearest
-    vectors, the latest facts naming its entities, and (roughly) its best BM25 matches."""
+    vectors (``nearest``, from :func:`_planned_near`), the latest facts naming its entities, and
+    (roughly) its best BM25 matches."""
     terms = [frozenset(keyword_terms(f.text)) for f in facts]
     by_term = _postings(terms)
-    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     out: list[set[int]] = []
-    for start in range(0, len(facts), 256):  # blocks of rows: a long message never builds an n x n matrix
-        similar = unit[start:start + 256] @ unit.T
-        for row, j in enumerate(range(start, min(start + 256, len(facts)))):
-            close = set(range(max(0, j - _SAME_SOURCE_BEFORE), j))
-            k = min(_NEAREST + 1, len(facts))
-            close |= {int(i) for i in np.argpartition(-similar[row], k - 1)[:k]}
-            for key in keys_of[j]:
-                close |= set(by_key[key][-_PER_ENTITY:])
-            shared = Counter(i for t in terms[j] if len(by_term[t]) <= _COMMON_TERM for i in by_term[t])
-            close |= {i for i, _ in shared.most_common(_KEYWORD_NEIGHBOURS + 2)}
-            close.discard(j)
-            out.append(close)
+    for j in range(len(facts)):
+        close = set(range(max(0, j - _SAME_SOURCE_BEFORE), j)) | set(nearest[j])
+        for key in keys_of[j]:
+            close |= set(by_key[key][-_PER_ENTITY:])
+        shared = Counter(i for t in terms[j] if len(by_term[t]) <= _COMMON_TERM for i in by_term[t])
+        # the lock's BM25 search returns the fact itself first, then its best others
+        close |= {i for i, _ in shared.most_common(_KEYWORD_NEIGHBOURS + 1)}
+        close.discard(j)
+        out.append(close)
     return out
 
 
 def _stored_candidates(store: Store, bank: BankRow, source: int | None, facts: Sequence[NewFact],
-                       vectors: np.ndarray, by_key: dict[str, list[int]], document: bool,
-                       scope: ScopeFilter | None = None) -> dict[int, set[int]]:
-    """Stored fact id -> the new facts the lock will pair it with (nearest vectors, best BM25 matches,
-    the conversation's last facts, the latest facts of the entities they name)."""
+                       nearest: Sequence[Sequence[int]], by_key: dict[str, list[int]], document: bool,
+                       scope: ScopeFilter | None = None,
+                       entities: Sequence[Sequence[int]] | None = None) -> dict[int, set[int]]:
+    """Stored fact id -> the new facts the lock will pair it with (nearest vectors: ``nearest``, from
+    :func:`_planned_near`; best BM25 matches, the conversation's last facts, the latest facts of the
+    entities they name: ``entities``, per new fact the stored entities its planned resolution names,
+    or else every entity sharing a name key with its mentions)."""
     recent = ([i for i, _ in store.facts.recent_of_source(source, _SAME_SOURCE_BEFORE)]
               if source and not document else [])
     wanted: dict[int, set[int]] = {}
     queries = _search_terms([f.text for f in facts])
     for j, query in enumerate(queries):
-        hits = store.search.vector(bank.id, bank.dim, vectors[j], _NEAREST + 1, scope=scope)
-        if query:
-            hits += store.search.keyword(bank.id, query, _KEYWORD_NEIGHBOURS + 1, scope=scope)
-        for i in [i for i, _ in hits] + recent:
+        # the bank without the new fact: its best others are what the lock's search finds after itself
+        hits = store.search.keyword(bank.id, query, _KEYWORD_NEIGHBOURS, scope=scope) if query else []
+        # said just before: the new facts before this one come first, the stored ones fill what is left
+        for i in [*nearest[j], *(i for i, _ in hits), *recent[:max(0, _SAME_SOURCE_BEFORE - j)]]:
             wanted.setdefault(i, set()).add(j)
     naming: dict[int, set[int]] = {}  # a stored entity -> the new facts naming it
-    for key, js in by_key.items():
-        for entity in store.graph.entities_by_keys(bank.id, [key]):
-            naming.setdefault(entity.id, set()).update(js)
+    if entities is not None:  # the resolution planned for the lock: the entities it will find
+        for j, ids in enumerate(entities):
+            for entity_id in ids:
+                naming.setdefault(entity_id, set()).add(j)
+    else:
+        for key, js in by_key.items():
+            for entity in store.graph.entities_by_keys(bank.id, [key]):
+                naming.setdefault(entity.id, set()).update(js)
     degrees = store.graph.entity_degrees(sorted(naming))
-    specific = [e for e in naming if degrees.get(e, 0) <= _HUB_DEGREE]
+    specific = [e for e in naming if degrees.get(e, 0) + len(naming[e]) <= _HUB_DEGREE]
     of_entities = store.graph.facts_of_entities(specific, _PER_ENTITY, scope) if specific else {}
     for entity_id, fact_ids in of_entities.items():
-        for i in fact_ids:
+        # the lock reads an entity's latest facts with the new ones written: they come first
+        for i in fact_ids[:max(0, _PER_ENTITY - len(naming[entity_id]))] if entities is not None else fact_ids:
             wanted.setdefault(i, set()).update(naming[entity_id])
     return wanted
 
@@ -193,7 +223,7 @@ def _candidates(store: Store, bank: BankRow, facts: dict[int, FactRow], neighbou
     in the same conversation."""
     fact_ids = list(facts)
     source_ids = {i: f.source_id for i, f in facts.items()}
-    out: dict[int, set[int]] = {i: {o for o, _ in neighbours.get(i, [])[:4]} for i in fact_ids}
+    out: dict[int, set[int]] = {i: {o for o, _ in neighbours.get(i, [])[:_NEAREST_CANDIDATES]} for i in fact_ids}
     words: dict[int, set[int]] = {}
     recent: dict[int, set[int]] = {}
     by_source: dict[int, list[int]] = {}  # the same recent facts serve every new fact of a source
@@ -251,7 +281,10 @@ def supersede_new_facts(store: Store, bank: BankRow, fact_ids: Sequence[int],
         return known[key]
 
     def nearest_of(other: int) -> set[int]:
-        """The other fact's own nearest neighbours: closeness must hold both ways."""
+        """The other fact's own nearest neighbours: closeness must hold both ways (a new fact's are
+        known: its KNN, itself left out)."""
+        if other in neighbours:
+            return {i for i, _ in neighbours[other][:_NEAREST]}
         if other not in theirs:
             vector = store.search.vectors_of(bank.dim, [other]).get(other)
             hits = [] if vector is None else store.search.vector(bank.id, bank.dim, vector, _NEAREST + 1, scope=scope)
