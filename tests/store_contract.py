@@ -42,6 +42,20 @@ def _fact(text: str, **fields: Any) -> NewFact:
     return NewFact(text=text, embed_text=text, terms=keyword_terms(text), tokens=3, **fields)
 
 
+def _random_bank(store: AnyStore, n: int, dim: int = 8) -> tuple[int, np.ndarray, list[int]]:
+    """A bank "v" of ``n`` facts with random vectors (Korean and English texts; rows 3 and 7 tie)."""
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    if n > 7:
+        vectors[7] = vectors[3]  # a tie
+    with store.write():
+        bank = store.banks.create("v", "fake", dim)
+        source = store.sources.upsert(bank.id, "s", "document", "x", {})
+        chunk = store.sources.add_chunk(bank.id, source, 0, "sha", "x", [])
+        ids = store.facts.add(bank.id, source, chunk, [_fact(f"사실 fact {i}") for i in range(n)], vectors)
+    return bank.id, vectors, ids
+
+
 def _setup(store: AnyStore, bank: str, texts: list[str], dim: int = 4) -> int:
     with store.write():
         b = store.banks.create(bank, "fake", dim)

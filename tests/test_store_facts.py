@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
-from store_contract import AnyStore, _fact
+from store_contract import AnyStore, _fact, _random_bank
 
 from gieok.records import FactRow, NewFact
 from gieok.store._dialect import COPY_FROM
@@ -112,19 +112,6 @@ def test_facts_added_at_once_equal_facts_added_one_by_one(store: AnyStore) -> No
                for b in banks.values()}
         assert got[banks["batch"]] == got[banks["single"]] and got[banks["batch"]]
     assert len(store.search.vectors_of(8, ids, "context")) == len(facts) // 2
-
-
-def _random_bank(store: AnyStore, n: int, dim: int = 8) -> tuple[int, np.ndarray, list[int]]:
-    rng = np.random.default_rng(5)
-    vectors = rng.standard_normal((n, dim)).astype(np.float32)
-    if n > 7:
-        vectors[7] = vectors[3]  # a tie
-    with store.write():
-        bank = store.banks.create("v", "fake", dim)
-        source = store.sources.upsert(bank.id, "s", "document", "x", {})
-        chunk = store.sources.add_chunk(bank.id, source, 0, "sha", "x", [])
-        ids = store.facts.add(bank.id, source, chunk, [_fact(f"사실 fact {i}") for i in range(n)], vectors)
-    return bank.id, vectors, ids
 
 
 def test_last_id_and_newer_than_tell_what_was_written_since(store: AnyStore) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
-from store_contract import AnyStore, _fact, _setup
+from store_contract import AnyStore, _fact, _random_bank, _setup
 
 from gieok.errors import StoreError
 from gieok.records import NewFact
@@ -255,19 +255,6 @@ def test_postgres_counts_each_words_facts_as_they_come_and_go(
         store.banks.delete(b.id)
     same()
     store.close()
-
-
-def _random_bank(store: AnyStore, n: int, dim: int = 8) -> tuple[int, np.ndarray, list[int]]:
-    rng = np.random.default_rng(5)
-    vectors = rng.standard_normal((n, dim)).astype(np.float32)
-    if n > 7:
-        vectors[7] = vectors[3]  # a tie
-    with store.write():
-        bank = store.banks.create("v", "fake", dim)
-        source = store.sources.upsert(bank.id, "s", "document", "x", {})
-        chunk = store.sources.add_chunk(bank.id, source, 0, "sha", "x", [])
-        ids = store.facts.add(bank.id, source, chunk, [_fact(f"사실 fact {i}") for i in range(n)], vectors)
-    return bank.id, vectors, ids
 
 
 @pytest.mark.parametrize("queries", [3, 40], ids=["few", "many"])
