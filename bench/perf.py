@@ -536,8 +536,10 @@ def measure_latency(args: argparse.Namespace, console: Console, directory: Path,
                                       "other_cpu": other.stop(), "unlinked_from": out["unlinked_from"]}
                 # -- retain throughput into this bank: real e5 for the new facts ---------------------
                 if args.retain_into_bank:
-                    fresh = SyntheticText(seed=args.seed + 2000 + size).conversation(
-                        args.retain_into_bank, prefix=f"real{size}", start=START + timedelta(days=30 * batch_no))
+                    # seeded and named by the bank's fact count: a --reuse run retains new messages, not
+                    # the ones an earlier run left in the bank (that would time re-retaining edits)
+                    fresh = SyntheticText(seed=args.seed + 2000 + facts).conversation(
+                        args.retain_into_bank, prefix=f"real{facts}", start=START + timedelta(days=30 * batch_no))
                     pooled.real_documents = True
                     e5.cache_size = 0
                     other = OtherCPU()
