@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 from gieok.entities._korean_names import is_hangul_word, split_korean_name
 from gieok.entities._lexicon import (
@@ -35,6 +36,7 @@ _NUMBER = re.compile(r"\d+")
 _EDGE_PUNCTUATION = " \t\r\n\"'“”‘’()[]{}<>.,!?;:·…-"
 
 
+@lru_cache(maxsize=16384)  # a pure function, asked for every known name of a bank on each message
 def normalize_name(name: str) -> str:
     """Casefolded, punctuation-trimmed form of a name; the unit of exact comparison.
 
