@@ -6,11 +6,14 @@ cannot start).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from pg_server import pg_dsn_factory  # noqa: F401  (fixture)
 from store_contract import AnyStore, _fact, _random_bank
 
 from gieok.records import FactRow, NewFact
+from gieok.store import PostgresStore
 from gieok.store._dialect import COPY_FROM
 from gieok.text.terms import keyword_terms
 
@@ -115,9 +118,9 @@ def test_facts_added_at_once_equal_facts_added_one_by_one(store: AnyStore) -> No
 
 
 def test_last_id_and_newer_than_tell_what_was_written_since(store: AnyStore) -> None:
-    assert store.facts.last_id() == 0
     bank, _, ids = _random_bank(store, 5)
-    mark = store.facts.last_id()
+    assert store.facts.last_id(bank + 1) == 0  # a bank without facts
+    mark = store.facts.last_id(bank)
     assert mark == max(ids)
     assert store.facts.newer_than(bank, mark) == []
     with store.write():
@@ -127,3 +130,31 @@ def test_last_id_and_newer_than_tell_what_was_written_since(store: AnyStore) -> 
                                np.ones((2, 8), dtype=np.float32))
     assert store.facts.newer_than(bank, mark) == sorted(more)
     assert store.facts.newer_than(bank + 1, mark) == []  # another bank's facts are not this bank's
+
+
+def test_a_banks_watermark_is_not_raised_by_another_banks_commit(pg_dsn_factory: Callable[[], str]) -> None:  # noqa: F811
+    """PostgreSQL draws fact ids from one sequence: a fact of bank A whose id was drawn before bank B
+    committed a higher one is still seen as written after A's watermark (Korean and English)."""
+    dsn = pg_dsn_factory()
+    writer_a, writer_b, reader = PostgresStore(dsn), PostgresStore(dsn), PostgresStore(dsn)
+    try:
+        with writer_a.write():
+            a = writer_a.banks.create("a", "fake", 8).id
+            b = writer_a.banks.create("b", "fake", 8).id
+        ids = {}
+        for store, bank in ((writer_a, a), (writer_b, b)):
+            with store.write():
+                source = store.sources.upsert(bank, "s", "document", "x", {})
+                ids[bank] = (source, store.sources.add_chunk(bank, source, 0, "sha", "x", []))
+        slow = writer_a.write()
+        slow.__enter__()  # bank A's write draws its id and is not committed yet
+        late = writer_a.facts.add(a, *ids[a], [_fact("늦게 온 사실")], np.ones((1, 8), dtype=np.float32))
+        with writer_b.write():  # bank B commits a higher id meanwhile
+            higher = writer_b.facts.add(b, *ids[b], [_fact("an early fact")], np.ones((1, 8), dtype=np.float32))
+        assert higher[0] > late[0]
+        mark = reader.facts.last_id(a)
+        slow.__exit__(None, None, None)
+        assert reader.facts.newer_than(a, mark) == late
+    finally:
+        for store in (writer_a, writer_b, reader):
+            store.close()

@@ -79,10 +79,14 @@ class SQLFacts(Area):
     def count(self, bank_id: int) -> int:
         return int(self._conn().execute("SELECT COUNT(*) FROM facts WHERE bank_id = ?", (bank_id,)).fetchone()[0])
 
-    def last_id(self) -> int:
-        """The greatest fact id of the store (0: none), one index read: a watermark, so that a later
-        :meth:`newer_than` tells which facts were written since."""
-        return int(self._conn().execute("SELECT COALESCE(MAX(id), 0) FROM facts").fetchone()[0])
+    def last_id(self, bank_id: int) -> int:
+        """The bank's greatest fact id (0: none), one read of the ``(bank_id, id)`` index: a watermark,
+        so that a later :meth:`newer_than` tells which facts were written since. Per bank, not per
+        store: PostgreSQL draws ids from one sequence, so a store-wide maximum could be another bank's
+        fact committed while a fact of this bank with a lower id was still being written; writers of
+        one bank hold its lock, so none of this bank's facts commits below its maximum."""
+        return int(self._conn().execute("SELECT COALESCE(MAX(id), 0) FROM facts WHERE bank_id = ?",
+                                        (bank_id,)).fetchone()[0])
 
     def newer_than(self, bank_id: int, after_id: int) -> list[int]:
         """The bank's facts with an id above ``after_id`` (a :meth:`last_id` read earlier), in id order:

@@ -35,7 +35,8 @@ NAMES = ("0001_core", "0002_defense", "0003_graph", "0004_lifecycle", "0005_cont
          "0007_workers", "0008_documents",
          "0009_sessions", "0010_scopes", "0011_ann", "0012_profile", "0013_reembed",
          "0014_ivf_steps", "0015_newest_postings",
-         "0016_session_users", "0017_quarantine", "0018_term_docs")
+         "0016_session_users", "0017_quarantine", "0018_term_docs",
+         "0019_facts_by_bank")
 
 
 def ordered(*steps: Callable[[Any], None]) -> list[tuple[str, Callable[[Any], None]]]:

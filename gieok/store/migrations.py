@@ -159,6 +159,12 @@ def m0018_term_docs(conn: Any) -> None:
     keeps both stores' lists the same)."""
 
 
+def m0019_facts_by_bank(conn: Any) -> None:
+    """A bank's facts by id: its greatest id in one index read (retain's watermark, see
+    ``store.facts.last_id``)."""
+    conn.execute("CREATE INDEX IF NOT EXISTS facts_bank_id ON facts(bank_id, id)")
+
+
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core, m0002_defense, m0003_graph,
                                                                        m0004_lifecycle, m0005_context_vectors,
                                                                        m0006_keys, m0007_workers, m0008_documents,
@@ -166,7 +172,7 @@ MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = _schema.ordered(m0001_core
                                                                        m0012_profile, m0013_reembed, m0014_ivf_steps,
                                                                        m0015_newest_postings,
                                                                        m0016_session_users, m0017_quarantine,
-                                                                       m0018_term_docs)
+                                                                       m0018_term_docs, m0019_facts_by_bank)
 
 
 def migrate(conn: Any) -> list[str]:

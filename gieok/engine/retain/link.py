@@ -120,7 +120,7 @@ Hits = list[tuple[int, float]]  # (fact id, cosine similarity), best first, as s
 class Nearest:
     """The planned facts' nearest stored facts, searched before the write lock in one batched search."""
 
-    watermark: int  # the store's greatest fact id before the search (store.facts.last_id)
+    watermark: int  # the bank's greatest fact id before the search (store.facts.last_id)
     at: float  # when it was read: a fact created later is not one the search saw
     hits: list[Hits]  # per planned fact, in the plan's order, SEMANTIC_NEIGHBOURS + 1 of them
 
@@ -128,7 +128,7 @@ class Nearest:
 def find_nearest(store: Store, bank: BankRow | None, vectors: np.ndarray,
                  scope: ScopeFilter | None = None) -> Nearest:
     """Before the lock: every planned fact's nearest stored facts (within ``scope``), one search for all."""
-    watermark, at = store.facts.last_id(), time.time()
+    watermark, at = (store.facts.last_id(bank.id) if bank is not None else 0), time.time()
     if bank is None or not len(vectors):
         return Nearest(watermark, at, [[] for _ in range(len(vectors))])
     return Nearest(watermark, at, store.search.vector_many(bank.id, bank.dim, vectors, SEMANTIC_NEIGHBOURS + 1,

@@ -89,7 +89,7 @@ def prejudge_updates(store: Store, bank: BankRow | None, source_id: str, facts: 
     verdicts: Verdicts = {}
     if nearest is None and bank is not None and len(vectors):  # all of them in one search
         nearest = store.search.vector_many(bank.id, bank.dim, vectors, _NEAREST + 1, scope=scope)
-        first_id = store.facts.last_id() + 1
+        first_id = store.facts.last_id(bank.id) + 1
     near = _planned_near(nearest or [[] for _ in facts], first_id, vectors)
     said = [f.mentioned_at if f.mentioned_at is not None else now for f in facts]
 
