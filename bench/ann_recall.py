@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _embed_cache import CACHE_DIR  # noqa: E402
-from scale import _load, postgres_server  # noqa: E402
+from scale import _load, load, postgres_server  # noqa: E402
 
 from gieok.records import NewFact  # noqa: E402
 from gieok.settings import resolve_settings  # noqa: E402
@@ -56,26 +56,13 @@ def real_vectors(count: int) -> np.ndarray:
 
 
 def fill(store: Any, vectors: np.ndarray) -> float | None:
-    """The bank ``real`` of one fact per vector; returns the seconds the index build after the load
-    took (None: the store trains its index during the load, as SQLite does)."""
+    """The bank ``real`` of one fact per vector (:func:`scale.load`); returns the seconds the index build
+    after the load took (None: the store trains its index during the load, as SQLite does)."""
     store.vector_options = VectorOptions.from_settings(resolve_settings({}))
-    with store.write():
-        bank = store.banks.create("real", "e5-small", DIM)
-        source = store.sources.upsert(bank.id, "cache", "document", None, {})
-        chunk = store.sources.add_chunk(bank.id, source, 0, "sha", "cache", [])
-        suspended = store.search.suspend_index(bank.id, DIM)
-    for start in range(0, len(vectors), BATCH):
-        part = vectors[start:start + BATCH]
-        facts = [NewFact(f"v{i}", f"v{i}", (f"v{i}",)) for i in range(start, start + len(part))]
-        with store.write():
-            store.facts.add(bank.id, source, chunk, facts, part)
-        if not suspended:
-            store.search.build_index(bank.id, DIM)
-    if not suspended:
-        return None
-    started = time.perf_counter()
-    store.search.build_index(bank.id, DIM)
-    return time.perf_counter() - started
+    batches = (([NewFact(f"v{i}", f"v{i}", (f"v{i}",)) for i in range(start, start + len(part))], part, None)
+               for start in range(0, len(vectors), BATCH) for part in (vectors[start:start + BATCH],))
+    built = load(store, "real", "e5-small", DIM, batches, source=("cache", "document"))
+    return None if built is None else built[0]
 
 
 def measure(store: Any, queries: np.ndarray) -> dict[str, float]:

@@ -31,7 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -71,34 +71,56 @@ def _text(i: int) -> str:
             f"{WORDS_EN[(i // 7) % 10]} 기록 {i}")
 
 
+Batch = tuple[list[NewFact], np.ndarray, list[np.ndarray | None] | None]  # facts, vectors, context vectors
+
+
+def load(store: Any, bank_name: str, embedder: str, dim: int, batches: Iterable[Batch],
+         source: tuple[str, str] = ("synthetic", "conversation")) -> tuple[float, int] | None:
+    """Write ``batches`` of facts into a new bank of an empty store, as a bulk load does: the store's
+    vector index suspended for the load where it gains by it (PostgreSQL's HNSW) and built once after
+    it, else kept in step after each batch, as retain does (SQLite's clusters). Returns the seconds
+    of the build after the load and the vectors it indexed (None: the store built its index during
+    the load)."""
+    with store.write():
+        bank = store.banks.create(bank_name, embedder, dim)
+        source_id = store.sources.upsert(bank.id, source[0], source[1], None, {})
+        chunk = store.sources.add_chunk(bank.id, source_id, 0, "sha", source[0], [])
+        suspended = store.search.suspend_index(bank.id, dim)
+    for facts, vectors, contexts in batches:
+        with store.write():
+            store.facts.add(bank.id, source_id, chunk, facts, vectors, contexts)
+        if not suspended:
+            store.search.build_index(bank.id, dim)  # as retain does after its write: the clusters, when due
+    if not suspended:
+        return None
+    started = time.perf_counter()
+    indexed = store.search.build_index(bank.id, dim)
+    return time.perf_counter() - started, indexed
+
+
 def fill(store: Any, size: int, settings: dict[str, Any]) -> float:
-    """Write the bank ``scale`` of ``size`` facts into an empty store; returns the seconds spent
-    building the vector index after the load (PostgreSQL, whose HNSW index is suspended for the load
-    and built once after it; SQLite trains its clusters inside the load, as retain does: 0)."""
+    """Write the bank ``scale`` of ``size`` facts into an empty store (:func:`load`); returns the
+    seconds spent building the vector index after the load (PostgreSQL, whose HNSW index is
+    suspended for the load and built once after it; SQLite trains its clusters inside the load, as
+    retain does: 0)."""
     store.vector_options = VectorOptions.from_settings(resolve_settings(settings))
     rng = np.random.default_rng(size)
     centres = np.random.default_rng(0).standard_normal((CENTRES, DIM)).astype(np.float32)
-    with store.write():
-        bank = store.banks.create("scale", EMBEDDER, DIM)
-        source = store.sources.upsert(bank.id, "synthetic", "conversation", None, {})
-        chunk = store.sources.add_chunk(bank.id, source, 0, "sha", "synthetic", [])
-        suspended = store.search.suspend_index(bank.id, DIM)
-    for start in range(0, size, BATCH):
-        n = min(BATCH, size - start)
-        facts = [NewFact(_text(i), _text(i), tuple(keyword_terms(_text(i)))) for i in range(start, start + n)]
-        vectors = _vectors(rng, centres, n)
-        replies = vectors + 0.1 * rng.standard_normal(vectors.shape).astype(np.float32) / np.sqrt(DIM)
-        with store.write():
-            store.facts.add(bank.id, source, chunk, facts, vectors, [replies[j] if j % 2 else None for j in range(n)])
-        if not suspended:
-            store.search.build_index(bank.id, DIM)  # as retain does after its write: the clusters, when due
-        if start and start % 100_000 == 0:
-            print(f"    {start:,} facts", flush=True)
-    if not suspended:
+
+    def batches() -> Iterator[Batch]:
+        for start in range(0, size, BATCH):
+            n = min(BATCH, size - start)
+            facts = [NewFact(_text(i), _text(i), tuple(keyword_terms(_text(i)))) for i in range(start, start + n)]
+            vectors = _vectors(rng, centres, n)
+            replies = vectors + 0.1 * rng.standard_normal(vectors.shape).astype(np.float32) / np.sqrt(DIM)
+            yield facts, vectors, [replies[j] if j % 2 else None for j in range(n)]
+            if start and start % 100_000 == 0:
+                print(f"    {start:,} facts", flush=True)
+
+    built = load(store, "scale", EMBEDDER, DIM, batches())
+    if built is None:
         return 0.0
-    started = time.perf_counter()
-    indexed = store.search.build_index(bank.id, DIM)
-    took = time.perf_counter() - started
+    took, indexed = built
     print(f"    HNSW index over {indexed:,} vectors built after the load in {took:.0f} s", flush=True)
     return took
 
