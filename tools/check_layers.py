@@ -48,7 +48,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("store", ("gieok.store",)),
 ]
 BASE = ("gieok.records", "gieok.errors", "gieok.ids", "gieok.settings", "gieok.limits", "gieok._threads",
-        "gieok._twin", "gieok._lazy")
+        "gieok._twin", "gieok._lazy", "gieok._nearest")
 # what an adapter may import besides the adapters themselves
 ADAPTER_MAY_IMPORT = ("gieok", "gieok.memory", *BASE)
 # (importer, imported: a module, a package or a layer's name) -> why it is allowed anyway. Keep this

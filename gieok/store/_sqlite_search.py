@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from gieok._nearest import nearest_rows
 from gieok.records import ScopeFilter
 from gieok.store import _ivf
 from gieok.store._bounded_bm25 import bounded_bm25
@@ -190,29 +191,6 @@ def _partition_vectors(conn: Any, table: str, bank_id: int, dim: int) -> tuple[n
     all_ids, matrix = np.concatenate(ids), np.concatenate(vectors)
     order = np.argsort(all_ids, kind="stable")
     return all_ids[order], matrix[order]
-
-
-def _nearest_rows(ids: np.ndarray, matrix: np.ndarray, queries: np.ndarray,
-                  limit: int) -> list[list[tuple[int, float]]]:
-    """Per query, the ``limit`` (id, cosine) of ``matrix``'s rows (``ids``, ascending) nearest to it, best
-    first, ties by id — what an exact KNN returns, scored for all queries at once."""
-    if not len(ids) or limit <= 0:
-        return [[] for _ in queries]
-    norms = np.linalg.norm(matrix, axis=1)
-    out: list[list[tuple[int, float]]] = []
-    k = min(limit, len(ids))
-    for start in range(0, len(queries), 256):  # blocks of queries: a bounded score matrix
-        block = queries[start:start + 256]
-        scale = np.maximum(np.outer(np.linalg.norm(block, axis=1), norms), np.float32(1e-30))
-        similar = (block @ matrix.T) / scale
-        for row in similar:
-            if k < len(row):  # every row as close as the k-th, so that a tie is broken by id
-                picked = np.flatnonzero(row >= row[np.argpartition(-row, k - 1)[k - 1]])
-            else:
-                picked = np.arange(len(row))
-            best = picked[np.lexsort((picked, -row[picked]))][:k]  # rows are in id order
-            out.append([(int(ids[i]), float(row[i])) for i in best])
-    return out
 
 
 class SQLiteSearch(SQLSearch):
@@ -582,7 +560,7 @@ class SQLiteSearch(SQLSearch):
                                                       (bank_id, *params))]
                 keep = np.isin(ids, np.asarray(allowed, dtype=np.int64))
                 ids, matrix = ids[keep], matrix[keep]
-        return _nearest_rows(ids, matrix, queries, int(limit))
+        return nearest_rows(ids, matrix, queries, int(limit))
 
     def _probe(self, conn: Any, bank_id: int, dim: int, view: str, centroids: _ivf.Centroids, vector: np.ndarray,
                limit: int, in_scope: tuple[str, list[Any]] = ("", [])) -> list[Any]:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gieok._nearest import nearest_rows
 from gieok.entities import KindOf, Mention, extract_mentions, fact_contexts
 from gieok.providers.decisions import DecisionModel
 from gieok.records import NewFact, ScopeFilter
@@ -160,21 +161,9 @@ def merged_hits(stored: Sequence[Sequence[tuple[int, float]]], ids: Sequence[int
     these facts in it, given each one's KNN over the bank without them."""
     limit = SEMANTIC_NEIGHBOURS + 1
     matrix = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1)
-    out: list[Hits] = []
-    for start in range(0, len(ids), 256):  # blocks of rows: a long message never builds an n x n matrix
-        block = matrix[start:start + 256]
-        scale = np.maximum(np.outer(norms[start:start + 256], norms), np.float32(1e-30))
-        similar = (block @ matrix.T) / scale
-        for row, j in zip(similar, range(start, start + len(block))):
-            k = min(limit, len(row))
-            own = np.argpartition(-row, k - 1)[:k] if k < len(row) else np.arange(len(row))
-            # the k-th best of the rows may tie with others: keep every one as close
-            own = np.flatnonzero(row >= row[own].min())
-            merged = dict(stored[j])
-            merged.update((int(ids[m]), float(row[m])) for m in own.tolist())
-            out.append(sorted(merged.items(), key=lambda hit: (-hit[1], hit[0]))[:limit])
-    return out
+    own = nearest_rows(np.asarray(ids, dtype=np.int64), matrix, matrix, limit)
+    return [sorted({**dict(stored[j]), **dict(own[j])}.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
+            for j in range(len(ids))]
 
 
 def _semantic_links(store: Store, bank: BankRow, fact_ids: Sequence[int], vectors: np.ndarray,
