@@ -87,6 +87,15 @@ def _postings(words: Sequence[str]) -> dict[str, list[int]]:
     return out
 
 
+def _keyword_rows(terms: Sequence[str],
+                  context_terms: Sequence[str]) -> tuple[int, list[tuple[str, str, int, list[int]]]]:
+    """A fact's length in tokens (both fields) and its ``fact_terms`` rows: (field, term, tf, positions)."""
+    rows = [(field, term, len(positions), positions)
+            for field, words in (("terms", terms), ("context", context_terms))
+            for term, positions in _postings(words).items()]
+    return sum(tf for _, _, tf, _ in rows), rows
+
+
 def _phrases(terms: Sequence[str]) -> list[list[str]]:
     # each distinct query term is one phrase (FTS5 quotes each and ORs them); empty ones match nothing
     return [p for p in (tokens(t) for t in dict.fromkeys(t for t in terms if t)) if p]
@@ -291,12 +300,9 @@ class PostgresSearch(SQLSearch):
         docs: list[tuple[int, int, int]] = []
         terms_rows: list[tuple[int, int, str, str, int, list[int]]] = []
         for fact_id, terms, context_terms, _, _ in rows:
-            length = 0
-            for field, words in (("terms", terms), ("context", context_terms)):
-                for term, positions in _postings(words).items():
-                    length += len(positions)
-                    terms_rows.append((fact_id, bank_id, field, term, len(positions), positions))
+            length, postings = _keyword_rows(terms, context_terms)
             docs.append((fact_id, bank_id, length))
+            terms_rows += [(fact_id, bank_id, *posting) for posting in postings]
         copy = self._dialect.copy_rows
         copy(conn, "keyword_docs", ("fact_id", "bank_id", "length"), docs)
         copy(conn, "fact_terms", ("fact_id", "bank_id", "field", "term", "tf", "positions"), terms_rows)
@@ -306,16 +312,12 @@ class PostgresSearch(SQLSearch):
 
     def _index_keywords(self, conn: Any, bank_id: int, fact_id: int, terms: Sequence[str],
                         context_terms: Sequence[str]) -> None:
-        rows: list[tuple[str, str, int, str]] = []
-        length = 0
-        for field, words in (("terms", terms), ("context", context_terms)):
-            postings = _postings(words)
-            length += sum(len(p) for p in postings.values())
-            rows += [(field, term, len(p), "{" + ",".join(map(str, p)) + "}") for term, p in postings.items()]
+        length, rows = _keyword_rows(terms, context_terms)
         conn.execute("INSERT INTO keyword_docs (fact_id, bank_id, length) VALUES (%s, %s, %s)",
                      (fact_id, bank_id, length))
         if rows:
-            fields, words, tfs, positions = (list(x) for x in zip(*rows))
+            fields, words, tfs, places = (list(x) for x in zip(*rows))
+            positions = ["{" + ",".join(map(str, p)) + "}" for p in places]
             conn.execute(
                 "INSERT INTO fact_terms (fact_id, bank_id, field, term, tf, positions) "
                 "SELECT %s, %s, f, t, n, p::integer[] FROM unnest(%s::text[], %s::text[], %s::integer[], %s::text[]) "
