@@ -124,6 +124,7 @@ class Nearest:
     watermark: int  # the bank's greatest fact id before the search (store.facts.last_id)
     at: float  # when it was read: a fact created later is not one the search saw
     hits: list[Hits]  # per planned fact, in the plan's order, SEMANTIC_NEIGHBOURS + 1 of them
+    vectors: np.ndarray  # the planned facts' own vectors the search was made with, row by row
 
 
 def find_nearest(store: Store, bank: BankRow | None, vectors: np.ndarray,
@@ -131,26 +132,25 @@ def find_nearest(store: Store, bank: BankRow | None, vectors: np.ndarray,
     """Before the lock: every planned fact's nearest stored facts (within ``scope``), one search for all."""
     watermark, at = (store.facts.last_id(bank.id) if bank is not None else 0), time.time()
     if bank is None or not len(vectors):
-        return Nearest(watermark, at, [[] for _ in range(len(vectors))])
+        return Nearest(watermark, at, [[] for _ in range(len(vectors))], vectors)
     return Nearest(watermark, at, store.search.vector_many(bank.id, bank.dim, vectors, SEMANTIC_NEIGHBOURS + 1,
-                                                           scope=scope))
+                                                           scope=scope), vectors)
 
 
-def nearest_after_write(store: Store, bank: BankRow, before: Nearest, ids: Sequence[int],
-                        vectors: np.ndarray) -> dict[int, Hits] | None:
-    """In the lock, once this call's facts (``ids``, in the plan's order, with their ``vectors``) are
-    written: each one's hits as a KNN would now return them (itself included) — the stored facts found
+def nearest_after_write(store: Store, bank: BankRow, before: Nearest, ids: Sequence[int]) -> dict[int, Hits] | None:
+    """In the lock, once this call's facts (``ids``, in the plan's order, the rows of ``before.vectors``)
+    are written: each one's hits as a KNN would now return them (itself included) — the stored facts found
     before the lock merged with the call's own facts, ties by id. None when another writer added facts
     meanwhile: then the caller searches again. A fact one of whose hits is gone (deleted since — a
     re-retained message's old facts are, in this very call — or its id reused) is left out: the
     caller searches that one again."""
-    if len(ids) != len(before.hits) or len(ids) != len(vectors):
+    if len(ids) != len(before.hits) or len(ids) != len(before.vectors):
         return None
     if store.facts.newer_than(bank.id, before.watermark) != sorted(ids):
         return None
     stored = sorted({i for hits in before.hits for i, _ in hits})
     still = {row.id for row in (store.facts.get(bank.id, stored) if stored else []) if row.created_at <= before.at}
-    merged = merged_hits(before.hits, ids, vectors)
+    merged = merged_hits(before.hits, ids, before.vectors)
     return {int(fact_id): hits for fact_id, hits, found in zip(ids, merged, before.hits)
             if all(i in still for i, _ in found)}
 

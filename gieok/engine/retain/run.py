@@ -317,7 +317,7 @@ def _stored_entities(plan: Plan) -> list[list[int]] | None:
 def _prejudge(store: Store, bank: BankRow | None, plan: Plan, scope: Scope, decisions: DecisionModel,
               nearest: Nearest) -> Verdicts:
     facts = [f for c in plan.chunks for f in c.facts]
-    vectors = _plan_vectors(plan)
+    vectors = nearest.vectors
     if not facts or not len(vectors):
         return {}
     names = [[m.name for m in found.mentions] for per_chunk in plan.mentions for found in per_chunk]
@@ -423,7 +423,7 @@ def _found_nearest(ctx: BankContext, plan: Plan, nearest: Nearest) -> dict[int, 
     """Once the call's facts are written: their nearest facts from the search before the lock
     (:func:`gieok.engine.retain.link.nearest_after_write`); None when they must be searched again."""
     ids = [i for c in plan.chunks for i in c.fact_ids]
-    return nearest_after_write(ctx.store, ctx.bank, nearest, ids, _plan_vectors(plan)) if ids else None
+    return nearest_after_write(ctx.store, ctx.bank, nearest, ids) if ids else None
 
 
 def _link(ctx: BankContext, plan: Plan, source: int, ids: list[int], facts: list[NewFact],
