@@ -262,8 +262,10 @@ class PostgresSearch(SQLSearch):
         return True
 
     def _index_missing(self, dim: int) -> bool:
-        return any(self._conn().execute("SELECT to_regclass(%s) IS NULL", (f"{t}_hnsw_{int(dim)}",)).fetchone()[0]
-                   for t in _VECTOR_TABLES.values())
+        # one catalog read: every retain asks (store.search.build_index after its write)
+        names = [f"{t}_hnsw_{int(dim)}" for t in _VECTOR_TABLES.values()]
+        return bool(self._conn().execute("SELECT bool_or(to_regclass(n) IS NULL) FROM unnest(%s::text[]) AS n",
+                                         (names,)).fetchone()[0])
 
     def index_due(self, bank_id: int) -> bool:
         """Only after :meth:`suspend_index` (or a load cut off before its build): otherwise PostgreSQL
